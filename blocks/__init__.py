@@ -1,0 +1,13 @@
+"""The standard blocksim block library, registered through the `blocksim.blocks` entry point.
+
+Each family module lists its declarations in BLOCK_TYPES; this package joins them.
+"""
+from __future__ import annotations
+
+from blocks import continuous, discontinuities, math_ops, ports, sinks, sources
+
+BLOCK_TYPES = tuple(
+    block_type
+    for module in (sources, math_ops, continuous, discontinuities, sinks, ports)
+    for block_type in module.BLOCK_TYPES
+)

@@ -1,0 +1,18 @@
+"""blocksim: block-diagram simulation with precise hybrid events.
+
+    import blocksim
+    diagram = blocksim.load("diagrams/bouncing_ball.json")
+    results = diagram.simulate(rtol=1e-10, params={"beta": 0})
+    results["x"], results.events
+"""
+from blocksim.api import compile, load, simulate
+from blocksim.engine import Event, Results
+from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
+                             SimulationError)
+from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+
+__version__ = "0.1.0"
+
+__all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block", "Wire",
+           "PortRef", "SimulationSettings", "BlocksimError", "CompileError",
+           "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]

@@ -1,0 +1,42 @@
+"""The Python API: load a diagram, compile it, simulate it, with the CLI's options."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Mapping
+
+from blocksim.compiler import CompiledModel, compile_diagram
+from blocksim.engine import Results, Simulator
+from blocksim.format import load_diagram
+from blocksim.model import Diagram
+
+
+def load(path: str | os.PathLike) -> Diagram:
+    """Read a diagram file (DiagramFileError names the file and block on any problem)."""
+    return load_diagram(path)
+
+
+def compile(diagram: Diagram, params: Mapping[str, Any] | None = None, **settings: Any
+            ) -> CompiledModel:
+    """Check and compile; `params` override diagram parameters, `settings` the simulation."""
+    return compile_diagram(diagram, params, diagram.simulation.replaced(**settings))
+
+
+def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None,
+             start_time: float | None = None, solver: str | None = None,
+             rtol: float | None = None, atol: float | None = None,
+             max_step: float | None = None, output_interval: float | None = None,
+             step: float | None = None, params: Mapping[str, Any] | None = None,
+             progress: Callable[[float], None] | None = None,
+             should_stop: Callable[[], bool] | None = None) -> Results:
+    """Run a diagram; on failure a SimulationError carries the results computed so far."""
+    changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
+                   max_step=max_step, output_interval=output_interval, step=step)
+    if isinstance(diagram, CompiledModel):
+        model = diagram
+        if params:
+            raise ValueError("parameters of a compiled model are fixed: pass the diagram")
+        settings = model.settings.replaced(**changes)
+    else:
+        settings = diagram.simulation.replaced(**changes)
+        model = compile_diagram(diagram, params, settings)
+    return Simulator(model, settings, progress=progress, should_stop=should_stop).run()

@@ -1,0 +1,264 @@
+"""How a block type is declared: ports, parameters, states and the code it contributes.
+
+A declaration is the single source for file validation, the compiler, the palette, the
+inspector and `blocksim describe`. A block never runs Python per solver stage: it returns
+source lines that the compiler splices into one generated function per model (see
+`blocksim.compiler.codegen`). Its instance data (states, modes, zero-crossing signs) live in
+flat arrays owned by the engine; the block only names slots through an `Emit` context.
+
+Zero-crossing semantics (shared by every discontinuous block):
+  * a block declares continuous functions g_i; the engine keeps for each a latched sign
+    `z_i` in {-1, 0, +1} that changes only at events, so modes stay fixed during a
+    continuous step (the Simulink/Modelica convention);
+  * at an event the engine evaluates every g_i just after the event instant and hands the
+    block both the old sign (`zo`) and the new one (`zn`) in its `update` code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+REQUIRED = object()
+
+PARAM_KINDS = ("scalar", "vector", "int", "bool", "choice", "text", "signs")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A block parameter: its kind, default, unit and documentation.
+
+    kinds: scalar (one number), vector (number or array), int, bool, choice (one of
+    `choices`), text (a formula or name, never evaluated by the loader), signs (a string of
+    sign characters such as "+-+").
+    """
+
+    name: str
+    kind: str = "scalar"
+    default: Any = REQUIRED
+    doc: str = ""
+    unit: str = ""
+    choices: tuple[str, ...] = ()
+    low: float | None = None  # inclusive bounds checked by the compiler
+    high: float | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class Port:
+    """An input or output port of a block."""
+
+    name: str
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What one block instance needs: output widths and slot counts."""
+
+    outputs: Mapping[str, int]
+    states: int = 0
+    discrete: int = 0
+    zero_crossings: int = 0
+
+
+class ParamValues:
+    """Resolved parameter values of one block instance, read as attributes (p.k)."""
+
+    def __init__(self, values: Mapping[str, Any]):
+        self._values = dict(values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+
+def lit(value: float) -> str:
+    """An exact Python literal for a float (repr round-trips; inf and nan are names)."""
+    value = float(value)
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "(-inf)"
+    text = repr(value)
+    return f"({text})" if value < 0 else text
+
+
+def broadcast(values: Any, width: int) -> list[float]:
+    """A parameter value (scalar or array) expanded to `width` elements."""
+    arr = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
+    if arr.size == 1:
+        return [float(arr[0])] * width
+    if arr.size != width:
+        raise ValueError(f"has {arr.size} elements where {width} are needed")
+    return [float(v) for v in arr]
+
+
+def size_of(value: Any) -> int:
+    """Number of elements of a scalar or array parameter."""
+    return int(np.asarray(value).size)
+
+
+@dataclass
+class Emit:
+    """Names of one block instance's slots inside generated code.
+
+    u[port][k] is the expression of element k of an input; y[port][k] the local variable an
+    output element is assigned to; x/dx/m/g/zo/zn index the engine's flat arrays.
+    `const(arr)` registers an array constant and returns its name.
+    """
+
+    p: ParamValues
+    u: dict[str, list[str]]
+    y: dict[str, list[str]]
+    x: list[str]
+    dx: list[str]
+    m: list[str]
+    g: list[str]
+    z: list[str]
+    zo: list[str]
+    zn: list[str]
+    index: int
+    const: Callable[[Any], str] = field(repr=False, default=lambda v: repr(v))
+
+    def width(self, port: str) -> int:
+        """Width of an input or output port."""
+        return len(self.u[port]) if port in self.u else len(self.y[port])
+
+    def event(self, kind: str) -> str:
+        """A statement that logs an event of this block and marks the pass as changed."""
+        return f"ev.append(({self.index}, {kind!r})); changed = True"
+
+
+class BlockType:
+    """Base class of every block declaration.
+
+    Subclasses set the class attributes and override the code methods they need. Code
+    methods return lists of Python source lines (no indentation) using the names in `Emit`.
+    Defaults: every output depends directly on every input (override `feedthrough`), no
+    states, no events.
+    """
+
+    name: ClassVar[str] = ""
+    category: ClassVar[str] = "Misc"
+    doc: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    inputs: ClassVar[tuple[Port, ...]] = ()
+    outputs: ClassVar[tuple[Port, ...]] = ()
+    logs: ClassVar[bool] = False  # Scope/Output: record the input under the block's id
+    # Directions of zero crossings to locate: 0 both, +1 rising only, -1 falling only.
+    zc_direction: ClassVar[int] = 0
+
+    # ----- structure, possibly depending on parameters -----
+    def input_ports(self, p: ParamValues) -> Sequence[Port]:
+        return self.inputs
+
+    def output_ports(self, p: ParamValues) -> Sequence[Port]:
+        return self.outputs
+
+    def feedthrough(self, p: ParamValues) -> Mapping[str, Sequence[str]]:
+        """For each output port, the input ports its value depends on without delay."""
+        ins = [port.name for port in self.input_ports(p)]
+        return {port.name: ins for port in self.output_ports(p)}
+
+    def check(self, p: ParamValues) -> str | None:
+        """A message if the parameter values cannot work together, else None."""
+        return None
+
+    def sizes(self, p: ParamValues, in_widths: Mapping[str, int | None]) -> Sizes:
+        """Output widths and slot counts; default: outputs as wide as the widest input."""
+        known = [w for w in in_widths.values() if w]
+        width = max(known) if known else 1
+        return Sizes({port.name: width for port in self.output_ports(p)})
+
+    def zc_directions(self, p: ParamValues, count: int) -> list[int]:
+        return [self.zc_direction] * count
+
+    # ----- initial values -----
+    def initial_states(self, p: ParamValues, n: int) -> list[float]:
+        return [0.0] * n
+
+    def initial_discrete(self, p: ParamValues, n: int) -> list[float]:
+        return [0.0] * n
+
+    # ----- generated code -----
+    def output(self, e: Emit) -> dict[str, list[str]]:
+        """Lines assigning e.y[port][k] for each output port (keyed by port)."""
+        return {}
+
+    def derivative(self, e: Emit) -> list[str]:
+        """Lines assigning e.dx[k] for each state."""
+        return []
+
+    def zero_crossing(self, e: Emit) -> list[str]:
+        """Lines assigning e.g[k], continuous functions whose sign changes are events."""
+        return []
+
+    def update(self, e: Emit) -> list[str]:
+        """Event-mode lines: set e.x / e.m from inputs and zo/zn signs; use e.event(kind).
+
+        Runs in every pass of the event iteration (and at initialisation, where the local
+        `init` is True) until no block changes anything.
+        """
+        return []
+
+    def pre_event(self, e: Emit) -> list[str]:
+        """Lines run once at the start of each event with the left-limit values (Memory)."""
+        return []
+
+    def after_event(self, e: Emit) -> list[str]:
+        """Lines run once when an event has settled (clearing event pulses)."""
+        return []
+
+    def next_time_event(self, p: ParamValues, t: float) -> float:
+        """The first time strictly after t at which this block changes by itself."""
+        return float("inf")
+
+    has_time_events: ClassVar[bool] = False
+
+    # ----- documentation -----
+    @classmethod
+    def describe(cls) -> str:
+        """Human-readable documentation: ports, parameters and doc text."""
+        lines = [f"{cls.name} ({cls.category})", "", (cls.doc or cls.__doc__ or "").strip(), ""]
+        if cls.inputs:
+            lines.append("Inputs:")
+            lines += [f"  {port.name:12s} {port.doc}" for port in cls.inputs]
+        if cls.outputs:
+            lines.append("Outputs:")
+            lines += [f"  {port.name:12s} {port.doc}" for port in cls.outputs]
+        if cls.params:
+            lines.append("Parameters:")
+            for prm in cls.params:
+                default = "required" if prm.required else f"default {prm.default!r}"
+                unit = f" [{prm.unit}]" if prm.unit else ""
+                choices = f" one of {', '.join(prm.choices)}" if prm.choices else ""
+                lines.append(f"  {prm.name:12s} {prm.kind}{unit}, {default}{choices}. {prm.doc}")
+        return "\n".join(lines).rstrip() + "\n"
+
+
+def each(targets: Sequence[str], template: str, **lists: Sequence[str]) -> list[str]:
+    """Elementwise lines `target = template` with {name} replaced by element k of each list.
+
+    Lists of length 1 broadcast (scalar expansion), as Simulink does.
+    """
+    lines = []
+    for k, target in enumerate(targets):
+        values = {name: (seq[k] if len(seq) > 1 else seq[0]) for name, seq in lists.items()}
+        lines.append(f"{target} = {template.format(**values)}")
+    return lines

@@ -1,0 +1,131 @@
+"""The compiled model: what the engine needs, frozen, with no mutable simulation state.
+
+It holds the generated functions, initial values and the maps from flat slots back to
+block ids (so every engine error can name the block at fault). All values that change
+during a run live in the engine.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from blocksim.blockspec import BlockType, ParamValues
+from blocksim.compiler import codegen, graph
+from blocksim.compiler.flatten import flatten
+from blocksim.errors import CompileError
+from blocksim.model import Diagram, SimulationSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoggedSignal:
+    """A signal recorded under a logging block's id."""
+
+    name: str
+    indices: tuple[int, ...]
+
+    @property
+    def columns(self) -> list[str]:
+        if len(self.indices) == 1:
+            return [self.name]
+        return [f"{self.name}[{k}]" for k in range(len(self.indices))]
+
+
+@dataclass(frozen=True)
+class TimeEventSource:
+    block: int
+    impl: BlockType
+    p: ParamValues
+
+    def next_after(self, t: float) -> float:
+        return float(self.impl.next_time_event(self.p, t))
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """A diagram ready to simulate: generated functions plus slot maps."""
+
+    source: str
+    settings: SimulationSettings
+    block_ids: tuple[str, ...]
+    block_types: tuple[str, ...]
+    x0: np.ndarray
+    m0: np.ndarray
+    state_owner: tuple[int, ...]
+    zc_owner: tuple[int, ...]
+    zc_direction: np.ndarray
+    signal_names: tuple[str, ...]
+    logged: tuple[LoggedSignal, ...]
+    time_events: tuple[TimeEventSource, ...]
+    functions: Mapping[str, Callable] = field(repr=False)
+    code: str = field(repr=False)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.x0)
+
+    @property
+    def n_zc(self) -> int:
+        return len(self.zc_direction)
+
+    def block_of_signal(self, index: int) -> str:
+        return self.signal_names[index].split(".")[0]
+
+
+def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
+                    settings: SimulationSettings | None = None) -> CompiledModel:
+    """Check and compile a diagram; every problem is a CompileError naming block and port."""
+    flat = flatten(diagram, overrides)
+    graph.check_connected(flat)
+    sizes = graph.resolve_sizes(flat)
+    order = graph.output_order(flat)
+    layout = codegen.allocate(flat, sizes)
+    gen = codegen.Generator(flat, layout, order)
+    try:
+        source = gen.source()
+        functions = gen.compile(source, f"<blocksim {diagram.source}>")
+    except CompileError:
+        raise
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
+
+    x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
+    logged, time_events = [], []
+    for i, blk in enumerate(flat.blocks):
+        sz = sizes[blk.path]
+        x0 += blk.impl.initial_states(blk.p, sz.states)
+        m0 += blk.impl.initial_discrete(blk.p, sz.discrete)
+        state_owner += [i] * sz.states
+        zc_owner += [i] * sz.zero_crossings
+        zc_dir += blk.impl.zc_directions(blk.p, sz.zero_crossings)
+        if blk.block_type.logs:
+            src = flat.drivers[(blk.path, blk.inputs[0])]
+            logged.append(LoggedSignal(blk.path, tuple(layout.signal_of[src])))
+        if blk.block_type.has_time_events:
+            time_events.append(TimeEventSource(i, blk.impl, blk.p))
+    names = [""] * layout.n_signals
+    for (path, port), idx in layout.signal_of.items():
+        for k, i in enumerate(idx):
+            names[i] = f"{path}.{port}" + (f"[{k}]" if len(idx) > 1 else "")
+    log.debug("compiled %s: %d blocks, %d states, %d zero crossings, %d signals",
+              diagram.source, len(flat.blocks), layout.n_states, layout.n_zc, layout.n_signals)
+    return CompiledModel(
+        source=diagram.source,
+        settings=settings or diagram.simulation,
+        block_ids=tuple(b.path for b in flat.blocks),
+        block_types=tuple(b.block_type.name for b in flat.blocks),
+        x0=np.array(x0, dtype=float),
+        m0=np.array(m0, dtype=float),
+        state_owner=tuple(state_owner),
+        zc_owner=tuple(zc_owner),
+        zc_direction=np.array(zc_dir, dtype=float),
+        signal_names=tuple(names),
+        logged=tuple(logged),
+        time_events=tuple(time_events),
+        functions=functions,
+        code=source,
+    )

@@ -1,0 +1,109 @@
+"""Signal-flow analysis of a flat diagram: unconnected inputs, port widths, and the
+evaluation order of output ports, with algebraic loops reported as the cycle they form.
+
+Ordering works per output port, not per block: an output that does not depend directly on
+an input (an integrator's, a reset integrator's `state`) never puts that input in a loop.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from blocksim.blockspec import Sizes
+from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
+from blocksim.errors import CompileError
+
+
+def check_connected(flat: FlatDiagram) -> None:
+    """Every input port of every block must be driven by some output."""
+    for blk in flat.blocks:
+        for port in blk.inputs:
+            if (blk.path, port) not in flat.drivers:
+                raise CompileError(f"input '{port}' is not connected", block=blk.path, port=port,
+                                   file=flat.source)
+
+
+def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
+    """Widths of every port, propagated from sources until nothing changes.
+
+    A block's output widths may depend on its input widths (Gain, Sum) or only on its
+    parameters (Constant, Integrator); feedback loops settle because the latter fix them.
+    """
+    sizes: dict[str, Sizes] = {}
+    for _ in range(len(flat.blocks) + 2):
+        changed = False
+        for blk in flat.blocks:
+            in_widths: dict[str, int | None] = {}
+            for port in blk.inputs:
+                src_path, src_port = flat.drivers[(blk.path, port)]
+                src = sizes.get(src_path)
+                in_widths[port] = src.outputs.get(src_port) if src else None
+            try:
+                new = blk.impl.sizes(blk.p, in_widths)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CompileError(f"cannot size the block: {exc}", block=blk.path,
+                                   file=flat.source) from None
+            if sizes.get(blk.path) != new:
+                sizes[blk.path] = new
+                changed = True
+        if not changed:
+            break
+    for blk in flat.blocks:
+        for port in blk.inputs:
+            src_path, src_port = flat.drivers[(blk.path, port)]
+            if sizes[src_path].outputs.get(src_port) is None:
+                raise CompileError(f"output '{src_port}' has no width", block=src_path,
+                                   file=flat.source)
+    return sizes
+
+
+def output_order(flat: FlatDiagram) -> list[tuple[FlatBlock, str]]:
+    """Output ports in an order where each is computed after everything it reads directly."""
+    by_path = {blk.path: blk for blk in flat.blocks}
+    nodes = [(blk.path, port) for blk in flat.blocks for port in blk.outputs]
+    deps: dict[Endpoint, list[tuple[Endpoint, str]]] = {}
+    for path, port in nodes:
+        blk = by_path[path]
+        deps[(path, port)] = [(flat.drivers[(path, inp)], inp)
+                              for inp in blk.feedthrough.get(port, ())]
+    order: list[Endpoint] = []
+    state: dict[Endpoint, int] = {}  # 1 visiting, 2 done
+    for start in nodes:
+        if state.get(start) == 2:
+            continue
+        stack: list[tuple[Endpoint, int]] = [(start, 0)]
+        trail: list[Endpoint] = []
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                if state.get(node) == 2:
+                    continue
+                if state.get(node) == 1:
+                    raise _loop_error(flat, trail, node, deps)
+                state[node] = 1
+                trail.append(node)
+            children = deps[node]
+            if i < len(children):
+                stack.append((node, i + 1))
+                child = children[i][0]
+                if state.get(child) == 1:
+                    raise _loop_error(flat, trail, child, deps)
+                if state.get(child) != 2:
+                    stack.append((child, 0))
+            else:
+                state[node] = 2
+                trail.pop()
+                order.append(node)
+    return [(by_path[path], port) for path, port in order]
+
+
+def _loop_error(flat: FlatDiagram, trail: list[Endpoint], again: Endpoint,
+                deps: Mapping[Endpoint, list[tuple[Endpoint, str]]]) -> CompileError:
+    cycle = trail[trail.index(again):] + [again]
+    # trail runs from a consumer to the outputs it reads; print in signal-flow direction.
+    cycle = cycle[::-1]
+    parts = []
+    for a, b in zip(cycle, cycle[1:]):
+        inp = next(name for src, name in deps[b] if src == a)
+        parts += [f"{a[0]}.{a[1]}", f"{b[0]}.{inp}"]
+    return CompileError(f"algebraic loop: {' -> '.join(parts)}", block=cycle[0][0],
+                        file=flat.source)

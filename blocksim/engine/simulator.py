@@ -1,0 +1,301 @@
+"""The hybrid simulation loop: continuous steps, located state events, exact time events,
+and event iteration until every block has settled.
+
+The engine owns all mutable state of a run: time, continuous state x, discrete state m and
+the latched zero-crossing signs z. Blocks' modes read z, so they cannot change during a
+continuous step; at an event the signs are re-read just after the event instant (a probe
+one "event horizon" later along the flow), which is what lets a state that sits exactly
+on a guard (Math 003) stay put instead of chattering.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time as clock
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from blocksim.compiler.compiled import CompiledModel
+from blocksim.engine import events as ev_mod
+from blocksim.engine.results import Event, Recorder, Results
+from blocksim.engine.steppers import ADAPTIVE, FIXED, AdaptiveStepper, FixedStepper, StepFailure
+from blocksim.errors import SimulationError
+from blocksim.model import SimulationSettings
+
+log = logging.getLogger(__name__)
+
+MAX_EVENT_PASSES = 100
+ZENO_EVENTS = 20  # this many consecutive events, each within ZENO_SPAN horizons: a Zeno point
+ZENO_SPAN = 4.0
+
+
+@dataclass
+class RunState:
+    """The mutable part of a run."""
+
+    t: float
+    x: np.ndarray
+    m: np.ndarray
+    z: np.ndarray
+
+
+class Simulator:
+    """Runs one compiled model with one set of settings; `run()` returns Results."""
+
+    def __init__(self, model: CompiledModel, settings: SimulationSettings | None = None,
+                 progress: Callable[[float], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self.model = model
+        self.settings = s = settings or model.settings
+        if s.solver not in ADAPTIVE and s.solver not in FIXED:
+            raise SimulationError(f"unknown solver '{s.solver}'; choose one of "
+                                  f"{', '.join([*ADAPTIVE, *FIXED])}", s.start)
+        if not s.stop > s.start:
+            raise SimulationError(f"stop time {s.stop} is not after start time {s.start}", s.start)
+        if s.solver in FIXED and not (s.step and s.step > 0):
+            raise SimulationError(f"solver '{s.solver}' needs a fixed step size "
+                                  f"(simulation.step)", s.start)
+        self.progress = progress
+        self.should_stop = should_stop
+        f = model.functions
+        self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
+        self._update, self._pre, self._after = f["update"], f["pre_event"], f["after_event"]
+        scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
+        # How far past an event the signs are read: far above the roundoff that event
+        # location leaves behind, far below any time scale a model resolves.
+        self.horizon = 64 * math.ulp(scale)
+        self.recorder = Recorder([sig.name for sig in model.logged],
+                                 [sig.indices for sig in model.logged])
+        interval = s.output_interval or (s.stop - s.start) / 500
+        self.interval = interval
+        self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
+        self._recent_events: list[float] = []
+
+    # ----- evaluation helpers -----
+    def _rhs(self, st: RunState) -> Callable[[float, np.ndarray], np.ndarray]:
+        deriv, m, z = self._deriv, st.m, st.z
+
+        def rhs(t: float, x: np.ndarray) -> np.ndarray:
+            return np.array(deriv(t, x, m, z))
+        return rhs
+
+    def _signs_after(self, st: RunState) -> np.ndarray:
+        """Zero-crossing signs one horizon after t, following the flow (forward Euler)."""
+        if not self.model.n_zc:
+            return st.z
+        h = self.horizon
+        dx = np.array(self._deriv(st.t, st.x, st.m, st.z)) if self.model.n_states else st.x
+        probe_x = st.x + h * dx if self.model.n_states else st.x
+        return np.sign(np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float))
+
+    def _record(self, st: RunState) -> None:
+        self.recorder.add(st.t, self._outputs(st.t, st.x, st.m, st.z))
+
+    def _fail(self, message: str, t: float, block: str | None = None) -> SimulationError:
+        results = self.recorder.results("failed", message, self._final_stats())
+        return SimulationError(message, t, block, results)
+
+    def _final_stats(self) -> dict:
+        return dict(self.stats)
+
+    # ----- event handling -----
+    def _event(self, st: RunState, init: bool = False,
+               located: list[tuple[int, str]] | None = None) -> bool:
+        """Settle the model at st.t and record its left and right limits.
+
+        Returns True if a Stop block asked to end the run. A located crossing after which
+        nothing changes (a refinement of an earlier estimate) leaves no trace.
+        """
+        model = self.model
+        left = None if init else self._outputs(st.t, st.x, st.m, st.z)
+        if not init:
+            self._pre(st.t, st.x, st.m, st.z)
+        log_entries: list[tuple[int, str]] = []
+        changed_by: list[list[tuple[int, str]]] = []
+        for _ in range(MAX_EVENT_PASSES):
+            zn = self._signs_after(st)
+            entries: list[tuple[int, str]] = []
+            changed = self._update(st.t, st.x, st.m, st.z, zn, init, entries)
+            flipped = np.flatnonzero(zn != st.z) if model.n_zc else ()
+            st.z = zn
+            log_entries += entries
+            changed_by.append(entries + [(model.zc_owner[i], "switch") for i in flipped])
+            if not changed and not len(flipped):
+                break
+            if not np.all(np.isfinite(st.x)):
+                bad = int(np.flatnonzero(~np.isfinite(st.x))[0])
+                raise self._fail("a reset made the state infinite or NaN", st.t,
+                                 model.block_ids[model.state_owner[bad]])
+        else:
+            culprits = sorted({model.block_ids[b] for b, _ in changed_by[-1]})
+            raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
+                             f"still changing: {', '.join(culprits)}", st.t,
+                             culprits[0] if culprits else None)
+        if self._after(st.t, st.x, st.m, st.z):
+            st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
+        something = bool(log_entries) or len(changed_by) > 1
+        if located and not something:
+            return False
+        if left is not None:
+            self.recorder.add(st.t, left)
+        self._record(st)
+        self.stats["events"] += not init
+        if located:
+            for block, kind in located:
+                self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
+        for block, kind in log_entries:
+            if kind != "stop":
+                self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
+        stop = any(kind == "stop" for _, kind in log_entries)
+        if stop:
+            blk = next(b for b, k in log_entries if k == "stop")
+            self.recorder.events.append(Event(float(st.t), model.block_ids[blk], "stop"))
+        return stop
+
+    def _zeno_check(self, t: float, blocks: list[int]) -> None:
+        recent = self._recent_events
+        recent.append(t)
+        if len(recent) > ZENO_EVENTS + 1:
+            del recent[0]
+        if len(recent) > ZENO_EVENTS and all(
+                b - a < ZENO_SPAN * self.horizon for a, b in zip(recent, recent[1:])):
+            names = ", ".join(sorted({self.model.block_ids[b] for b in blocks}))
+            raise self._fail(
+                f"{ZENO_EVENTS} events within {recent[-1] - recent[0]:.3g} s (Zeno behaviour: "
+                f"events accumulate at this time; guard the model, e.g. with a limited "
+                f"integrator); last events from: {names}", t, names.split(", ")[0])
+
+    # ----- the run -----
+    def run(self) -> Results:
+        s, model = self.settings, self.model
+        started = clock.perf_counter()
+        st = RunState(s.start, model.x0.copy(), model.m0.copy(), np.zeros(model.n_zc))
+        stopped = self._event(st, init=True)
+        n_grid = int(math.floor((s.stop - s.start) / self.interval + 1e-9))
+        k_grid = 1
+        first_step = None
+        while st.t < s.stop and not stopped:
+            if self.should_stop and self.should_stop():
+                self.recorder.events.append(Event(st.t, "", "interrupted"))
+                return self.recorder.results("stopped", "interrupted by the user",
+                                             self._final_stats())
+            t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
+            t_bound = min(s.stop, t_time)
+            stepper = self._stepper(st, t_bound, first_step)
+            self.stats["restarts"] += 1
+            while True:
+                try:
+                    stepper.step()
+                except StepFailure as exc:
+                    block = self._nonfinite_block(st, stepper)
+                    raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
+                self.stats["steps"] += 1
+                t_old, t_new = stepper.t_old, stepper.t
+                hit = self._check_crossings(st, stepper)
+                t_end = hit[0] if hit else t_new
+                time_event = not hit and t_new >= t_bound and t_bound == t_time
+                # Grid points up to the step end; one at an event instant is the event's rows.
+                while k_grid <= n_grid:
+                    tg = s.start + k_grid * self.interval
+                    if tg > t_end or (tg == t_end and (hit or time_event)):
+                        break
+                    xg = stepper.dense(tg)
+                    self.recorder.add(tg, self._outputs(tg, xg, st.m, st.z))
+                    k_grid += 1
+                if hit:
+                    t_ev, x_ev, located = hit
+                    st.t, st.x = t_ev, x_ev
+                    self._zeno_check(t_ev, [b for b, _ in located])
+                    stopped = self._event(st, located=located)
+                    first_step = stepper.last_step
+                    break
+                # No event: silently latch signs that changed in unwatched directions.
+                st.t, st.x = t_new, stepper.x.copy()
+                if model.n_zc:
+                    s_new = np.sign(np.array(self._zc(st.t, st.x, st.m, st.z), dtype=float))
+                    moved = s_new != st.z
+                    st.z = np.where(moved, s_new, st.z)
+                if self.progress:
+                    self.progress(st.t)
+                if st.t >= t_bound:
+                    first_step = stepper.last_step
+                    if time_event:
+                        stopped = self._event(st)
+                    break
+            while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t:
+                k_grid += 1  # the event rows stand for a grid point at the event instant
+        if not stopped and self.recorder.times[-1] < s.stop:
+            self._record(st)  # the stop time, when the grid does not end on it
+        self.stats["wall_time"] = clock.perf_counter() - started
+        status = "stopped" if stopped else "finished"
+        return self.recorder.results(status, "", self._final_stats())
+
+    def _stepper(self, st: RunState, t_bound: float, first_step: float | None):
+        s = self.settings
+        rhs = self._rhs(st)
+        if s.solver in FIXED:
+            return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
+        if self.model.n_states == 0:
+            return _NoStateStepper(st.t, t_bound, self.interval)
+        return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+                               first_step)
+
+    def _check_crossings(self, st: RunState, stepper):
+        """(event time, state there, [(block, kind)]) for the first crossing in the step."""
+        model = self.model
+        if not model.n_zc:
+            return None
+        t_new = stepper.t
+        g_new = np.array(self._zc(t_new, stepper.x, st.m, st.z), dtype=float)
+        s_new = np.sign(g_new)
+        idx = ev_mod.fired(st.z, s_new, model.zc_direction)
+        if not len(idx):
+            return None
+        if not stepper.locates_events:
+            return t_new, stepper.x.copy(), [(model.zc_owner[i], "state") for i in idx[:1]]
+        zc, m, z, dense = self._zc, st.m, st.z, stepper.dense
+        best_t, best_i = math.inf, -1
+        for i in idx:
+            def g(t: float, i: int = i) -> float:
+                return zc(t, dense(t), m, z)[i]
+            t_i = ev_mod.locate(g, z[i], stepper.t_old, t_new)
+            if t_i < best_t:
+                best_t, best_i = t_i, i
+        return best_t, dense(best_t), [(model.zc_owner[best_i], "state")]
+
+    def _nonfinite_block(self, st: RunState, stepper) -> str | None:
+        """The first block whose output or derivative is not finite at the last good state."""
+        model = self.model
+        try:
+            y = np.array(self._outputs(stepper.t, stepper.x, st.m, st.z), dtype=float)
+            bad = np.flatnonzero(~np.isfinite(y))
+            if len(bad):
+                return model.block_of_signal(int(bad[0]))
+            dx = np.array(self._deriv(stepper.t, stepper.x, st.m, st.z), dtype=float)
+            bad = np.flatnonzero(~np.isfinite(dx))
+            if len(bad):
+                return model.block_ids[model.state_owner[int(bad[0])]]
+        except (ArithmeticError, ValueError):
+            return None
+        return None
+
+
+class _NoStateStepper:
+    """For diagrams without continuous states: march over the output grid."""
+
+    locates_events = True
+    last_step = None
+
+    def __init__(self, t0: float, t_bound: float, interval: float):
+        self.t = self.t_old = t0
+        self.t_bound = t_bound
+        self.h = interval
+        self.x = np.zeros(0)
+
+    def step(self) -> None:
+        self.t_old, self.t = self.t, min(self.t + self.h, self.t_bound)
+
+    def dense(self, t: float) -> np.ndarray:
+        return self.x

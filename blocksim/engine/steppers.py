@@ -1,0 +1,153 @@
+"""Solvers behind one narrow interface: take a step, interpolate inside it.
+
+Adaptive solvers wrap scipy's OdeSolver classes (DOPRI5, DOP853, Radau, BDF), which give
+error control and dense output; the fixed-step Euler and RK4 are ours. The engine restarts
+a stepper after every event, so a stepper never has to know about discontinuities.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Callable
+
+import numpy as np
+from scipy import integrate
+
+Rhs = Callable[[float, np.ndarray], np.ndarray]
+
+ADAPTIVE = {"dopri5": integrate.RK45, "dop853": integrate.DOP853,
+            "radau": integrate.Radau, "bdf": integrate.BDF}
+FIXED = ("euler", "rk4")
+
+
+class StepFailure(Exception):
+    """The solver cannot continue (step size underflow, non-finite values)."""
+
+
+class Stepper:
+    """One integration segment from (t, x) towards t_bound, stepped by `step()`."""
+
+    t: float
+    t_old: float
+    x: np.ndarray
+    locates_events = True
+    last_step: float | None = None
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    def dense(self, t: float) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def nfev(self) -> int:
+        return 0
+
+
+class AdaptiveStepper(Stepper):
+    """A scipy OdeSolver stepped one accepted step at a time."""
+
+    def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
+                 rtol: float, atol: float, max_step: float, first_step: float | None):
+        span = abs(t_bound - t0)
+        if first_step is not None:
+            first_step = min(first_step, span) if span > 0 else None
+            if first_step is not None and first_step <= 0:
+                first_step = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
+            self.solver = ADAPTIVE[name](fun, t0, x0, t_bound, rtol=rtol, atol=atol,
+                                         max_step=max_step, first_step=first_step)
+        self.t = self.t_old = t0
+        self.x = np.array(x0, dtype=float)
+        self._dense = None
+
+    def step(self) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            message = self.solver.step()
+        if self.solver.status == "failed":
+            raise StepFailure(message or "the solver failed")
+        self.t_old, self.t = self.t, self.solver.t
+        self.x = self.solver.y
+        self.last_step = self.t - self.t_old
+        self._dense = None
+        if not np.all(np.isfinite(self.x)):
+            raise StepFailure("the state became infinite or NaN")
+
+    def dense(self, t: float) -> np.ndarray:
+        if t == self.t:
+            return self.x.copy()
+        if self._dense is None:
+            self._dense = self.solver.dense_output()
+        return self._dense(t)
+
+    @property
+    def nfev(self) -> int:
+        return int(self.solver.nfev)
+
+
+class FixedStepper(Stepper):
+    """Explicit Euler or classical RK4 with a fixed step, shortened only to land on t_bound.
+
+    Events are not located: zero crossings are noticed at step ends, as in a real-time
+    target. Between steps the solution is interpolated by cubic Hermite polynomials.
+    """
+
+    locates_events = False
+
+    def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
+                 h: float, grid_origin: float):
+        self.method = name
+        self.fun = fun
+        self.h = h
+        self.origin = grid_origin
+        self.t = self.t_old = t0
+        self.t_bound = t_bound
+        self.x = np.array(x0, dtype=float)
+        self.f = np.asarray(fun(t0, self.x), dtype=float)
+        self.evals = 1
+        self._prev = (t0, self.x, self.f)
+
+    def _next_time(self) -> float:
+        # Stay on the grid origin + k*h so a restart after an event keeps the step pattern.
+        k = math.floor((self.t - self.origin) / self.h + 1e-9) + 1
+        t_next = self.origin + k * self.h
+        if t_next - self.t < 1e-9 * self.h:
+            t_next += self.h
+        return min(t_next, self.t_bound)
+
+    def step(self) -> None:
+        t, x, f = self.t, self.x, self.f
+        t_new = self._next_time()
+        h = t_new - t
+        if self.method == "euler":
+            x_new = x + h * f
+        else:
+            k1 = f
+            k2 = np.asarray(self.fun(t + h / 2, x + h / 2 * k1))
+            k3 = np.asarray(self.fun(t + h / 2, x + h / 2 * k2))
+            k4 = np.asarray(self.fun(t + h, x + h * k3))
+            x_new = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            self.evals += 3
+        if not np.all(np.isfinite(x_new)):
+            raise StepFailure("the state became infinite or NaN")
+        f_new = np.asarray(self.fun(t_new, x_new), dtype=float)
+        self.evals += 1
+        self._prev = (t, x, f)
+        self.t_old, self.t, self.x, self.f = t, t_new, x_new, f_new
+        self.last_step = h
+
+    def dense(self, tq: float) -> np.ndarray:
+        t0, x0, f0 = self._prev
+        h = self.t - t0
+        if h <= 0:
+            return self.x.copy()
+        s = (tq - t0) / h
+        h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+        h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+        return h00 * x0 + h10 * h * f0 + h01 * self.x + h11 * h * self.f
+
+    @property
+    def nfev(self) -> int:
+        return self.evals

@@ -1,0 +1,57 @@
+"""Error types whose messages name the file, block, port and offending value.
+
+Every user mistake surfaces as one of these, so the CLI can print one clear line and exit
+with status 2 (bad input) or 1 (failed simulation) instead of a traceback.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class BlocksimError(Exception):
+    """Base class of every error blocksim reports to a user."""
+
+
+class DiagramFileError(BlocksimError):
+    """A diagram file that cannot be read: missing, not JSON, or not a blocksim diagram."""
+
+    def __init__(self, message: str, file: str | None = None, block: str | None = None):
+        self.file = file
+        self.block = block
+        self.detail = message
+        where = ", ".join(p for p in (file and f"{file}", block and f"block '{block}'") if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ExpressionError(BlocksimError):
+    """A parameter or formula expression that is malformed, unsafe or cannot be evaluated."""
+
+
+class CompileError(BlocksimError):
+    """A diagram that cannot be turned into a simulation (wiring, parameters, widths, loops)."""
+
+    def __init__(self, message: str, block: str | None = None, port: str | None = None,
+                 file: str | None = None):
+        self.block = block
+        self.port = port
+        self.file = file
+        self.detail = message
+        parts = []
+        if file:
+            parts.append(file)
+        if block:
+            parts.append(f"block '{block}'" + (f" port '{port}'" if port else ""))
+        super().__init__(f"{', '.join(parts)}: {message}" if parts else message)
+
+
+class SimulationError(BlocksimError):
+    """A run that failed; carries the time, the block at fault and the results computed so far."""
+
+    def __init__(self, message: str, time: float, block: str | None = None,
+                 results: Any = None):
+        self.time = time
+        self.block = block
+        self.results = results
+        self.detail = message
+        where = f"t = {time:.17g}" + (f", block '{block}'" if block else "")
+        super().__init__(f"{where}: {message}")

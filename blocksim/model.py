@@ -1,0 +1,108 @@
+"""The diagram model: plain Python objects that the file format reads and writes.
+
+It holds semantics (blocks, parameters, wires) and, apart, the editor's layout; it knows
+nothing about compiling, simulating or Qt. The editor changes it only through undo commands.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT_NAME = "blocksim"
+FORMAT_VERSION = 1
+
+SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
+
+
+@dataclass
+class SimulationSettings:
+    """What a run needs besides the diagram: the Modelica experiment annotation, plus solver."""
+
+    start: float = 0.0
+    stop: float = 10.0
+    solver: str = "dopri5"
+    rtol: float = 1e-6
+    atol: float = 1e-8
+    max_step: float = math.inf
+    output_interval: float | None = None
+    step: float | None = None  # fixed step size for euler/rk4
+
+    def replaced(self, **changes: Any) -> "SimulationSettings":
+        """A copy with the given fields changed (None values are ignored)."""
+        values = dict(self.__dict__)
+        values.update({k: v for k, v in changes.items() if v is not None})
+        return SimulationSettings(**values)
+
+
+@dataclass
+class PortRef:
+    """One end of a wire: a block id and one of its port names."""
+
+    block: str
+    port: str
+
+    @classmethod
+    def parse(cls, text: str) -> "PortRef":
+        block, sep, port = text.rpartition(".")
+        if not sep or not block or not port:
+            raise ValueError(f"'{text}' is not of the form 'block.port'")
+        return cls(block, port)
+
+    def __str__(self) -> str:
+        return f"{self.block}.{self.port}"
+
+
+@dataclass
+class Wire:
+    """A connection from an output port to an input port; `points` are editor bends."""
+
+    src: PortRef
+    dst: PortRef
+    points: list[tuple[float, float]] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    """A block instance: a stable user-visible id, its type name and its parameter values.
+
+    Parameter values are numbers, lists, or strings (expressions over the diagram parameters,
+    or text for text-valued parameters). A Subsystem block carries its nested diagram.
+    """
+
+    id: str
+    type: str
+    params: dict[str, Any] = field(default_factory=dict)
+    layout: dict[str, Any] | None = None
+    subsystem: "Diagram | None" = None
+
+
+@dataclass
+class Diagram:
+    """A block diagram: the one mutable model object, plus where it was loaded from."""
+
+    blocks: list[Block] = field(default_factory=list)
+    wires: list[Wire] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
+    simulation: SimulationSettings = field(default_factory=SimulationSettings)
+    path: Path | None = None
+    description: str = ""
+
+    def block(self, block_id: str) -> Block:
+        """The block with this id (KeyError if there is none)."""
+        for blk in self.blocks:
+            if blk.id == block_id:
+                return blk
+        raise KeyError(block_id)
+
+    @property
+    def source(self) -> str:
+        """How messages name this diagram: its file, or '<diagram>'."""
+        return str(self.path) if self.path else "<diagram>"
+
+    def simulate(self, **options: Any):
+        """Compile and run this diagram; options as in `blocksim.simulate`."""
+        from blocksim.api import simulate
+
+        return simulate(self, **options)

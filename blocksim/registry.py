@@ -1,0 +1,73 @@
+"""The block-type registry: every block library plugs in through the `blocksim.blocks`
+entry point group, the standard library (`blocks/`) included.
+
+An entry point names a module (or an object) with a `BLOCK_TYPES` sequence of BlockType
+subclasses. Duplicate names are refused, so two libraries can never silently shadow each other.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+from importlib.metadata import entry_points
+from typing import Iterable
+
+from blocksim.blockspec import BlockType
+from blocksim.errors import BlocksimError
+
+log = logging.getLogger(__name__)
+
+_registry: dict[str, type[BlockType]] | None = None
+
+
+def _types_of(obj: object) -> Iterable[type[BlockType]]:
+    types = getattr(obj, "BLOCK_TYPES", obj)
+    return list(types() if callable(types) and not isinstance(types, type) else types)
+
+
+def _load() -> dict[str, type[BlockType]]:
+    found: dict[str, type[BlockType]] = {}
+    sources = [(ep.name, ep.load) for ep in entry_points(group="blocksim.blocks")]
+    if not any(name == "standard" for name, _ in sources):
+        # Running from a source tree that was never installed: the standard library is
+        # still the `blocks` package beside `blocksim`.
+        sources.append(("standard", lambda: importlib.import_module("blocks")))
+    for source, loader in sources:
+        try:
+            obj = loader()
+        except Exception as exc:  # a broken third-party library must not kill blocksim
+            log.error("block library '%s' failed to load: %s", source, exc)
+            continue
+        for block_type in _types_of(obj):
+            register(block_type, found, source)
+    return found
+
+
+def register(block_type: type[BlockType], into: dict[str, type[BlockType]] | None = None,
+             source: str = "") -> type[BlockType]:
+    """Add one block type; refuse a second type of the same name."""
+    target = into if into is not None else _types()
+    name = block_type.name
+    if not name:
+        raise BlocksimError(f"block type {block_type.__qualname__} has no name")
+    if name in target and target[name] is not block_type:
+        raise BlocksimError(f"block type '{name}' from '{source}' is already registered")
+    target[name] = block_type
+    return block_type
+
+
+def _types() -> dict[str, type[BlockType]]:
+    global _registry
+    if _registry is None:
+        _registry = _load()
+    return _registry
+
+
+def get(name: str) -> type[BlockType] | None:
+    """The block type of this name, or None."""
+    return _types().get(name)
+
+
+def all_types() -> dict[str, type[BlockType]]:
+    """Every registered block type by name, sorted by category then name."""
+    types = _types()
+    return dict(sorted(types.items(), key=lambda kv: (kv[1].category, kv[0])))
