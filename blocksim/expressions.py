@@ -1,4 +1,4 @@
-"""The safe expression language of block parameters and formulas, parsed with `ast` and never eval'ed.
+"""The safe expression language of block parameters and formulas: parsed with `ast`, never eval'ed.
 
 Diagram files come from strangers, so text is parsed into a Python syntax tree, checked against a
 whitelist of node types and evaluated by walking the tree here. Everything is a float or a numpy
@@ -10,6 +10,7 @@ import ast
 import functools
 import keyword
 import math
+import sys
 import warnings
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -19,7 +20,7 @@ import numpy as np
 from blocksim.errors import ExpressionError
 
 MAX_LENGTH = 10_000        # characters of expression text
-MAX_DEPTH = 100            # nesting levels of the syntax tree (keeps the tree walk off the stack limit)
+MAX_DEPTH = 100            # levels of the syntax tree (keeps tree walks off the stack limit)
 MAX_ELEMENTS = 10_000_000  # elements of any one array
 MAX_WORK = 100_000_000     # array elements produced by one evaluation, in total
 
@@ -90,9 +91,9 @@ _COMPARE = {ast.Lt: (np.less, "<"), ast.LtE: (np.less_equal, "<="), ast.Gt: (np.
 _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.BoolOp,
             ast.Compare, ast.IfExp, ast.List, ast.Tuple, ast.Call, ast.Subscript, ast.Load,
             ast.UAdd, ast.USub, ast.Not, ast.And, ast.Or, *_BINOPS, *_COMPARE)
-_REFUSED = {ast.Attribute: "attribute access", ast.Lambda: "lambda", ast.keyword: "a keyword argument",
-            ast.ListComp: "a comprehension", ast.SetComp: "a comprehension",
-            ast.DictComp: "a comprehension", ast.GeneratorExp: "a comprehension",
+_REFUSED = {ast.Attribute: "attribute access", ast.Lambda: "lambda",
+            ast.keyword: "a keyword argument", **dict.fromkeys(
+                (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp), "a comprehension"),
             ast.JoinedStr: "an f-string", ast.Starred: "a starred argument", ast.Slice: "a slice",
             ast.NamedExpr: "assignment (:=)", ast.Dict: "a dictionary", ast.Set: "a set",
             ast.FloorDiv: "operator '//'", ast.MatMult: "operator '@'", ast.BitAnd: "operator '&'",
@@ -125,7 +126,7 @@ def _check_node(node: ast.AST, text: str) -> None:
             raise _fail(f"string literals are not allowed in {_q(text)}")
         if type(value) not in (int, float):
             raise _fail(f"'{value!r}' is not allowed (only numbers are) in {_q(text)}")
-        if type(value) is int and abs(value) > 1e308:
+        if type(value) is int and abs(value) > sys.float_info.max:
             raise _fail(f"number too large in {_q(text)}")
     elif kind is ast.Call:
         if not isinstance(node.func, ast.Name):
@@ -162,7 +163,7 @@ def _parse(text: str) -> ast.Expression:
     while stack:  # iterative, so deep trees cannot overflow the stack here
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise _fail(f"expression {_q(text)} is nested too deeply (more than {MAX_DEPTH} levels)")
+            raise _fail(f"expression {_q(text)} is nested too deeply (over {MAX_DEPTH} levels)")
         _check_node(node, text)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return tree
@@ -187,19 +188,17 @@ def names_in(text: str) -> set[str]:
 
 
 def _fpe_reason(exc: FloatingPointError) -> str:
-    text = str(exc)
-    if "divide by zero" in text:
-        return "division by zero"
-    if "overflow" in text:
-        return "overflow (result too large)"
-    return "math domain error (invalid value)"
+    """numpy's 'divide by zero encountered in log' etc. in the words of this language."""
+    return next((reason for key, reason in (("divide", "division by zero"),
+                 ("overflow", "overflow (result too large)")) if key in str(exc)),
+                "math domain error (invalid value)")
 
 
-def _as_number(value: Any) -> float | np.ndarray:
+def _as_number(value: Any, copy: bool = False) -> float | np.ndarray:
     """A float for scalars, a float64 array otherwise (ValueError/TypeError if not numeric)."""
     if value is None or isinstance(value, (str, bytes)):
         raise TypeError(f"{type(value).__name__} is not a number")
-    array = np.array(value, dtype=float)  # a copy: results never alias the caller's arrays
+    array = np.array(value, dtype=float) if copy else np.asarray(value, dtype=float)
     return float(array) if array.ndim == 0 else array
 
 
@@ -215,8 +214,8 @@ class _Evaluator:
     def __call__(self, node: ast.AST) -> float | np.ndarray:
         return getattr(self, "_" + type(node).__name__)(node)
 
-    def out(self, value: Any) -> float | np.ndarray:
-        value = _as_number(value)
+    def out(self, value: Any, copy: bool = False) -> float | np.ndarray:
+        value = _as_number(value, copy)
         self.work += np.size(value)
         if np.size(value) > MAX_ELEMENTS or self.work > MAX_WORK:
             raise self.fail("arrays too large")
@@ -227,7 +226,8 @@ class _Evaluator:
         try:
             size = math.prod(np.broadcast_shapes(*shapes))
         except ValueError:
-            raise self.fail(f"{what}: array shapes {' and '.join(map(str, shapes))} do not match")
+            shown = " and ".join(map(str, shapes))
+            raise self.fail(f"{what}: array shapes {shown} do not match") from None
         if size > MAX_ELEMENTS:
             raise self.fail(f"{what}: arrays too large")
         if divides and np.any(np.equal(args[1], 0)):
@@ -235,9 +235,10 @@ class _Evaluator:
         try:
             return self.out(func(*args))
         except FloatingPointError as exc:
-            raise self.fail(_fpe_reason(exc) + (f" in {what}" if what.endswith("()") else ""))
+            in_function = f" in {what}" if what.endswith("()") else ""
+            raise self.fail(_fpe_reason(exc) + in_function) from None
         except (ValueError, TypeError, IndexError, OverflowError) as exc:
-            raise self.fail(f"{what}: {exc}")
+            raise self.fail(f"{what}: {exc}") from None
 
     def _Constant(self, node: ast.Constant) -> float:
         return float(node.value)
@@ -250,7 +251,7 @@ class _Evaluator:
             raise self.fail(f"'{name}' is a function; call it like {name}(...)"
                             if name in _FUNCTIONS else f"unknown name '{name}'")
         try:
-            return self.out(self.names[name])
+            return self.out(self.names[name], copy=True)  # results never alias the caller's
         except (ValueError, TypeError, OverflowError):
             raise self.fail(f"name '{name}' has a non-numeric value") from None
 
@@ -345,7 +346,7 @@ def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY) -> fl
             raise _fail(f"array rows of different lengths in {_q(value)}")
         return np.array(items, dtype=float)
     try:
-        return _as_number(value)
+        return _as_number(value, copy=True)
     except (ValueError, TypeError, OverflowError):
         raise _fail(f"not a number: {_q(value)} ({type(value).__name__})") from None
 
@@ -371,7 +372,7 @@ def resolve_parameters(params: Mapping[str, Any], overrides: Mapping[str, Any] |
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             raise _fail(f"{prefix}parameter name {name!r} is not a valid identifier")
         if name in CONSTANTS:
-            raise _fail(f"{prefix}parameter name '{name}' clashes with the built-in constant {name}")
+            raise _fail(f"{prefix}parameter name '{name}' clashes with the constant {name}")
     for name, value in (overrides or {}).items():
         if name not in values:
             known = ", ".join(sorted(values)) or "(none)"
@@ -410,12 +411,8 @@ def _s_sign(x: float) -> float:
     return x if x != x else float((x > 0) - (x < 0))
 
 
-def _s_floor(x: float) -> float:
-    return float(math.floor(x)) if math.isfinite(x) else x
-
-
-def _s_ceil(x: float) -> float:
-    return float(math.ceil(x)) if math.isfinite(x) else x
+def _s_integral(to_int: Callable) -> Callable:
+    return lambda x: float(to_int(x)) if math.isfinite(x) else x  # math.floor gives an int
 
 
 def _s_round(x: float) -> float:
@@ -455,9 +452,9 @@ SCALAR_FUNCTIONS: dict[str, Callable] = {
         "sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
         "acos": math.acos, "atan": math.atan, "atan2": math.atan2, "sinh": math.sinh,
         "cosh": math.cosh, "tanh": math.tanh, "abs": math.fabs, "sign": _s_sign,
-        "floor": _s_floor, "ceil": _s_ceil, "round": _s_round, "min": _s_extreme(min),
-        "max": _s_extreme(max), "mod": _s_mod, "rem": math.fmod, "hypot": math.hypot,
-        "pow": math.pow, "sum": _s_sum, "index": _s_index,
+        "floor": _s_integral(math.floor), "ceil": _s_integral(math.ceil), "round": _s_round,
+        "min": _s_extreme(min), "max": _s_extreme(max), "mod": _s_mod, "rem": math.fmod,
+        "hypot": math.hypot, "pow": math.pow, "sum": _s_sum, "index": _s_index,
     }.items()}
 """Fast float versions of the functions for generated code; they raise ZeroDivisionError,
 ValueError or OverflowError where `evaluate` reports division by zero, domain errors or overflow."""
@@ -486,7 +483,7 @@ def to_code(text: str, name_map: Mapping[str, str],
             if name in CONSTANTS:
                 return _literal(CONSTANTS[name])
             if name in name_map:
-                target = name_map[name]
+                target = str(name_map[name])
                 return target if target.isidentifier() else f"({target})"
             if name in constants:
                 try:

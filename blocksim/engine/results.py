@@ -95,6 +95,10 @@ class Recorder:
         self.times.append(t)
         self.rows.append(np.asarray(signals, dtype=float)[self.flat_index])
 
+    def drop_last(self) -> None:
+        self.times.pop()
+        self.rows.pop()
+
     def results(self, status: str = "finished", message: str = "",
                 stats: dict[str, Any] | None = None) -> Results:
         data = np.array(self.rows, dtype=float).reshape(len(self.rows), len(self.flat_index))

@@ -109,8 +109,8 @@ class Simulator:
         nothing changes (a refinement of an earlier estimate) leaves no trace.
         """
         model = self.model
-        left = None if init else self._outputs(st.t, st.x, st.m, st.z)
         if not init:
+            self._record(st)  # the left limit; dropped again if nothing happens
             self._pre(st.t, st.x, st.m, st.z)
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
@@ -129,7 +129,7 @@ class Simulator:
                 raise self._fail("a reset made the state infinite or NaN", st.t,
                                  model.block_ids[model.state_owner[bad]])
         else:
-            culprits = sorted({model.block_ids[b] for b, _ in changed_by[-1]})
+            culprits = sorted({model.block_ids[b] for entries in changed_by[-4:] for b, _ in entries})
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
                              f"still changing: {', '.join(culprits)}", st.t,
                              culprits[0] if culprits else None)
@@ -137,9 +137,8 @@ class Simulator:
             st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
         something = bool(log_entries) or len(changed_by) > 1
         if located and not something:
+            self.recorder.drop_last()
             return False
-        if left is not None:
-            self.recorder.add(st.t, left)
         self._record(st)
         self.stats["events"] += not init
         if located:

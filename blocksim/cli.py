@@ -1,0 +1,198 @@
+"""The `blocksim` command: run, validate and inspect diagrams headless.
+
+Exit status: 0 success, 1 failed simulation (partial results are still written),
+2 bad input (missing file, invalid JSON, schema or compile error) with one clear line
+on stderr and no traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from typing import Sequence
+
+from blocksim import registry
+from blocksim.api import load
+from blocksim.compiler import compile_diagram
+from blocksim.engine import Results, Simulator
+from blocksim.errors import BlocksimError, SimulationError
+from blocksim.model import SOLVERS
+
+log = logging.getLogger("blocksim")
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _parse_set(items: Sequence[str]) -> dict[str, str]:
+    overrides = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise BlocksimError(f"--set expects NAME=VALUE, got '{item}'")
+        overrides[name.strip()] = value.strip()
+    return overrides
+
+
+class _Progress:
+    """A one-line progress indication on stderr, only when it is a terminal."""
+
+    def __init__(self, start: float, stop: float):
+        self.start, self.stop = start, stop
+        self.enabled = sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, t: float) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.t0 < 0.5 or now - self.last < 0.1:
+            return
+        self.last = now
+        frac = (t - self.start) / (self.stop - self.start)
+        sys.stderr.write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.last:
+            sys.stderr.write("\r" + " " * 48 + "\r")
+
+
+def _write_outputs(results: Results, args: argparse.Namespace) -> None:
+    if args.out:
+        if str(args.out).lower().endswith(".npz"):
+            results.to_npz(args.out)
+        else:
+            results.to_csv(args.out)
+    if args.events:
+        results.events_to_csv(args.events)
+
+
+def _summary(results: Results, source: str) -> str:
+    stats = results.stats
+    return (f"{source}: {results.status} at t = {results.time[-1]:.10g}; "
+            f"{len(results.time)} rows, {len(results.events)} events, "
+            f"{stats.get('steps', 0)} steps, {stats.get('wall_time', 0.0):.3f} s")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    diagram = load(args.diagram)
+    settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
+                                           rtol=args.rtol, atol=args.atol, step=args.step,
+                                           output_interval=args.output_interval)
+    model = compile_diagram(diagram, _parse_set(args.set), settings)
+    progress = _Progress(settings.start, settings.stop)
+    try:
+        results = Simulator(model, settings, progress=progress).run()
+    except SimulationError as exc:
+        progress.done()
+        if exc.results is not None:
+            _write_outputs(exc.results, args)
+        print(f"blocksim: {diagram.source}: simulation failed at {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    progress.done()
+    _write_outputs(results, args)
+    if not args.quiet:
+        print(_summary(results, diagram.source), file=sys.stderr)
+        if not args.out:
+            _print_table(results)
+    return EXIT_OK
+
+
+def _print_table(results: Results, max_rows: int = 12) -> None:
+    """Without --out, show the last rows so a user sees something at once."""
+    cols = list(results.columns())
+    print(",".join(name for name, _ in cols))
+    n = len(results.time)
+    for i in range(max(0, n - max_rows), n):
+        print(",".join(f"{values[i]:.10g}" for _, values in cols))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    diagram = load(args.diagram)
+    model = compile_diagram(diagram, _parse_set(args.set))
+    print(f"{diagram.source}: ok ({len(model.block_ids)} blocks, {model.n_states} states, "
+          f"{model.n_zc} zero crossings, logs: {', '.join(s.name for s in model.logged) or 'none'})")
+    return EXIT_OK
+
+
+def cmd_blocks(args: argparse.Namespace) -> int:
+    category = None
+    for name, block_type in registry.all_types().items():
+        if block_type.category != category:
+            category = block_type.category
+            print(f"{category}:")
+        doc = (block_type.doc or block_type.__doc__ or "").strip().splitlines()
+        print(f"  {name:20s} {doc[0] if doc else ''}")
+    return EXIT_OK
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    block_type = registry.get(args.type)
+    if block_type is None:
+        known = ", ".join(registry.all_types())
+        raise BlocksimError(f"unknown block type '{args.type}' (known: {known})")
+    print(block_type.describe(), end="")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="blocksim", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="simulate a diagram")
+    run.add_argument("diagram")
+    run.add_argument("--stop-time", type=float)
+    run.add_argument("--solver", choices=SOLVERS)
+    run.add_argument("--rtol", type=float)
+    run.add_argument("--atol", type=float)
+    run.add_argument("--step", type=float, help="fixed step size (euler, rk4)")
+    run.add_argument("--output-interval", type=float)
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="override a diagram parameter (repeatable)")
+    run.add_argument("--out", help="results file (.csv or .npz)")
+    run.add_argument("--events", help="event log file (.csv)")
+    run.add_argument("-q", "--quiet", action="store_true")
+    run.set_defaults(func=cmd_run)
+
+    val = sub.add_parser("validate", help="load and compile a diagram without running it")
+    val.add_argument("diagram")
+    val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    val.set_defaults(func=cmd_validate)
+
+    sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
+    desc = sub.add_parser("describe", help="ports, parameters and documentation of a block type")
+    desc.add_argument("type")
+    desc.set_defaults(func=cmd_describe)
+
+    gui = sub.add_parser("gui", help="open the desktop editor")
+    gui.add_argument("diagram", nargs="?")
+    gui.set_defaults(func=cmd_gui)
+    return parser
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from blocksim.gui.app import main as gui_main  # only the editor imports Qt
+    except ImportError as exc:
+        raise BlocksimError(f"the editor is not available: {exc}") from None
+    return gui_main([args.diagram] if args.diagram else [])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except BlocksimError as exc:
+        print(f"blocksim: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("blocksim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

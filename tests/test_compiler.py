@@ -1,0 +1,144 @@
+"""Compiler checks: every wiring or parameter mistake is a CompileError naming block and port."""
+import pytest
+
+from builders import block, diagram
+from blocksim.compiler import compile_diagram
+from blocksim.errors import CompileError
+
+
+def lag(**changes):
+    blocks = {"src": block("src", "Step", time=1.0), "sum": block("sum", "Sum", signs="+-"),
+              "k": block("k", "Gain", k="1/tau"), "int": block("int", "Integrator"),
+              "y": block("y", "Output")}
+    wires = [("src.y", "sum.u1"), ("int.y", "sum.u2"), ("sum.y", "k.u"), ("k.y", "int.u"),
+             ("int.y", "y.u")]
+    for key, value in changes.items():
+        if value is None:
+            blocks.pop(key, None)
+        else:
+            blocks[key] = value
+    return blocks, wires
+
+
+def compile_error(blocks, wires, parameters=None) -> CompileError:
+    d = diagram(list(blocks.values()) if isinstance(blocks, dict) else blocks, wires,
+                parameters if parameters is not None else {"tau": 2.0})
+    with pytest.raises(CompileError) as info:
+        compile_diagram(d)
+    return info.value
+
+
+def test_valid_lag_compiles_with_one_state_and_one_log():
+    blocks, wires = lag()
+    model = compile_diagram(diagram(list(blocks.values()), wires, {"tau": 2.0}))
+    assert model.n_states == 1
+    assert [s.name for s in model.logged] == ["y"]
+    assert model.block_ids == ("src", "sum", "k", "int", "y")
+
+
+def test_unknown_block_type_names_block():
+    blocks, wires = lag(k=block("k", "Gian", k=2))
+    err = compile_error(blocks, wires)
+    assert err.block == "k" and "unknown block type 'Gian'" in str(err)
+
+
+def test_misspelled_port_names_block_port_and_known_ports():
+    blocks, wires = lag()
+    wires = [("src.y", "sum.u1"), ("int.y", "sum.u2"), ("sum.y", "k.uu"), ("k.y", "int.u"),
+             ("int.y", "y.u")]
+    err = compile_error(blocks, wires)
+    assert err.block == "k" and err.port == "uu"
+    assert "no input port 'uu'" in str(err) and "inputs: u" in str(err)
+
+
+def test_wire_to_missing_block():
+    blocks, wires = lag()
+    err = compile_error(blocks, wires + [("nothere.y", "y.u")])
+    assert "no block 'nothere'" in str(err)
+
+
+def test_missing_wire_is_unconnected_input():
+    blocks, wires = lag()
+    err = compile_error(blocks, [w for w in wires if w[1] != "k.u"])
+    assert (err.block, err.port) == ("k", "u") and "not connected" in str(err)
+
+
+def test_doubly_driven_input():
+    blocks, wires = lag()
+    err = compile_error(blocks, wires + [("src.y", "k.u")])
+    assert (err.block, err.port) == ("k", "u") and "driven twice" in str(err)
+
+
+def test_unknown_parameter_lists_known_ones():
+    blocks, wires = lag(k=block("k", "Gain", gain=2))
+    err = compile_error(blocks, wires)
+    assert err.block == "k" and "unknown parameter 'gain'" in str(err) and "k" in str(err)
+
+
+def test_bad_choice_parameter():
+    blocks, wires = lag(sum=block("sum", "Sum", signs="+*"))
+    err = compile_error(blocks, wires)
+    assert err.block == "sum" and "'+*'" in str(err)
+
+
+def test_expression_calling_code_is_refused_with_block_named():
+    blocks, wires = lag(k=block("k", "Gain", k="__import__('os').system('true')"))
+    err = compile_error(blocks, wires)
+    assert err.block == "k" and "parameter 'k'" in str(err)
+
+
+def test_unknown_name_in_parameter_expression():
+    blocks, wires = lag()
+    err = compile_error(blocks, wires, parameters={})
+    assert err.block == "k" and "tau" in str(err)
+
+
+def test_integrator_initial_value_outside_limits():
+    blocks, wires = lag(int=block("int", "Integrator", x0=2.0, upper=1.0))
+    err = compile_error(blocks, wires)
+    assert err.block == "int" and "outside the limits" in str(err)
+
+
+def test_algebraic_loop_is_reported_as_the_cycle():
+    blocks = [block("src", "Constant", value=1.0), block("sum1", "Sum", signs="+-"),
+              block("gain1", "Gain", k=2.0), block("y", "Output")]
+    wires = [("src.y", "sum1.u1"), ("sum1.y", "gain1.u"), ("gain1.y", "sum1.u2"),
+             ("sum1.y", "y.u")]
+    err = compile_error(blocks, wires)
+    text = str(err)
+    assert "algebraic loop" in text
+    cycle = text.split("algebraic loop: ")[1]
+    assert cycle in ("sum1.y -> gain1.u -> gain1.y -> sum1.u2",
+                     "gain1.y -> sum1.u2 -> sum1.y -> gain1.u")
+
+
+def test_state_port_of_reset_integrator_breaks_the_loop():
+    # v := -mu * v(before reset): the state output has no feedthrough, so no loop.
+    blocks = [block("acc", "Constant", value=-1.0), block("trig", "Constant", value=0.0),
+              block("v", "ResetIntegrator"), block("mu", "Gain", k=-0.5), block("y", "Output")]
+    wires = [("acc.y", "v.u"), ("trig.y", "v.reset"), ("v.state", "mu.u"), ("mu.y", "v.x0"),
+             ("v.y", "y.u")]
+    assert compile_diagram(diagram(blocks, wires)).n_states == 1
+
+
+def test_subsystem_ports_are_flattened_and_errors_use_paths():
+    inner = {"blocks": [{"id": "a", "type": "Inport"}, {"id": "g", "type": "Gain",
+                                                          "params": {"k": 3}},
+                        {"id": "b", "type": "Outport"}],
+             "wires": [{"src": "a.y", "dst": "g.u"}, {"src": "g.y", "dst": "b.u"}]}
+    blocks = [block("c", "Constant", value=2.0), dict(block("sub", "Subsystem"), diagram=inner),
+              block("y", "Output")]
+    blocks[1].pop("params")
+    r = diagram(blocks, [("c.y", "sub.a"), ("sub.b", "y.u")], stop=1.0).simulate()
+    assert r["y"][-1] == 6.0
+    inner["blocks"][1]["params"] = {"k": "nope"}
+    with pytest.raises(CompileError) as info:
+        compile_diagram(diagram(blocks, [("c.y", "sub.a"), ("sub.b", "y.u")]))
+    assert info.value.block == "sub/g"
+
+
+def test_generated_code_contains_no_file_text():
+    blocks, wires = lag(k=block("k", "Gain", k="1/tau + 0*sqrt(4)"))
+    model = compile_diagram(diagram(list(blocks.values()), wires, {"tau": 2.0}))
+    assert "tau" not in model.code and "sqrt" not in model.code
+    assert "0.5" in model.code
