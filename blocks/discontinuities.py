@@ -2,7 +2,10 @@
 a located zero crossing, so error control stays honest and nothing chatters."""
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from math import inf
+
+from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocks.continuous import _EDGES, _edge_condition
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.
 RELATIONS = {
@@ -78,4 +81,286 @@ class Switch(BlockType):
                       f"else {_pick(e.u['u3'], k)})" for k, y in enumerate(e.y["y"])]}
 
 
-BLOCK_TYPES = (RelationalOperator, Switch,)
+
+
+def _widths(p, in_widths, *params: str) -> int:
+    """Element count of an elementwise block: the input width and the sizes of vector
+    parameters, each either 1 (scalar expansion) or the common width."""
+    sizes = [in_widths.get("u") or 1] + [size_of(p[name]) for name in params]
+    n = max(sizes)
+    for name, size in zip(("input u", *(f"'{name}'" for name in params)), sizes):
+        if size not in (1, n):
+            raise ValueError(f"{name} has {size} elements where 1 or {n} are needed")
+    return n
+
+
+class Saturation(BlockType):
+    """Limit the input to [lower, upper].
+
+    The region (below, inside, above) is latched from two zero crossings, u - lower and
+    upper - u, so it changes only at located events and a continuous step never mixes
+    regions. Inside, and while a crossing's sign is 0, the input passes through, so the
+    output is continuous at the limits (it equals the limit there). Infinite limits add no
+    crossings that can fire.
+    """
+
+    name = "Saturation"
+    category = "Discontinuities"
+    params = (
+        Param("lower", "vector", -1.0, "lower limit (-inf: none)"),
+        Param("upper", "vector", 1.0, "upper limit (inf: none)"),
+    )
+    inputs = (Port("u", "input"),)
+    outputs = (Port("y", "u clipped to [lower, upper]"),)
+
+    def check(self, p):
+        n = max(size_of(p.lower), size_of(p.upper))
+        try:
+            lo, hi = broadcast(p.lower, n), broadcast(p.upper, n)
+        except ValueError:
+            return f"'lower' has {size_of(p.lower)} elements but 'upper' has {size_of(p.upper)}"
+        if any(a > b for a, b in zip(lo, hi)):
+            return f"lower limit {p.lower} is above upper limit {p.upper}"
+        return None
+
+    def sizes(self, p, in_widths):
+        n = _widths(p, in_widths, "lower", "upper")
+        return Sizes({"y": n}, zero_crossings=2 * n)
+
+    def zero_crossing(self, e: Emit):
+        n = len(e.y["y"])
+        lo, hi = broadcast(e.p.lower, n), broadcast(e.p.upper, n)
+        lines = []
+        for k in range(n):
+            u = _pick(e.u["u"], k)
+            lines.append(f"{e.g[2 * k]} = " + (f"{u} - {lit(lo[k])}" if lo[k] > -inf else "1.0"))
+            lines.append(f"{e.g[2 * k + 1]} = " + (f"{lit(hi[k])} - {u}" if hi[k] < inf else "1.0"))
+        return lines
+
+    def output(self, e: Emit):
+        n = len(e.y["y"])
+        lo, hi = broadcast(e.p.lower, n), broadcast(e.p.upper, n)
+        return {"y": [f"{y} = ({lit(lo[k])} if {e.z[2 * k]} < 0.0 else {lit(hi[k])} "
+                      f"if {e.z[2 * k + 1]} < 0.0 else {_pick(e.u['u'], k)})"
+                      for k, y in enumerate(e.y["y"])]}
+
+
+class Abs(BlockType):
+    """Absolute value of the input, elementwise.
+
+    The sign of u is latched (one zero crossing per element), so the branch taken (u or
+    -u) changes only at a located crossing of zero, where both agree: the output is
+    continuous and the solver never integrates across the kink.
+    """
+
+    name = "Abs"
+    category = "Math"
+    inputs = (Port("u", "input"),)
+    outputs = (Port("y", "|u|"),)
+
+    def sizes(self, p, in_widths):
+        n = in_widths.get("u") or 1
+        return Sizes({"y": n}, zero_crossings=n)
+
+    def zero_crossing(self, e: Emit):
+        return each(e.g, "{u}", u=e.u["u"])
+
+    def output(self, e: Emit):
+        return {"y": each(e.y["y"], "(-({u}) if {z} < 0.0 else {u})", u=e.u["u"], z=e.z)}
+
+
+class Sign(BlockType):
+    """The sign of the input, elementwise: -1.0, 0.0 or +1.0.
+
+    The output is the latched sign of u itself, so it jumps only at located zero crossings
+    of u (events) and is constant during every continuous step.
+    """
+
+    name = "Sign"
+    category = "Math"
+    inputs = (Port("u", "input"),)
+    outputs = (Port("y", "-1, 0 or +1"),)
+
+    def feedthrough(self, p):
+        return {"y": ()}  # the latched sign, updated only at events
+
+    def sizes(self, p, in_widths):
+        n = in_widths.get("u") or 1
+        return Sizes({"y": n}, zero_crossings=n)
+
+    def zero_crossing(self, e: Emit):
+        return each(e.g, "{u}", u=e.u["u"])
+
+    def output(self, e: Emit):
+        return {"y": [f"{y} = {z}" for y, z in zip(e.y["y"], e.z)]}
+
+
+class CompareToConstant(BlockType):
+    """Compare the input with a constant (y = 1.0 if u <op> constant holds, else 0.0).
+
+    The same relations and latched-sign tests as RelationalOperator, with the constant as
+    the right operand: the result changes only at located crossings of the constant.
+    """
+
+    name = "CompareToConstant"
+    category = "Logic"
+    params = (
+        Param("operator", "choice", "<=", "relation", choices=tuple(RELATIONS)),
+        Param("constant", "vector", 0.0, "the right operand"),
+    )
+    inputs = (Port("u", "left operand"),)
+    outputs = (Port("y", "1.0 where u <op> constant holds, else 0.0"),)
+
+    def feedthrough(self, p):
+        return {"y": ()}  # the latched sign, updated only at events
+
+    def sizes(self, p, in_widths):
+        n = _widths(p, in_widths, "constant")
+        return Sizes({"y": n}, zero_crossings=n)
+
+    def zero_crossing(self, e: Emit):
+        fn = RELATIONS[e.p.operator][0]
+        c = broadcast(e.p.constant, len(e.g))
+        return [f"{g} = " + fn.format(a=_pick(e.u["u"], k), b=lit(c[k]))
+                for k, g in enumerate(e.g)]
+
+    def output(self, e: Emit):
+        test = RELATIONS[e.p.operator][1]
+        return {"y": [f"{y} = (1.0 if {test.format(z=z)} else 0.0)"
+                      for y, z in zip(e.y["y"], e.z)]}
+
+
+_DIRECTIONS = {"rising": 1, "falling": -1, "either": 0}
+
+
+class HitCrossing(BlockType):
+    """Signal the instant the input crosses `level` in the chosen direction.
+
+    The output is 1.0 only during the event at which u - level crosses zero in that
+    direction (Simulink edge rules: rising is - to 0/+ or 0 to +) and 0.0 otherwise: the
+    pulse is a discrete state set in the event iteration, where blocks triggered by it
+    (a ResetIntegrator's reset) see it, and cleared once the event has settled. Crossings
+    in the other direction are not located at all.
+    """
+
+    name = "HitCrossing"
+    category = "Discontinuities"
+    params = (
+        Param("level", "vector", 0.0, "the level whose crossing is signalled"),
+        Param("direction", "choice", "either", "which crossings count", choices=_EDGES),
+    )
+    inputs = (Port("u", "input"),)
+    outputs = (Port("y", "1.0 during the crossing event, else 0.0"),)
+
+    def feedthrough(self, p):
+        return {"y": ()}
+
+    def sizes(self, p, in_widths):
+        n = _widths(p, in_widths, "level")
+        return Sizes({"y": n}, discrete=n, zero_crossings=n)
+
+    def zc_directions(self, p, count):
+        return [_DIRECTIONS[p.direction]] * count
+
+    def zero_crossing(self, e: Emit):
+        level = broadcast(e.p.level, len(e.g))
+        return [f"{g} = {_pick(e.u['u'], k)} - {lit(level[k])}" for k, g in enumerate(e.g)]
+
+    def output(self, e: Emit):
+        return {"y": [f"{y} = {m}" for y, m in zip(e.y["y"], e.m)]}
+
+    def update(self, e: Emit):
+        lines = []
+        for m, zo, zn in zip(e.m, e.zo, e.zn):
+            fire = _edge_condition(e.p.direction, zo, zn)
+            lines += [f"if not init and {m} == 0.0 and {fire}:",
+                      f"    {m} = 1.0; {e.event('hit')}"]
+        return lines
+
+    def after_event(self, e: Emit):
+        return [f"if {m} != 0.0: {m} = 0.0; changed = True" for m in e.m]
+
+
+class Relay(BlockType):
+    """Switch between `on_value` and `off_value` with hysteresis.
+
+    The relay turns on when u reaches `on_point` and off when u falls to `off_point`
+    (off_point <= on_point). Its state (0 off, 1 on) is discrete and watched by one
+    mode-dependent zero crossing: u - on_point while off, u - off_point while on, so only
+    the switching that can actually happen is located. At the start, u >= on_point gives
+    on, u <= off_point (< on_point) gives off, and in between `initial` decides. With
+    off_point == on_point the relay is on at the point itself and turns off below it.
+    """
+
+    name = "Relay"
+    category = "Discontinuities"
+    params = (
+        Param("on_point", "vector", 0.0, "input at or above which the relay turns on"),
+        Param("off_point", "vector", 0.0, "input at or below which the relay turns off"),
+        Param("on_value", "vector", 1.0, "output while on"),
+        Param("off_value", "vector", 0.0, "output while off"),
+        Param("initial", "choice", "off", "state at the start when u lies between the points",
+              choices=("off", "on")),
+    )
+    inputs = (Port("u", "input"),)
+    outputs = (Port("y", "on_value or off_value"),)
+    _VECTORS = ("on_point", "off_point", "on_value", "off_value")
+
+    def feedthrough(self, p):
+        return {"y": ()}  # the output reads the latched state only
+
+    def check(self, p):
+        n = max(size_of(p[name]) for name in self._VECTORS)
+        for name in self._VECTORS:
+            if size_of(p[name]) not in (1, n):
+                return f"'{name}' has {size_of(p[name])} elements where 1 or {n} are needed"
+        on, off = broadcast(p.on_point, n), broadcast(p.off_point, n)
+        if any(b > a for a, b in zip(on, off)):
+            return f"off_point {p.off_point} is above on_point {p.on_point}"
+        return None
+
+    def sizes(self, p, in_widths):
+        n = _widths(p, in_widths, *self._VECTORS)
+        return Sizes({"y": n}, discrete=n, zero_crossings=n)
+
+    def initial_discrete(self, p, n):
+        return [1.0 if p.initial == "on" else 0.0] * n
+
+    def zero_crossing(self, e: Emit):
+        n = len(e.g)
+        on, off = broadcast(e.p.on_point, n), broadcast(e.p.off_point, n)
+        return [f"{g} = {_pick(e.u['u'], k)} - ({lit(off[k])} if {e.m[k]} else {lit(on[k])})"
+                for k, g in enumerate(e.g)]
+
+    def output(self, e: Emit):
+        n = len(e.y["y"])
+        on, off = broadcast(e.p.on_value, n), broadcast(e.p.off_value, n)
+        return {"y": [f"{y} = ({lit(on[k])} if {e.m[k]} else {lit(off[k])})"
+                      for k, y in enumerate(e.y["y"])]}
+
+    def update(self, e: Emit):
+        n = len(e.m)
+        on, off = broadcast(e.p.on_point, n), broadcast(e.p.off_point, n)
+        start = 1.0 if e.p.initial == "on" else 0.0
+        lines = []
+        for k in range(n):
+            m, zn, u = e.m[k], e.zn[k], _pick(e.u["u"], k)
+            # At a single switching point the relay is on there: turn off strictly below it.
+            off_test = f"{zn} <= 0.0" if off[k] < on[k] else f"{zn} < 0.0"
+            init_off = f"{u} <= {lit(off[k])}" if off[k] < on[k] else "False"
+            lines += [
+                "if init:",
+                f"    want = (1.0 if {u} >= {lit(on[k])} else 0.0 if {init_off} else {start})",
+                f"    if {m} == 0.0 and want != 0.0:",
+                f"        {m} = 1.0; {e.event('on')}",
+                f"    elif {m} != 0.0 and want == 0.0:",
+                f"        {m} = 0.0; {e.event('off')}",
+                f"elif {m} == 0.0 and {zn} >= 0.0:",
+                f"    {m} = 1.0; {e.event('on')}",
+                f"elif {m} != 0.0 and {off_test}:",
+                f"    {m} = 0.0; {e.event('off')}",
+            ]
+        return lines
+
+BLOCK_TYPES = (RelationalOperator, Switch, Saturation, Abs, Sign, CompareToConstant,
+               HitCrossing, Relay,)
