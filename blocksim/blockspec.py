@@ -69,8 +69,9 @@ class Sizes:
 class ParamValues:
     """Resolved parameter values of one block instance, read as attributes (p.k)."""
 
-    def __init__(self, values: Mapping[str, Any]):
+    def __init__(self, values: Mapping[str, Any], names: Mapping[str, Any] | None = None):
         self._values = dict(values)
+        self.scope = dict(names or {})  # the diagram parameters in scope (for formulas)
 
     def __getattr__(self, name: str) -> Any:
         try:

@@ -13,12 +13,11 @@ import math
 import os
 import re
 import reprlib
-import secrets
-import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from blocksim.fileio import atomic_write
 from blocksim.errors import DiagramFileError
 from blocksim.model import (
     FORMAT_NAME,
@@ -100,54 +99,17 @@ def save_diagram(diagram: Diagram, path: str | os.PathLike[str]) -> None:
     """
     source = str(path)
     data = diagram_to_dict(diagram)
+
+    def write(fh) -> None:
+        json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
+        fh.write("\n")
     try:
-        target = Path(os.path.realpath(path))
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        try:
-            mode: int | None = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            mode = None  # a new file: the umask decides, as for any other file
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise DiagramFileError(f"cannot save: {getattr(exc, 'strerror', None) or exc}",
-                               file=source) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise DiagramFileError(f"cannot save: {exc.strerror or exc}", file=source) from None
-        if isinstance(exc, (ValueError, TypeError)):  # NaN/inf or a value JSON cannot hold
-            raise DiagramFileError(f"cannot save: {exc}", file=source) from None
-        raise
-    _fsync_directory(target.parent)
+        atomic_write(path, write)
+    except OSError as exc:
+        raise DiagramFileError(f"cannot save: {exc.strerror or exc}", file=source) from None
+    except (ValueError, TypeError) as exc:  # NaN/inf, a NUL in the path, a value JSON lacks
+        raise DiagramFileError(f"cannot save: {exc}", file=source) from None
     log.debug("saved %s", source)
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); best effort, silently skipped where unsupported."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _parse_json(text: str, source: str) -> Any:

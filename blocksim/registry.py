@@ -19,9 +19,15 @@ log = logging.getLogger(__name__)
 _registry: dict[str, type[BlockType]] | None = None
 
 
-def _types_of(obj: object) -> Iterable[type[BlockType]]:
-    types = getattr(obj, "BLOCK_TYPES", obj)
-    return list(types() if callable(types) and not isinstance(types, type) else types)
+def _types_of(obj: object, source: str) -> Iterable[type[BlockType]]:
+    types = getattr(obj, "BLOCK_TYPES", None)
+    if callable(types):
+        types = types()
+    if not isinstance(types, (list, tuple)) or not all(
+            isinstance(t, type) and issubclass(t, BlockType) for t in types):
+        log.error("block library '%s' has no BLOCK_TYPES sequence of BlockType classes", source)
+        return []
+    return list(types)
 
 
 def _load() -> dict[str, type[BlockType]]:
@@ -37,7 +43,7 @@ def _load() -> dict[str, type[BlockType]]:
         except Exception as exc:  # a broken third-party library must not kill blocksim
             log.error("block library '%s' failed to load: %s", source, exc)
             continue
-        for block_type in _types_of(obj):
+        for block_type in _types_of(obj, source):
             register(block_type, found, source)
     return found
 

@@ -107,58 +107,64 @@ class Generator:
             stack += [self.flat.drivers[(blk.path, inp)] for inp in blk.feedthrough.get(node[1], ())]
         return needed
 
-    def _output_lines(self, needed: set[tuple[str, str]] | None) -> list[str]:
+    def _output_lines(self, needed: set[tuple[str, str]] | None) -> list[tuple[str, int]]:
         lines = []
         for blk, port in self.order:
             if needed is None or (blk.path, port) in needed:
-                lines += self._outputs_cache[blk.path].get(port, [])
+                owner = self.index[blk.path]
+                lines += [(line, owner) for line in self._outputs_cache[blk.path].get(port, [])]
+        return lines
+
+    def _block_lines(self, blocks: list[FlatBlock], method: str) -> list[tuple[str, int]]:
+        lines = []
+        for blk in blocks:
+            owner = self.index[blk.path]
+            lines += [(line, owner) for line in getattr(blk.impl, method)(self.emits[blk.path])]
         return lines
 
     # ----- the functions -----
-    def source(self) -> str:
+    def source(self) -> tuple[str, list[int | None]]:
+        """The module text and, for each of its lines, the index of the block that wrote it."""
         lay = self.layout
         blocks = self.flat.blocks
         with_states = [b for b in blocks if lay.states[b.path]]
         with_zc = [b for b in blocks if lay.zcs[b.path]]
-        head = ["x_ = x.tolist()", "m_ = m.tolist()", "z_ = z.tolist()"]
+        head = _plain(["x_ = x.tolist()", "m_ = m.tolist()", "z_ = z.tolist()"])
         all_signals = ", ".join(f"s{i}" for i in range(lay.n_signals))
+        write_back = _plain(self._write_back())
 
-        deriv = head + self._output_lines(self._needed(with_states)) + [f"dx_ = [0.0] * {lay.n_states}"]
-        for blk in with_states:
-            deriv += blk.impl.derivative(self.emits[blk.path])
-        deriv.append("return dx_")
+        deriv = (head + self._output_lines(self._needed(with_states))
+                 + _plain([f"dx_ = [0.0] * {lay.n_states}"])
+                 + self._block_lines(with_states, "derivative") + _plain(["return dx_"]))
+        zc = (head + self._output_lines(self._needed(with_zc))
+              + _plain([f"g_ = [0.0] * {lay.n_zc}"])
+              + self._block_lines(with_zc, "zero_crossing") + _plain(["return g_"]))
+        outputs = head + self._output_lines(None) + _plain([f"return [{all_signals}]"])
+        update = (head + _plain(["zn_ = zn.tolist()", "changed = False"])
+                  + self._output_lines(None) + self._block_lines(blocks, "update")
+                  + write_back + _plain(["return changed"]))
+        pre = (head + self._output_lines(None) + self._block_lines(blocks, "pre_event")
+               + write_back + _plain(["return None"]))
+        after = (head + _plain(["changed = False"]) + self._output_lines(None)
+                 + self._block_lines(blocks, "after_event") + write_back
+                 + _plain(["return changed"]))
 
-        zc = head + self._output_lines(self._needed(with_zc)) + [f"g_ = [0.0] * {lay.n_zc}"]
-        for blk in with_zc:
-            zc += blk.impl.zero_crossing(self.emits[blk.path])
-        zc.append("return g_")
-
-        outputs = head + self._output_lines(None) + [f"return [{all_signals}]"]
-
-        update = head + ["zn_ = zn.tolist()", "changed = False"] + self._output_lines(None)
-        for blk in blocks:
-            update += blk.impl.update(self.emits[blk.path])
-        update += self._write_back() + ["return changed"]
-
-        pre = head + self._output_lines(None)
-        for blk in blocks:
-            pre += blk.impl.pre_event(self.emits[blk.path])
-        pre += self._write_back() + ["return None"]
-
-        after = head + ["changed = False"] + self._output_lines(None)
-        for blk in blocks:
-            after += blk.impl.after_event(self.emits[blk.path])
-        after += self._write_back() + ["return changed"]
-
-        parts = [
-            _function("deriv", "t, x, m, z", deriv),
-            _function("zc", "t, x, m, z", zc),
-            _function("outputs", "t, x, m, z", outputs),
-            _function("update", "t, x, m, z, zn, init, ev", update),
-            _function("pre_event", "t, x, m, z", pre),
-            _function("after_event", "t, x, m, z", after),
-        ]
-        return "\n\n".join(parts) + "\n"
+        text: list[str] = []
+        owners: list[int | None] = []
+        for name, args, body in (("deriv", "t, x, m, z", deriv), ("zc", "t, x, m, z", zc),
+                                 ("outputs", "t, x, m, z", outputs),
+                                 ("update", "t, x, m, z, zn, init, ev", update),
+                                 ("pre_event", "t, x, m, z", pre),
+                                 ("after_event", "t, x, m, z", after)):
+            text.append(f"def {name}({args}):")
+            owners.append(None)
+            for line, owner in body:
+                for part in line.split("\n"):
+                    text.append("    " + part)
+                    owners.append(owner)
+            text.append("")
+            owners.append(None)
+        return "\n".join(text) + "\n", owners
 
     def _write_back(self) -> list[str]:
         lines = []
@@ -175,8 +181,6 @@ class Generator:
         return {name: self.namespace[name] for name in names}
 
 
-def _function(name: str, args: str, body: list[str]) -> str:
-    lines = [f"def {name}({args}):"]
-    for line in body:
-        lines += ["    " + part for part in line.split("\n")]
-    return "\n".join(lines)
+def _plain(lines: list[str]) -> list[tuple[str, None]]:
+    """Lines that belong to no block (function heads and tails)."""
+    return [(line, None) for line in lines]

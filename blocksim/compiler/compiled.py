@@ -20,6 +20,8 @@ from blocksim.model import Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
 
+GENERATED_FILENAME = "<blocksim generated>"
+
 
 @dataclass(frozen=True)
 class LoggedSignal:
@@ -63,6 +65,7 @@ class CompiledModel:
     time_events: tuple[TimeEventSource, ...]
     functions: Mapping[str, Callable] = field(repr=False)
     code: str = field(repr=False)
+    line_owner: tuple[int | None, ...] = field(repr=False, default=())
 
     @property
     def n_states(self) -> int:
@@ -73,7 +76,19 @@ class CompiledModel:
         return len(self.zc_direction)
 
     def block_of_signal(self, index: int) -> str:
-        return self.signal_names[index].split(".")[0]
+        return self.signal_names[index].rsplit(".", 1)[0]
+
+    def block_of_exception(self, exc: BaseException) -> str | None:
+        """The block whose generated line raised `exc` (deepest such frame), if any."""
+        found = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == GENERATED_FILENAME:
+                line = tb.tb_lineno - 1
+                if 0 <= line < len(self.line_owner) and self.line_owner[line] is not None:
+                    found = self.block_ids[self.line_owner[line]]
+            tb = tb.tb_next
+        return found
 
 
 def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
@@ -86,8 +101,8 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
     layout = codegen.allocate(flat, sizes)
     gen = codegen.Generator(flat, layout, order)
     try:
-        source = gen.source()
-        functions = gen.compile(source, f"<blocksim {diagram.source}>")
+        source, line_owner = gen.source()
+        functions = gen.compile(source, GENERATED_FILENAME)
     except CompileError:
         raise
     except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -128,4 +143,5 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         time_events=tuple(time_events),
         functions=functions,
         code=source,
+        line_owner=tuple(line_owner),
     )

@@ -105,7 +105,7 @@ def _params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapp
             values[name] = resolve_param(prm, value, names, path)
         except CompileError as exc:
             raise CompileError(exc.detail, block=path) from None
-    return ParamValues(values)
+    return ParamValues(values, names=names)
 
 
 class _Flattener:

@@ -5,7 +5,6 @@ An event instant appears twice in `time`: its left limit, then its right limit.
 from __future__ import annotations
 
 import csv
-import io
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence

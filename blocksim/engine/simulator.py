@@ -27,6 +27,7 @@ from blocksim.model import SimulationSettings
 log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
+ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
 ZENO_EVENTS = 20  # this many consecutive events, each within ZENO_SPAN horizons: a Zeno point
 ZENO_SPAN = 4.0
 
@@ -168,9 +169,19 @@ class Simulator:
 
     # ----- the run -----
     def run(self) -> Results:
+        """Simulate from start to stop; SimulationError (with partial results) on failure."""
+        st = RunState(self.settings.start, self.model.x0.copy(), self.model.m0.copy(),
+                      np.zeros(self.model.n_zc))
+        try:
+            return self._run(st)
+        except (ArithmeticError, ValueError) as exc:
+            # A block's formula failed (log of a negative number, division by zero, ...).
+            block = self.model.block_of_exception(exc)
+            raise self._fail(f"{type(exc).__name__}: {exc}", st.t, block) from None
+
+    def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
         started = clock.perf_counter()
-        st = RunState(s.start, model.x0.copy(), model.m0.copy(), np.zeros(model.n_zc))
         stopped = self._event(st, init=True)
         n_grid = int(math.floor((s.stop - s.start) / self.interval + 1e-9))
         k_grid = 1
@@ -191,7 +202,7 @@ class Simulator:
                     block = self._nonfinite_block(st, stepper)
                     raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
                 self.stats["steps"] += 1
-                t_old, t_new = stepper.t_old, stepper.t
+                _t_old, t_new = stepper.t_old, stepper.t
                 hit = self._check_crossings(st, stepper)
                 t_end = hit[0] if hit else t_new
                 time_event = not hit and t_new >= t_bound and t_bound == t_time
@@ -262,7 +273,27 @@ class Simulator:
             t_i = ev_mod.locate(g, z[i], stepper.t_old, t_new)
             if t_i < best_t:
                 best_t, best_i = t_i, i
+        if self.settings.solver in ACCURATE_LOCATION:
+            best_t = self._refine(st, stepper, best_i, best_t)
+            return best_t, stepper.solve_to(best_t), [(model.zc_owner[best_i], "state")]
         return best_t, dense(best_t), [(model.zc_owner[best_i], "state")]
+
+    def _refine(self, st: RunState, stepper, i: int, t_est: float) -> float:
+        """Re-locate crossing i on states integrated to each trial time (implicit solvers)."""
+        zc, m, z = self._zc, st.m, st.z
+
+        def g(t: float) -> float:
+            return zc(t, stepper.solve_to(t), m, z)[i]
+
+        def changed(t: float) -> bool:
+            return float(np.sign(g(t))) != z[i]
+
+        lo, hi = stepper.t_old, stepper.t
+        width = (hi - lo) * 1e-3
+        a, b = max(lo, t_est - width), min(hi, t_est + width)
+        if changed(a) or not changed(b):
+            a, b = lo, hi
+        return ev_mod.locate(g, z[i], a, b)
 
     def _nonfinite_block(self, st: RunState, stepper) -> str | None:
         """The first block whose output or derivative is not finite at the last good state."""
