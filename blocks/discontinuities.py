@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from math import inf
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
 from blocks.continuous import _EDGES, _edge_condition
+from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.
 RELATIONS = {
@@ -30,6 +30,9 @@ class RelationalOperator(BlockType):
     params = (Param("operator", "choice", "<", "relation", choices=tuple(RELATIONS)),)
     inputs = (Port("u1", "left operand"), Port("u2", "right operand"))
     outputs = (Port("y", "1.0 where u1 <op> u2 holds, else 0.0"),)
+
+    def feedthrough(self, p):
+        return {"y": ()}  # the output reads the latched sign only, never the live inputs
 
     def sizes(self, p, in_widths):
         n = max(w or 1 for w in in_widths.values())
@@ -65,6 +68,9 @@ class Switch(BlockType):
     inputs = (Port("u1", "passed when the criterion holds"), Port("u2", "control"),
               Port("u3", "passed otherwise"))
     outputs = (Port("y", "u1 or u3"),)
+
+    def feedthrough(self, p):
+        return {"y": ("u1", "u3")}  # the control u2 acts through its latched sign only
 
     def sizes(self, p, in_widths):
         n = max(in_widths.get("u1") or 1, in_widths.get("u3") or 1)
