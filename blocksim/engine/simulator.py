@@ -20,7 +20,8 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import events as ev_mod
 from blocksim.engine.results import Event, Recorder, Results
-from blocksim.engine.steppers import ADAPTIVE, FIXED, AdaptiveStepper, FixedStepper, StepFailure
+from blocksim.engine.steppers import (ADAPTIVE, FIXED, AdaptiveStepper, FixedStepper,
+                                      NoStateStepper, StepFailure)
 from blocksim.errors import SimulationError
 from blocksim.model import SimulationSettings
 
@@ -95,11 +96,8 @@ class Simulator:
         self.recorder.add(st.t, self._outputs(st.t, st.x, st.m, st.z))
 
     def _fail(self, message: str, t: float, block: str | None = None) -> SimulationError:
-        results = self.recorder.results("failed", message, self._final_stats())
+        results = self.recorder.results("failed", message, self.stats)
         return SimulationError(message, t, block, results)
-
-    def _final_stats(self) -> dict:
-        return dict(self.stats)
 
     # ----- event handling -----
     def _event(self, st: RunState, init: bool = False,
@@ -110,6 +108,7 @@ class Simulator:
         nothing changes (a refinement of an earlier estimate) leaves no trace.
         """
         model = self.model
+        m_before = st.m.copy()
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
             self._pre(st.t, st.x, st.m, st.z)
@@ -139,20 +138,13 @@ class Simulator:
         something = bool(log_entries) or len(changed_by) > 1
         if located and not something:
             self.recorder.drop_last()
+            st.m[:] = m_before  # a Memory must not sample at a non-event
             return False
         self._record(st)
         self.stats["events"] += not init
-        if located:
-            for block, kind in located:
-                self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
-        for block, kind in log_entries:
-            if kind != "stop":
-                self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
-        stop = any(kind == "stop" for _, kind in log_entries)
-        if stop:
-            blk = next(b for b, k in log_entries if k == "stop")
-            self.recorder.events.append(Event(float(st.t), model.block_ids[blk], "stop"))
-        return stop
+        for block, kind in (located or []) + log_entries:
+            self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
+        return any(kind == "stop" for _, kind in log_entries)
 
     def _zeno_check(self, t: float, blocks: list[int]) -> None:
         recent = self._recent_events
@@ -190,7 +182,7 @@ class Simulator:
             if self.should_stop and self.should_stop():
                 self.recorder.events.append(Event(st.t, "", "interrupted"))
                 return self.recorder.results("stopped", "interrupted by the user",
-                                             self._final_stats())
+                                             self.stats)
             t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
             t_bound = min(s.stop, t_time)
             stepper = self._stepper(st, t_bound, first_step)
@@ -234,13 +226,14 @@ class Simulator:
                     if time_event:
                         stopped = self._event(st)
                     break
+            self.stats["nfev"] += stepper.nfev
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t:
                 k_grid += 1  # the event rows stand for a grid point at the event instant
         if not stopped and self.recorder.times[-1] < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
         self.stats["wall_time"] = clock.perf_counter() - started
         status = "stopped" if stopped else "finished"
-        return self.recorder.results(status, "", self._final_stats())
+        return self.recorder.results(status, "", self.stats)
 
     def _stepper(self, st: RunState, t_bound: float, first_step: float | None):
         s = self.settings
@@ -248,7 +241,7 @@ class Simulator:
         if s.solver in FIXED:
             return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
         if self.model.n_states == 0:
-            return _NoStateStepper(st.t, t_bound, self.interval)
+            return NoStateStepper(st.t, t_bound, self.interval)
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
                                first_step)
 
@@ -310,22 +303,3 @@ class Simulator:
         except (ArithmeticError, ValueError):
             return None
         return None
-
-
-class _NoStateStepper:
-    """For diagrams without continuous states: march over the output grid."""
-
-    locates_events = True
-    last_step = None
-
-    def __init__(self, t0: float, t_bound: float, interval: float):
-        self.t = self.t_old = t0
-        self.t_bound = t_bound
-        self.h = interval
-        self.x = np.zeros(0)
-
-    def step(self) -> None:
-        self.t_old, self.t = self.t, min(self.t + self.h, self.t_bound)
-
-    def dense(self, t: float) -> np.ndarray:
-        return self.x

@@ -167,3 +167,24 @@ class FixedStepper(Stepper):
     @property
     def nfev(self) -> int:
         return self.evals
+
+
+class NoStateStepper(Stepper):
+    """For diagrams without continuous states: march over the output grid."""
+
+    locates_events = True
+    last_step = None
+
+    def __init__(self, t0: float, t_bound: float, interval: float):
+        self.t = self.t_old = t0
+        self.t_bound = t_bound
+        self.h = interval
+        self.x = np.zeros(0)
+
+    def step(self) -> None:
+        self.t_old, self.t = self.t, min(self.t + self.h, self.t_bound)
+
+    def dense(self, t: float) -> np.ndarray:
+        return self.x
+
+    nfev = 0
