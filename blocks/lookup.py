@@ -176,7 +176,8 @@ class LookupTable1D(BlockType):
         for k, y in enumerate(e.y["y"]):
             b = 6 * k
             uk = u[k] if len(u) > 1 else u[0]
-            lines.append(f"{y} = {m[b + 4]} + {m[b + 5]} * ({uk} - {m[b + SEG_ANCHOR]})")
+            lines.append(f"{y} = {m[b + SEG_VALUES]} + {m[b + SEG_VALUES + 1]} * "
+                         f"({uk} - {m[b + SEG_ANCHOR]})")
         return {"y": lines}
 
     def zero_crossing(self, e: Emit):
@@ -199,10 +200,14 @@ class LookupTable1D(BlockType):
             b = 6 * k
             uk = u[k] if len(u) > 1 else u[0]
             targets = ", ".join(m[b:b + 6])
+            zn_lo, zn_hi = e.zn[2 * k], e.zn[2 * k + 1]
             lines += [
-                f"{var} = {relocate}({m[b]}, {uk}, {e.zn[2 * k]}, {e.zn[2 * k + 1]})",
-                f"if {var} != {m[b]}:",
-                f"    {targets} = {slots}({var}); {e.event('segment')}",
+                f"if {m[b]} < 0.0 or {zn_lo} < 0.0 or {zn_hi} <= 0.0:",  # else: stays put
+                f"    {var} = {relocate}({m[b]}, {uk}, {zn_lo}, {zn_hi})",
+                f"    if {var} != {m[b]}:",
+                f"        {targets} = {slots}({var})",
+                "        if init: changed = True",  # setting up the mode is no event
+                f"        else: {e.event('segment')}",
             ]
         return lines
 

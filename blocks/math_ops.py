@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import keyword
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 from blocksim import expressions
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
@@ -87,6 +87,8 @@ class Product(BlockType):
     name = "Product"
     category = "Math"
     params = (Param("ops", "signs", "**", "one * (multiply) or / (divide) per input"),)
+    inputs = (Port("u1", "first input; one port u1, u2, ... per character of ops"),
+              Port("u2", "second input (with the default ops)"))
     outputs = (Port("y", "product of the inputs"),)
 
     def input_ports(self, p):
@@ -219,13 +221,14 @@ class MathFunction(BlockType):
     name = "MathFunction"
     category = "Math"
     params = (Param("function", "choice", "exp", "the function", choices=FUNCTIONS),)
+    inputs = (Port("u", "argument of a one-input function"),
+              Port("u1", "first argument of a two-input function"),
+              Port("u2", "second argument of a two-input function"))
     outputs = (Port("y", "f(u) or f(u1, u2)"),)
 
-    _U = (Port("u", "argument"),)
-    _U12 = (Port("u1", "first argument"), Port("u2", "second argument"))
-
     def input_ports(self, p):
-        return self._U if p.function in _ONE_INPUT or p.function in _ROUNDING else self._U12
+        one = p.function in _ONE_INPUT or p.function in _ROUNDING
+        return self.inputs[:1] if one else self.inputs[1:]
 
     def sizes(self, p, in_widths):
         n = elementwise_width(in_widths)
@@ -302,12 +305,15 @@ class MathFunction(BlockType):
             a, b = self._args(e, k)
             m = e.m[4 * k:4 * k + 4]
             if f in _ROUNDING:
-                zn = f"{e.zn[2 * k]}, {e.zn[2 * k + 1]}, 1.0"
+                zn = [e.zn[2 * k], e.zn[2 * k + 1], "1.0"]
             else:
-                zn = ", ".join(e.zn[3 * k:3 * k + 3])
-            lines += [f"{var} = {step}({m[0]}, {m[1]}, {a}, {b}, {zn})",
-                      f"if {var}[0] != {m[0]} or {var}[1] != {m[1]}:",
-                      f"    {', '.join(m)} = {var}; {e.event(f)}"]
+                zn = e.zn[3 * k:3 * k + 3]
+            lines += [f"if {zn[2]} != {m[1]} or {zn[0]} <= 0.0 or {zn[1]} <= 0.0:",  # else: stays
+                      f"    {var} = {step}({m[0]}, {m[1]}, {a}, {b}, {', '.join(zn)})",
+                      f"    if {var}[0] != {m[0]} or {var}[1] != {m[1]}:",
+                      f"        {', '.join(m)} = {var}",
+                      "        if init: changed = True",  # setting up the mode is no event
+                      f"        else: {e.event(f)}"]
         return lines
 
 
@@ -327,6 +333,7 @@ class Expression(BlockType):
         Param("formula", "text", "u", "formula in the inputs and diagram parameters"),
         Param("inputs", "text", "u", "comma-separated input names, one port each"),
     )
+    inputs = (Port("u", "one port per name in `inputs` (default: u)"),)
     outputs = (Port("y", "value of the formula"),)
 
     @staticmethod
@@ -371,6 +378,8 @@ class Mux(BlockType):
     name = "Mux"
     category = "Signal Routing"
     params = (Param("inputs", "int", 2, "number of inputs", low=1),)
+    inputs = (Port("u1", "first part; one port u1, u2, ... per input"),
+              Port("u2", "second part (with the default 2 inputs)"))
     outputs = (Port("y", "u1, u2, ... one after the other"),)
 
     def input_ports(self, p):
@@ -394,6 +403,8 @@ class Demux(BlockType):
     category = "Signal Routing"
     params = (Param("outputs", "int", 2, "number of outputs", low=1),)
     inputs = (Port("u", "vector to split"),)
+    outputs = (Port("y1", "first part; one port y1, y2, ... per output"),
+               Port("y2", "second part (with the default 2 outputs)"))
 
     def output_ports(self, p):
         return tuple(Port(f"y{i + 1}", f"part {i + 1}") for i in range(p.outputs))

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from blocks.lookup import SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_VALUES, PiecewiseLinear, table_problem
+from blocks.lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
+                           table_problem)
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 
 
@@ -101,8 +102,12 @@ class Sine(BlockType):
     def output(self, e: Emit):
         n = len(e.y["y"])
         a, f, ph, b = (broadcast(e.p[name], n) for name in self._VECTORS)
-        return {"y": [f"{y} = {lit(a[k])} * math.sin({lit(2.0 * math.pi * f[k])} * t + "
-                      f"{lit(ph[k])}) + {lit(b[k])}" for k, y in enumerate(e.y["y"])]}
+        lines = []
+        for k, y in enumerate(e.y["y"]):
+            arg = f"{lit(2.0 * math.pi * f[k])} * t" + (f" + {lit(ph[k])}" if ph[k] else "")
+            wave = f"math.sin({arg})" if a[k] == 1.0 else f"{lit(a[k])} * math.sin({arg})"
+            lines.append(f"{y} = {wave}" + (f" + {lit(b[k])}" if b[k] else ""))
+        return {"y": lines}
 
 
 class Pulse(BlockType):
@@ -145,14 +150,14 @@ class Pulse(BlockType):
         return p.delay + (n // 2.0) * p.period + (n % 2.0) * (p.period * p.width / 100.0)
 
     @classmethod
-    def edges_until(cls, p, t: float) -> tuple[float, float]:
-        """(number of edges at or before t, time of the next edge)."""
+    def edges_until(cls, p, t: float) -> tuple[float, float, float]:
+        """(number of edges at or before t, time of the next edge, time of the last one)."""
         if t < p.delay:
-            return 0.0, cls.edge(p, 0.0)
+            return 0.0, cls.edge(p, 0.0), -math.inf
         n = max(0.0, 2.0 * math.floor((t - p.delay) / p.period) - 2.0)  # a little behind
         while cls.edge(p, n) <= t:
             n += 1.0
-        return n, cls.edge(p, n)
+        return n, cls.edge(p, n), cls.edge(p, n - 1.0)
 
     def initial_discrete(self, p, n):
         return [0.0, self.edge(p, 0.0)]
@@ -169,9 +174,12 @@ class Pulse(BlockType):
         p = e.p
         edges = e.const(lambda t: self.edges_until(p, t))
         count, due = e.m
+        last = f"_e{e.index}"
+        # At the start only an edge exactly at the start time is an event worth logging.
         return [f"if t >= {due}:",
-                f"    {count}, {due} = {edges}(t)",
-                f"    if {count} % 2.0 == 1.0: {e.event('rise')}",
+                f"    {count}, {due}, {last} = {edges}(t)",
+                f"    if init and {last} != t: changed = True",
+                f"    elif {count} % 2.0 == 1.0: {e.event('rise')}",
                 f"    else: {e.event('fall')}"]
 
 
@@ -212,8 +220,11 @@ class Ramp(BlockType):
                       for y, s, y0 in zip(e.y["y"], slope, initial)]}
 
     def update(self, e: Emit):
-        return [f"if {e.m[0]} == 0.0 and t >= {lit(e.p.start)}:",
-                f"    {e.m[0]} = 1.0; {e.event('start')}"]
+        start = lit(e.p.start)
+        return [f"if {e.m[0]} == 0.0 and t >= {start}:",
+                f"    {e.m[0]} = 1.0",
+                f"    if init and t != {start}: changed = True",  # started before the run
+                f"    else: {e.event('start')}"]
 
 
 class Clock(BlockType):
@@ -282,7 +293,10 @@ class FromTable(BlockType):
         return [f"if init or t >= {e.m[SEG_HI]}:",
                 f"    {var} = {right}(t)",
                 f"    if {var} != {e.m[SEG_INDEX]}:",
-                f"        {', '.join(e.m)} = {slots}({var}); {e.event('breakpoint')}"]
+                f"        {', '.join(e.m)} = {slots}({var})",
+                # At the start only a breakpoint exactly at the start time is logged.
+                f"        if init and t != {e.m[SEG_LO]}: changed = True",
+                f"        else: {e.event('breakpoint')}"]
 
 
 BLOCK_TYPES = (Constant, Step, Sine, Pulse, Ramp, Clock, FromTable,)

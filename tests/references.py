@@ -36,3 +36,27 @@ BALL_BOUNCES_AIR = (1.432607325445323, 3.957377435679787, 6.198154509372956, 8.1
                     9.972192503755030)
 BALL_BOUNCES_AIR_10 = 16.43119499364038
 BALL_T_INF_AIR = 25.58945757011712
+
+
+# ------------------------------------------------------------------------------------------
+# ARGESIM C21 dynamic contact and ideal diode (BENCHMARKS.md sections 4 and 5), used by
+# tests/test_c21_diagrams.py. Appended section: keep it at the end of the file.
+
+# Bouncing ball, dynamic (spring/damper) contact.
+CONTACT_G, CONTACT_K = 9.81, 1e6
+CONTACT_STARTS = (1.432607325, 2.862150253, 3.583717502)
+CONTACT_ENDS = (1.435332122, 2.864877130, 3.586448498)
+# Apex heights and times after contacts 1, 2, 3 (apexes 2 to 4; apex 1 is x0 = 10 at t = 0).
+CONTACT_APEX_HEIGHTS = (2.49466100652, 0.63276017542, 0.16058294931)
+CONTACT_APEX_TIMES = (2.148398246, 3.224471734, 3.767877680)
+CONTACT_MAX_DEFORMATIONS = (9.87387827e-3, 4.97183608e-3, 2.51178619e-3)  # w in m
+CONTACT_REST_X = -CONTACT_G / CONTACT_K  # -m g / k with m = 1
+
+# RLC circuit with ideal diode: switch number -> time (odd numbers: to locking).
+DIODE_SWITCHES = {1: 3.358628540e-6, 2: 7.681790145e-6, 3: 9.711633760e-6,
+                  4: 1.463699972e-5, 5: 1.623082854e-5, 6: 2.143331696e-5,
+                  7: 2.282140378e-5, 8: 2.816441570e-5, 28: 9.490075915e-5,
+                  29: 9.606907643e-5}
+DIODE_SWITCH_COUNT = 29
+DIODE_AT_5US = {"uC": 0.010099669416, "i": 0.000970190761}
+DIODE_AT_END = {"uC": 2.9449000697e-2, "i": -5.9612005411e-6}
