@@ -29,8 +29,11 @@ log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
 ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
-ZENO_EVENTS = 20  # this many consecutive events, each within ZENO_SPAN horizons: a Zeno point
-ZENO_SPAN = 4.0
+# Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
+# one before. A guarded model never gets there: a limited integrator whose input would turn
+# back within one horizon stays at its limit, so its flights last at least two horizons.
+ZENO_EVENTS = 20
+ZENO_SPAN = 0.25
 
 
 @dataclass
