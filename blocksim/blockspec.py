@@ -15,6 +15,7 @@ Zero-crossing semantics (shared by every discontinuous block):
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -74,6 +75,8 @@ class ParamValues:
         self.scope = dict(names or {})  # the diagram parameters in scope (for formulas)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
         try:
             return self._values[name]
         except KeyError:
@@ -108,6 +111,16 @@ def broadcast(values: Any, width: int) -> list[float]:
     if arr.size != width:
         raise ValueError(f"has {arr.size} elements where {width} are needed")
     return [float(v) for v in arr]
+
+
+def elementwise_width(in_widths: Mapping[str, int | None]) -> int:
+    """The common width of elementwise inputs; ValueError names the ports that disagree."""
+    known = {port: w for port, w in in_widths.items() if w and w > 1}
+    widths = set(known.values())
+    if len(widths) > 1:
+        text = ", ".join(f"'{port}' {w}" for port, w in known.items())
+        raise ValueError(f"input widths do not match ({text}); only width 1 expands")
+    return widths.pop() if widths else 1
 
 
 def size_of(value: Any) -> int:
@@ -182,9 +195,9 @@ class BlockType:
         return None
 
     def sizes(self, p: ParamValues, in_widths: Mapping[str, int | None]) -> Sizes:
-        """Output widths and slot counts; default: outputs as wide as the widest input."""
-        known = [w for w in in_widths.values() if w]
-        width = max(known) if known else 1
+        """Output widths and slot counts; default: elementwise over inputs of equal width
+        (width-1 inputs expand), outputs as wide as the widest input."""
+        width = elementwise_width(in_widths)
         return Sizes({port.name: width for port in self.output_ports(p)})
 
     def zc_directions(self, p: ParamValues, count: int) -> list[int]:
@@ -213,8 +226,9 @@ class BlockType:
     def update(self, e: Emit) -> list[str]:
         """Event-mode lines: set e.x / e.m from inputs and zo/zn signs; use e.event(kind).
 
-        Runs in every pass of the event iteration (and at initialisation, where the local
-        `init` is True) until no block changes anything.
+        Runs in every pass of the event iteration until no block changes anything. At the
+        start time the local `init` is True in every pass of that first iteration, so code
+        that sets a mode from scratch under `init` must reach the same answer each pass.
         """
         return []
 
@@ -236,7 +250,8 @@ class BlockType:
     @classmethod
     def describe(cls) -> str:
         """Human-readable documentation: ports, parameters and doc text."""
-        lines = [f"{cls.name} ({cls.category})", "", (cls.doc or cls.__doc__ or "").strip(), ""]
+        text = inspect.cleandoc(cls.doc or cls.__doc__ or "")
+        lines = [f"{cls.name} ({cls.category})", "", text, ""]
         if cls.inputs:
             lines.append("Inputs:")
             lines += [f"  {port.name:12s} {port.doc}" for port in cls.inputs]

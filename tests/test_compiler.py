@@ -142,3 +142,10 @@ def test_generated_code_contains_no_file_text():
     model = compile_diagram(diagram(list(blocks.values()), wires, {"tau": 2.0}))
     assert "tau" not in model.code and "sqrt" not in model.code
     assert "0.5" in model.code
+
+
+def test_width_mismatch_names_block_and_ports():
+    blocks = [block("a", "Constant", value=[1.0, 2.0]), block("b", "Constant", value=[1.0, 2.0, 3.0]),
+              block("sum", "Sum", signs="++"), block("y", "Output")]
+    err = compile_error(blocks, [("a.y", "sum.u1"), ("b.y", "sum.u2"), ("sum.y", "y.u")])
+    assert err.block == "sum" and "'u1' 2" in str(err) and "'u2' 3" in str(err)

@@ -98,3 +98,10 @@ def test_fixed_step_solver_without_step_is_bad_input():
 def test_every_adaptive_solver_locates_the_same_event(solver):
     r = ramp_to_limit(stop=2.0, solver=solver, rtol=1e-10, atol=1e-12).simulate()
     assert r.events_of("state")[0].time == pytest.approx(1.0, abs=1e-9)
+
+
+def test_grid_point_within_roundoff_of_an_event_is_the_event():
+    # 3 * 0.1 = 0.30000000000000004: that grid point is the step at 0.3, not a third row.
+    blocks = [block("s", "Step", time=0.3), block("y", "Output")]
+    r = diagram(blocks, [("s.y", "y.u")], stop=0.5, output_interval=0.1).simulate()
+    assert len(r.time) == 7 and list(r.time[3:5]) == [0.3, 0.3]

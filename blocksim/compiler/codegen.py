@@ -17,6 +17,7 @@ import numpy as np
 from blocksim import expressions
 from blocksim.blockspec import Emit, Sizes
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
+from blocksim.errors import CompileError
 
 
 @dataclass
@@ -64,8 +65,15 @@ class Generator:
                                           "np": np, **expressions.SCALAR_FUNCTIONS}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
-        self._outputs_cache = {blk.path: blk.impl.output(self.emits[blk.path])
-                               for blk in flat.blocks}
+        self._outputs_cache = {blk.path: self._code(blk, "output") for blk in flat.blocks}
+
+    def _code(self, blk: FlatBlock, method: str) -> Any:
+        """A block's code lines; a block that cannot write them is named in the error."""
+        try:
+            return getattr(blk.impl, method)(self.emits[blk.path])
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise CompileError(f"cannot generate code: {exc}", block=blk.path,
+                               file=self.flat.source) from None
 
     def _const(self, value: Any) -> str:
         name = f"C{len([k for k in self.namespace if k.startswith('C')])}"
@@ -119,7 +127,7 @@ class Generator:
         lines = []
         for blk in blocks:
             owner = self.index[blk.path]
-            lines += [(line, owner) for line in getattr(blk.impl, method)(self.emits[blk.path])]
+            lines += [(line, owner) for line in self._code(blk, method)]
         return lines
 
     # ----- the functions -----

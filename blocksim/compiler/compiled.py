@@ -99,8 +99,8 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
     sizes = graph.resolve_sizes(flat)
     order = graph.output_order(flat)
     layout = codegen.allocate(flat, sizes)
-    gen = codegen.Generator(flat, layout, order)
     try:
+        gen = codegen.Generator(flat, layout, order)
         source, line_owner = gen.source()
         functions = gen.compile(source, GENERATED_FILENAME)
     except CompileError:

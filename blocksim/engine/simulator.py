@@ -204,7 +204,8 @@ class Simulator:
                 # Grid points up to the step end; one at an event instant is the event's rows.
                 while k_grid <= n_grid:
                     tg = s.start + k_grid * self.interval
-                    if tg > t_end or (tg == t_end and (hit or time_event)):
+                    # A grid point within roundoff of an event is the event's two rows.
+                    if tg > t_end or (tg >= t_end - 4 * math.ulp(t_end) and (hit or time_event)):
                         break
                     xg = stepper.dense(tg)
                     self.recorder.add(tg, self._outputs(tg, xg, st.m, st.z))
@@ -230,7 +231,7 @@ class Simulator:
                         stopped = self._event(st)
                     break
             self.stats["nfev"] += stepper.nfev
-            while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t:
+            while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
         if not stopped and self.recorder.times[-1] < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
