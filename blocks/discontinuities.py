@@ -151,7 +151,20 @@ class Saturation(BlockType):
                       for k, y in enumerate(e.y["y"])]}
 
 
-class Abs(BlockType):
+class _LatchedSignOfInput(BlockType):
+    """Shared by Abs and Sign: one zero crossing per element, watching u itself."""
+
+    inputs = (Port("u", "input"),)
+
+    def sizes(self, p, in_widths):
+        n = in_widths.get("u") or 1
+        return Sizes({"y": n}, zero_crossings=n)
+
+    def zero_crossing(self, e: Emit):
+        return each(e.g, "{u}", u=e.u["u"])
+
+
+class Abs(_LatchedSignOfInput):
     """Absolute value of the input, elementwise.
 
     The sign of u is latched (one zero crossing per element), so the branch taken (u or
@@ -161,21 +174,13 @@ class Abs(BlockType):
 
     name = "Abs"
     category = "Math"
-    inputs = (Port("u", "input"),)
     outputs = (Port("y", "|u|"),)
-
-    def sizes(self, p, in_widths):
-        n = in_widths.get("u") or 1
-        return Sizes({"y": n}, zero_crossings=n)
-
-    def zero_crossing(self, e: Emit):
-        return each(e.g, "{u}", u=e.u["u"])
 
     def output(self, e: Emit):
         return {"y": each(e.y["y"], "(-({u}) if {z} < 0.0 else {u})", u=e.u["u"], z=e.z)}
 
 
-class Sign(BlockType):
+class Sign(_LatchedSignOfInput):
     """The sign of the input, elementwise: -1.0, 0.0 or +1.0.
 
     The output is the latched sign of u itself, so it jumps only at located zero crossings

@@ -1,7 +1,13 @@
 """Small helpers to build and run diagrams in tests without writing JSON files."""
 from __future__ import annotations
 
+import csv
+from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from blocksim.cli import main
 
 from blocksim.format import diagram_from_dict
 from blocksim.model import Diagram
@@ -18,3 +24,19 @@ def diagram(blocks: list[dict], wires: list[tuple[str, str]], parameters: dict |
             "simulation": simulation,
             "blocks": blocks, "wires": [{"src": s, "dst": d} for s, d in wires]}
     return diagram_from_dict(data, source="<test>")
+
+
+DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
+
+
+def cli_run(directory: Path, name: str, *args: Any) -> tuple[dict, list]:
+    """Run diagrams/NAME through the CLI; returns the results table and the event log."""
+    out, events = directory / "out.csv", directory / "events.csv"
+    code = main(["run", str(DIAGRAMS / name), "--out", str(out), "--events", str(events),
+                 "-q", *map(str, args)])
+    assert code == 0
+    rows = list(csv.reader(out.open()))
+    header, data = rows[0], np.array(rows[1:], dtype=float)
+    table = {column: data[:, i] for i, column in enumerate(header)}
+    log = [(float(t), b, k) for t, b, k in list(csv.reader(events.open()))[1:]]
+    return table, log

@@ -3,28 +3,15 @@
 References: ../shared/benchmarks/BENCHMARKS.md sections 4 and 5 (copied to references.py).
 Each diagram is run once per module (a few seconds) and the tests read its CSV output.
 """
-import csv
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import references as ref
-from blocksim.cli import main
+from builders import cli_run
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
-
-
-def cli_run(directory: Path, name: str, *args):
-    out, events = directory / "out.csv", directory / "events.csv"
-    code = main(["run", str(DIAGRAMS / name), "--out", str(out), "--events", str(events),
-                 "-q", *map(str, args)])
-    assert code == 0
-    rows = list(csv.reader(out.open()))
-    header, data = rows[0], np.array(rows[1:], dtype=float)
-    table = {column: data[:, i] for i, column in enumerate(header)}
-    log = [(float(t), b, k) for t, b, k in list(csv.reader(events.open()))[1:]]
-    return table, log
 
 
 def rows_at(table, t):

@@ -1,5 +1,4 @@
 """Every example diagram against its reference (../shared/benchmarks/BENCHMARKS.md)."""
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -7,21 +6,9 @@ import pytest
 
 import blocksim
 import references as ref
-from blocksim.cli import main
+from builders import cli_run
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
-
-
-def cli_run(tmp_path, name, *args):
-    out, events = tmp_path / "out.csv", tmp_path / "events.csv"
-    code = main(["run", str(DIAGRAMS / name), "--out", str(out), "--events", str(events),
-                 "-q", *map(str, args)])
-    assert code == 0
-    rows = list(csv.reader(out.open()))
-    header, data = rows[0], np.array(rows[1:], dtype=float)
-    table = {name: data[:, i] for i, name in enumerate(header)}
-    log = [(float(t), b, k) for t, b, k in list(csv.reader(events.open()))[1:]]
-    return table, log
 
 
 def test_every_example_diagram_validates():
