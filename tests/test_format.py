@@ -6,14 +6,11 @@ import json
 import math
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import blocksim.format as fmt
 from blocksim.errors import DiagramFileError
@@ -30,77 +27,11 @@ from blocksim.model import (
     SOLVERS,
     Block,
     Diagram,
-    PortRef,
     SimulationSettings,
-    Wire,
 )
 
 
-def lag_dict() -> dict[str, Any]:
-    """A valid first-order-lag document with a subsystem, layouts and wire bends."""
-    return {
-        "format": "blocksim",
-        "version": 1,
-        "description": "first-order lag",
-        "parameters": {"tau": 0.5, "k": "2 * tau", "A": [[1, 0], [0, 1]]},
-        "simulation": {"start": 0.0, "stop": 5.0, "solver": "rk4", "rtol": 1e-6,
-                       "atol": 1e-8, "step": 0.01},
-        "blocks": [
-            {"id": "step", "type": "Step", "params": {"time": 1, "after": 1.0},
-             "layout": {"x": 10, "y": 20, "rotation": 90, "flip": True, "color": "red"}},
-            {"id": "sum", "type": "Sum", "params": {"signs": "+-"}},
-            {"id": "integ", "type": "Integrator", "params": {"x0": 0}},
-            {"id": "fb", "type": "Gain", "params": {"k": "1 / tau", "enabled": False,
-                                                    "table": [[1, 2.5], [3, -4e-3]]}},
-            {"id": "sub", "type": "Subsystem", "params": {},
-             "diagram": {
-                 "parameters": {"g": 3},
-                 "blocks": [
-                     {"id": "u", "type": "Inport", "params": {}},
-                     {"id": "gain1", "type": "Gain", "params": {"k": "g"}},
-                     {"id": "y", "type": "Outport", "params": {}},
-                 ],
-                 "wires": [{"src": "u.y", "dst": "gain1.u"},
-                           {"src": "gain1.y", "dst": "y.u"}],
-             }},
-            {"id": "y", "type": "Output", "params": {}},
-        ],
-        "wires": [
-            {"src": "step.y", "dst": "sum.u1"},
-            {"src": "sum.y", "dst": "integ.u", "points": [[1.5, 2.0], [3, 4]]},
-            {"src": "integ.y", "dst": "fb.u"},
-            {"src": "fb.y", "dst": "sum.u2"},
-            {"src": "integ.y", "dst": "sub.u"},
-            {"src": "sub.y", "dst": "y.u"},
-        ],
-    }
-
-
-def lag_diagram() -> Diagram:
-    inner = Diagram(
-        blocks=[Block("u", "Inport"), Block("k", "Gain", {"k": [[1.0, 2.0]]}),
-                Block("y", "Outport")],
-        wires=[Wire(PortRef("u", "y"), PortRef("k", "u")),
-               Wire(PortRef("k", "y"), PortRef("y", "u"))],
-        parameters={"g": 2},
-    )
-    return Diagram(
-        blocks=[
-            Block("step", "Step", {"time": 1.0}, layout={"x": 1.0, "y": -2.5, "label": "é"}),
-            Block("integ", "Integrator", {"x0": 0.1}),
-            Block("sub", "Subsystem", {}, subsystem=inner),
-            Block("y", "Output"),
-        ],
-        wires=[
-            Wire(PortRef("step", "y"), PortRef("integ", "u"), [(0.1, 0.2), (3.0, 4.0)]),
-            Wire(PortRef("integ", "y"), PortRef("sub", "u")),
-            Wire(PortRef("sub", "y"), PortRef("y", "u")),
-        ],
-        parameters={"tau": 0.1 + 0.2, "expr": "exp(-tau)", "v": [1.0, 2.0, 3.0]},
-        simulation=SimulationSettings(start=-1.0, stop=1e-3, solver="radau", rtol=1e-9,
-                                      atol=1e-12, max_step=0.25, output_interval=1e-4),
-        description="a test diagram",
-    )
+from format_samples import lag_diagram, lag_dict
 
 
 def error_of(data: Any, source: str = "diagrams/x.json") -> DiagramFileError:
@@ -616,88 +547,3 @@ def test_save_does_not_touch_diagram_path(tmp_path: Path) -> None:
     d = lag_diagram()
     save_diagram(d, tmp_path / "a.json")
     assert d.path is None
-
-
-# ---------------------------------------------------------------------------------------------
-# Fuzzing: no input makes loading raise anything but DiagramFileError
-
-json_scalars = (st.none() | st.booleans() | st.integers(-10**20, 10**20)
-                | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
-    max_leaves=12,
-)
-
-
-def containers(value: Any, trail: tuple = ()) -> list[tuple[Any, Any]]:
-    """Every (container, key) slot in a document, so mutations can hit any depth."""
-    slots: list[tuple[Any, Any]] = []
-    if isinstance(value, dict):
-        for key in list(value):
-            slots.append((value, key))
-            slots.extend(containers(value[key]))
-    elif isinstance(value, list):
-        for index in range(len(value)):
-            slots.append((value, index))
-            slots.extend(containers(value[index]))
-    return slots
-
-
-@st.composite
-def mutated_documents(draw: st.DrawFn) -> Any:
-    data: Any = lag_dict()
-    for _ in range(draw(st.integers(1, 4))):
-        slots = containers(data)[::-1]  # hypothesis favours early items: keep "format" last
-        action = draw(st.sampled_from(["delete", "replace", "insert", "root"]))
-        if action == "root" or not slots:
-            if draw(st.integers(0, 9)) == 0:
-                data = draw(json_values)
-            continue
-        container, key = draw(st.sampled_from(slots))
-        if action == "delete":
-            del container[key]
-        elif action == "replace":
-            container[key] = draw(json_values)
-        elif isinstance(container, dict):
-            container[draw(st.text(max_size=6))] = draw(json_values)
-        else:
-            container.insert(key, draw(json_values))
-    return data
-
-
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
-
-
-@FUZZ
-@given(mutated_documents())
-def test_fuzz_from_dict_raises_only_diagram_file_error(data: Any) -> None:
-    try:
-        d = diagram_from_dict(data, source="fuzz.json")
-    except DiagramFileError as exc:
-        assert "fuzz.json" in str(exc) and "\n" not in str(exc)
-    else:  # whatever was accepted must survive a round trip
-        assert diagram_from_dict(diagram_to_dict(d)) == d
-
-
-@pytest.fixture(scope="module")
-def fuzz_dir():
-    with tempfile.TemporaryDirectory() as name:
-        yield Path(name)
-
-
-@FUZZ
-@given(doc=mutated_documents(), cut=st.floats(0, 1), pretty=st.booleans(),
-       junk=st.binary(max_size=4))
-def test_fuzz_load_truncated_files(fuzz_dir: Path, doc: Any, cut: float, pretty: bool,
-                                   junk: bytes) -> None:
-    raw = json.dumps(doc, indent=2 if pretty else None).encode()
-    raw = raw[: int(len(raw) * cut)] + junk
-    path = fuzz_dir / "fuzz.json"
-    path.write_bytes(raw)
-    try:
-        load_diagram(path)
-    except DiagramFileError as exc:
-        assert str(path) in str(exc)
