@@ -74,6 +74,9 @@ def test_npz_output(tmp_path, capsys):
     (lambda p: write(p.parent, {**LAG, "wires": LAG["wires"][1:]}, "m.json"), "block 'sum' port 'u1'"),
     (lambda p: write(p.parent, {**LAG, "parameters": {"tau": "__import__('os').getcwd()"}},
                      "x.json"), "x.json"),
+    (lambda p: write(p.parent, {**LAG, "blocks": LAG["blocks"][:2] + [
+        {"id": "k", "type": "Gain", "params": {"k": "().__class__.__bases__[0]"}}]
+        + LAG["blocks"][3:]}, "code.json"), "block 'k'"),
 ])
 def test_bad_input_is_exit_2_with_one_line_naming_file_and_block(tmp_path, capsys, mutate,
                                                                  expected):
