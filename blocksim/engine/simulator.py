@@ -197,7 +197,7 @@ class Simulator:
                     block = self._nonfinite_block(st, stepper)
                     raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
                 self.stats["steps"] += 1
-                _t_old, t_new = stepper.t_old, stepper.t
+                t_new = stepper.t
                 hit = self._check_crossings(st, stepper)
                 t_end = hit[0] if hit else t_new
                 time_event = not hit and t_new >= t_bound and t_bound == t_time
@@ -221,8 +221,7 @@ class Simulator:
                 st.t, st.x = t_new, stepper.x.copy()
                 if model.n_zc:
                     s_new = np.sign(np.array(self._zc(st.t, st.x, st.m, st.z), dtype=float))
-                    moved = s_new != st.z
-                    st.z = np.where(moved, s_new, st.z)
+                    st.z[:] = s_new  # in place: the running stepper's rhs reads this array
                 if self.progress:
                     self.progress(st.t)
                 if st.t >= t_bound:
