@@ -108,14 +108,19 @@ class Integrator(BlockType):
         if not e.m:
             return lines
         lo, hi = broadcast(e.p.lower, n), broadcast(e.p.upper, n)
+        u = e.u["u"]
         for k in range(n):
             x, m, zn = e.x[k], e.m[k], e.zn[k]
+            uk = u[k] if len(u) > 1 else u[0]
             lo_k, hi_k = lit(lo[k]), lit(hi[k])
+            # A limit holds only while the input does not point back inside: just after
+            # leaving, the state still sits on the limit but the input has turned.
             lines += [
                 f"if {m} == 0.0 and {zn} <= 0.0:",
                 f"    if {x} - {lo_k} <= {hi_k} - {x}:",
-                f"        {x} = {lo_k}; {m} = -1.0; {e.event('lower limit')}",
-                "    else:",
+                f"        if {uk} <= 0.0 or {x} < {lo_k}:",
+                f"            {x} = {lo_k}; {m} = -1.0; {e.event('lower limit')}",
+                f"    elif {uk} >= 0.0 or {x} > {hi_k}:",
                 f"        {x} = {hi_k}; {m} = 1.0; {e.event('upper limit')}",
                 f"elif {m} != 0.0 and {zn} > 0.0:",
                 f"    {m} = 0.0; {e.event('leave limit')}",
