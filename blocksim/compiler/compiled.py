@@ -103,8 +103,6 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         gen = codegen.Generator(flat, layout, order)
         source, line_owner = gen.source()
         functions = gen.compile(source, GENERATED_FILENAME)
-    except CompileError:
-        raise
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
