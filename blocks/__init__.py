@@ -5,11 +5,11 @@ Each family module lists its declarations in BLOCK_TYPES; this package joins the
 from __future__ import annotations
 
 from blocks import continuous, discontinuities, math_ops, ports, sinks, sources
-from blocks import linear, logic, lookup
+from blocks import algebraic, linear, logic, lookup
 
 BLOCK_TYPES = tuple(
     block_type
-    for module in (sources, math_ops, lookup, continuous, linear, discontinuities, logic, sinks,
+    for module in (sources, math_ops, algebraic, lookup, continuous, linear, discontinuities, logic, sinks,
                    ports)
     for block_type in module.BLOCK_TYPES
 )

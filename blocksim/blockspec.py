@@ -149,6 +149,9 @@ class Emit:
     zn: list[str]
     index: int
     const: Callable[[Any], str] = field(repr=False, default=lambda v: repr(v))
+    # For a block that solves an algebraic loop (BlockType.solves_loop): the output lines of
+    # the blocks between its output and its input, in evaluation order.
+    loop: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""
@@ -177,6 +180,10 @@ class BlockType:
     logs: ClassVar[bool] = False  # Scope/Output: record the input under the block's id
     # Directions of zero crossings to locate: 0 both, +1 rising only, -1 falling only.
     zc_direction: ClassVar[int] = 0
+    # True for a block whose outputs are the unknowns of an algebraic loop closing on its
+    # inputs (AlgebraicConstraint): its outputs have no feedthrough, and the compiler hands
+    # its output code the loop's lines (Emit.loop) to iterate on.
+    solves_loop: ClassVar[bool] = False
 
     # ----- structure, possibly depending on parameters -----
     def input_ports(self, p: ParamValues) -> Sequence[Port]:

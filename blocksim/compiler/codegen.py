@@ -17,6 +17,7 @@ import numpy as np
 from blocksim import expressions
 from blocksim.blockspec import Emit, Sizes
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
+from blocksim.compiler.graph import ConstraintLoop
 from blocksim.errors import CompileError
 
 
@@ -57,15 +58,23 @@ def allocate(flat: FlatDiagram, sizes: dict[str, Sizes]) -> Layout:
 class Generator:
     """Builds the source of the model's functions and compiles them."""
 
-    def __init__(self, flat: FlatDiagram, layout: Layout, order: list[tuple[FlatBlock, str]]):
+    def __init__(self, flat: FlatDiagram, layout: Layout, order: list[tuple[FlatBlock, str]],
+                 loops: dict[tuple[str, str], ConstraintLoop] | None = None):
         self.flat = flat
         self.layout = layout
         self.order = order
+        self.loops = loops or {}
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
                                           "np": np, **expressions.SCALAR_FUNCTIONS}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
-        self._outputs_cache = {blk.path: self._code(blk, "output") for blk in flat.blocks}
+        plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
+        self._outputs_cache = {blk.path: self._code(blk, "output") for blk in plain}
+        for unknown, loop in self.loops.items():  # solvers iterate on the lines of their loop
+            self.emits[unknown[0]].loop = [line for line, _ in self._output_lines(loop.body)]
+        for blk in flat.blocks:
+            if blk.block_type.solves_loop:
+                self._outputs_cache[blk.path] = self._code(blk, "output")
 
     def _code(self, blk: FlatBlock, method: str) -> Any:
         """A block's code lines; a block that cannot write them is named in the error."""
@@ -111,6 +120,8 @@ class Generator:
             if node in needed:
                 continue
             needed.add(node)
+            if node in self.loops:
+                stack += list(self.loops[node].inputs)
             blk = by_path[node[0]]
             stack += [self.flat.drivers[(blk.path, inp)] for inp in blk.feedthrough.get(node[1], ())]
         return needed

@@ -97,10 +97,11 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
     flat = flatten(diagram, overrides)
     graph.check_connected(flat)
     sizes = graph.resolve_sizes(flat)
-    order = graph.output_order(flat)
+    loops = graph.constraint_loops(flat)
+    order = graph.output_order(flat, loops)
     layout = codegen.allocate(flat, sizes)
     try:
-        gen = codegen.Generator(flat, layout, order)
+        gen = codegen.Generator(flat, layout, order, loops)
         source, line_owner = gen.source()
         functions = gen.compile(source, GENERATED_FILENAME)
     except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -6,6 +6,7 @@ an input (an integrator's, a reset integrator's `state`) never puts that input i
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 from blocksim.blockspec import Sizes
@@ -56,15 +57,85 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
     return sizes
 
 
-def output_order(flat: FlatDiagram) -> list[tuple[FlatBlock, str]]:
-    """Output ports in an order where each is computed after everything it reads directly."""
+@dataclass(frozen=True)
+class ConstraintLoop:
+    """The algebraic loop an AlgebraicConstraint solves: from its output back to its input.
+
+    `body` are the output ports computed from the unknown on the way to the residual;
+    `inputs` the outputs outside the loop that the body reads, which must be ready before
+    the solver iterates.
+    """
+
+    unknown: Endpoint
+    residual: Endpoint
+    body: frozenset[Endpoint]
+    inputs: tuple[Endpoint, ...]
+
+
+def _direct_deps(flat: FlatDiagram) -> dict[Endpoint, list[tuple[Endpoint, str]]]:
+    """For each output port, the outputs (and through which input) it reads without delay."""
+    deps: dict[Endpoint, list[tuple[Endpoint, str]]] = {}
+    for blk in flat.blocks:
+        for port in blk.outputs:
+            deps[(blk.path, port)] = [(flat.drivers[(blk.path, inp)], inp)
+                                      for inp in blk.feedthrough.get(port, ())]
+    return deps
+
+
+def constraint_loops(flat: FlatDiagram) -> dict[Endpoint, ConstraintLoop]:
+    """The loop of every block that solves one, keyed by its unknown (output port)."""
+    deps = _direct_deps(flat)
+    loops: dict[Endpoint, ConstraintLoop] = {}
+    for blk in flat.blocks:
+        if not blk.block_type.solves_loop:
+            continue
+        unknown = (blk.path, blk.outputs[0])
+        residual = flat.drivers[(blk.path, blk.inputs[0])]
+        if not _reads(residual, unknown, deps):
+            raise CompileError(f"input '{blk.inputs[0]}' does not depend on output "
+                               f"'{blk.outputs[0]}': there is no loop to solve", block=blk.path,
+                               port=blk.inputs[0], file=flat.source)
+        body = {n for n in _upstream(residual, deps) if n != unknown and _reads(n, unknown, deps)}
+        inputs = sorted({d for n in body for d, _ in deps[n] if d not in body and d != unknown})
+        loops[unknown] = ConstraintLoop(unknown, residual, frozenset(body), tuple(inputs))
+    for unknown, loop in loops.items():
+        coupled = [other for other, o in loops.items() if other != unknown and o.body & loop.body]
+        if coupled:
+            raise CompileError(f"its loop shares blocks with the loop of '{coupled[0][0]}': "
+                               f"coupled (nested) algebraic constraints are not supported",
+                               block=unknown[0], file=flat.source)
+    return loops
+
+
+def _upstream(node: Endpoint, deps: Mapping[Endpoint, list[tuple[Endpoint, str]]]
+              ) -> set[Endpoint]:
+    """`node` and every output it reads, directly or through other direct reads."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack += [d for d, _ in deps[n]]
+    return seen
+
+
+def _reads(node: Endpoint, target: Endpoint,
+           deps: Mapping[Endpoint, list[tuple[Endpoint, str]]]) -> bool:
+    return target in _upstream(node, deps)
+
+
+def output_order(flat: FlatDiagram, loops: Mapping[Endpoint, ConstraintLoop] | None = None
+                 ) -> list[tuple[FlatBlock, str]]:
+    """Output ports in an order where each is computed after everything it reads directly.
+
+    The unknown of a constraint loop comes after the outside signals its loop reads, so the
+    solver can iterate there; the loop's own outputs follow it as usual.
+    """
     by_path = {blk.path: blk for blk in flat.blocks}
     nodes = [(blk.path, port) for blk in flat.blocks for port in blk.outputs]
-    deps: dict[Endpoint, list[tuple[Endpoint, str]]] = {}
-    for path, port in nodes:
-        blk = by_path[path]
-        deps[(path, port)] = [(flat.drivers[(path, inp)], inp)
-                              for inp in blk.feedthrough.get(port, ())]
+    deps = _direct_deps(flat)
+    for unknown, loop in (loops or {}).items():
+        deps[unknown] = deps[unknown] + [(src, "(loop)") for src in loop.inputs]
     order: list[Endpoint] = []
     state: dict[Endpoint, int] = {}  # 1 visiting, 2 done
     for start in nodes:

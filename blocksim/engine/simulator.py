@@ -93,7 +93,15 @@ class Simulator:
         h = self.horizon
         dx = np.array(self._deriv(st.t, st.x, st.m, st.z)) if self.model.n_states else st.x
         probe_x = st.x + h * dx if self.model.n_states else st.x
-        return np.sign(np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float))
+        signs = np.sign(np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float))
+        if self.model.n_states and not signs.all():
+            # Still exactly zero (a state at rest on its guard, e.g. uD = 0 with every
+            # derivative 0 at t = 0): one more Euler step sees second-order motion.
+            dx2 = np.array(self._deriv(st.t + h, probe_x, st.m, st.z))
+            ahead = np.sign(np.array(self._zc(st.t + 2 * h, probe_x + h * dx2, st.m, st.z),
+                                     dtype=float))
+            signs = np.where(signs == 0, ahead, signs)
+        return signs
 
     def _record(self, st: RunState) -> None:
         self.recorder.add(st.t, self._outputs(st.t, st.x, st.m, st.z))
