@@ -28,7 +28,6 @@ import references as ref
 DIAGRAMS = ROOT / "diagrams"
 log = logging.getLogger("benchmarks.report")
 
-REALTIME_UC_END = 6.50137e-3  # Shockley-diode uC(1e-4), BENCHMARKS.md section 5
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,45 @@ def case_diode_ideal() -> list[Row]:
 def case_diode_realtime() -> list[Row]:
     run = simulate("diode_realtime.json")
     return [scalar_row("C21 real-time diode", run, "uC(1e-4)", float(run.results["uC"][-1]),
-                       REALTIME_UC_END, 1e-3 * REALTIME_UC_END)]
+                       ref.SHOCKLEY_UC_END, 1e-3 * ref.SHOCKLEY_UC_END)]
+
+
+def case_diode_shockley() -> list[Row]:
+    run = simulate("diode_shockley.json", rtol=1e-8)
+    switches = times(run, ("state",), "conducting")
+    ud_ref = ref.SHOCKLEY_AT_2_2US["uD"]
+    case = "C21 Shockley diode"
+    return [scalar_row(case, run, "first switch", switches[0] if switches else float("nan"),
+                       ref.SHOCKLEY_FIRST_SWITCHES[0], 1e-10),
+            scalar_row(case, run, "uD(2.2e-6)", value_at(run, "uD", 2.2e-6), ud_ref,
+                       1e-6 * ud_ref)]
+
+
+def pwl(n: int) -> list[Row]:
+    run = simulate("diode_pwl.json", params={"N": n})
+    expected = ref.PWL_ID_AT_2_2US[n]
+    return [scalar_row(f"C21 PWL diode, N = {n}", run, "iD(2.2e-6)",
+                       value_at(run, "iD", 2.2e-6), expected, 1e-4 * expected)]
+
+
+def case_pendulum() -> list[Row]:
+    run = simulate("rotating_pendulum.json", rtol=1e-10, atol=1e-10)
+    first = lambda ts: ts[0] if ts else float("nan")
+    case = "C21 rotating pendulum"
+    return [scalar_row(case, run, "swing -> flight", first(times(run, ("set",), "mode_latch")),
+                       ref.PENDULUM_RELEASE, 1e-7),
+            scalar_row(case, run, "flight -> swing", first(times(run, ("reset",), "mode_latch")),
+                       ref.PENDULUM_CATCH, 1e-7),
+            scalar_row(case, run, "stop", first(times(run, ("stop",), "stop")),
+                       ref.PENDULUM_TURNING[-1], 1e-6)]
+
+
+def case_pendulum_kick() -> list[Row]:
+    run = simulate("rotating_pendulum_kick.json", rtol=1e-10, atol=1e-10)
+    catches = times(run, ("reset",), "mode_latch")
+    kicks = [t for t in times(run, ("reset",), "swing/omega_state") if t not in catches]
+    return [scalar_row("C21 pendulum with kick", run, "kick", kicks[0] if kicks
+                       else float("nan"), ref.PENDULUM_KICK, 1e-6)]
 
 
 CASES: dict[str, Callable[[], list[Row]]] = {
@@ -189,6 +226,12 @@ CASES: dict[str, Callable[[], list[Row]]] = {
     "contact": case_contact,
     "diode_ideal": case_diode_ideal,
     "diode_realtime": case_diode_realtime,
+    "diode_shockley": case_diode_shockley,
+    "diode_pwl_3": lambda: pwl(3),
+    "diode_pwl_5": lambda: pwl(5),
+    "diode_pwl_10": lambda: pwl(10),
+    "pendulum": case_pendulum,
+    "pendulum_kick": case_pendulum_kick,
 }
 
 

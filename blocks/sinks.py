@@ -30,13 +30,16 @@ class Stop(BlockType):
     inputs = (Port("u", "stop when nonzero"),)
 
     def sizes(self, p, in_widths):
-        return Sizes({}, zero_crossings=1)
+        return Sizes({}, zero_crossings=1, discrete=1)  # m: the stop was asked for
 
     def zero_crossing(self, e: Emit):
         return [f"{e.g[0]} = {e.u['u'][0]}"]
 
     def update(self, e: Emit):
-        return [f"if {e.u['u'][0]} != 0.0: ev.append(({e.index}, 'stop'))"]
+        # Logged once, though the input stays nonzero in every later pass of the event.
+        return [f"if {e.u['u'][0]} != 0.0 and {e.m[0]} == 0.0:",
+                f"    {e.m[0]} = 1.0",
+                f"    {e.event('stop')}"]
 
 
 BLOCK_TYPES = (Output, Scope, Stop,)

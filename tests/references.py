@@ -69,3 +69,17 @@ SHOCKLEY_AT_2_2US = {"uC": -1.5076089059e-2, "i": -8.5512056e-4, "uD": 3.2178010
 SHOCKLEY_UC_END = 6.50137e-3
 PWL_ID_AT_2_2US = {3: 2.638398e-8, 5: 2.503128e-8, 10: 2.458862e-8}
 PWL_UC_END = {3: 6.50177e-3, 5: 6.50145e-3, 10: 6.50139e-3}
+
+# Rotating pendulum with free flight (BENCHMARKS.md section 6), reference at rtol 1e-13.
+PENDULUM_RELEASE = 1.921999020  # swinging -> free flight
+PENDULUM_RELEASE_AT = (-0.56368, 0.82599)  # mass position (x, y), 5 digits
+PENDULUM_CATCH = 2.661498894  # free flight -> swinging
+PENDULUM_CATCH_AT = (0.840567973, -0.541706084)
+PENDULUM_AFTER_CATCH = {"phi": 2.14326179, "omega": 3.24209565}
+# Turning points (omega through 0) and psi = mod(phi, 2 pi) - pi there; the last one stops.
+PENDULUM_TURNING = (3.439702719, 4.513782528, 5.554490926, 6.579403214, 7.596271406)
+PENDULUM_TURNING_PSI = (1.125239348, -0.802463425, 0.582762117, -0.426810495, 0.313932600)
+PENDULUM_STOP_AT = (-0.308801415, -0.951126535)
+PENDULUM_KICK = 8.134299206  # bottom passage after the last turning point, when not stopping
+PENDULUM_OMEGA_BEFORE_KICK = -0.833703305
+PENDULUM_OMEGA_PLUS = 18.334081458
