@@ -1,0 +1,256 @@
+"""Runs a simulation in a worker thread so the editor stays responsive, with progress,
+live snapshots of the data so far, Stop, and the results (partial ones on failure or Stop).
+
+Snapshots are read from the simulator's recorder inside the worker thread, from its own
+progress/should_stop callbacks, where the recorder is consistent; so the recorder needs no
+lock. Only the newest snapshot is kept for the GUI thread: a slow GUI skips frames instead
+of queueing them.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import threading
+import time as clock
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+
+from blocksim.compiler import compile_diagram
+from blocksim.engine import Event, Results, Simulator
+from blocksim.errors import BlocksimError, SimulationError
+from blocksim.model import Diagram, SimulationSettings
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_INTERVAL = 0.1  # seconds between snapshots at most 10 per second
+PROGRESS_INTERVAL = 0.05
+STOP_MESSAGE = "interrupted by the user"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The data of a run so far: time, logged signals (as in Results), events, progress."""
+
+    time: np.ndarray
+    signals: dict[str, np.ndarray]
+    events: tuple[Event, ...]
+    progress: float
+
+    @property
+    def columns(self) -> dict[str, np.ndarray]:
+        """Column name (`id`, or `id[k]` for vectors) -> values, as in the results CSV."""
+        return dict(list(Results(self.time, self.signals).columns())[1:])
+
+    @classmethod
+    def of(cls, results: Results, progress: float) -> "Snapshot":
+        return cls(results.time, results.signals, results.events, progress)
+
+
+class _StopRequested(Exception):
+    """Raised from the progress callback: ends a long stretch without events at once."""
+
+
+class _Worker(QThread):
+    """Compiles and runs one diagram; reports through queued signals."""
+
+    progressed = Signal(float)
+    snapshotReady = Signal()
+    done = Signal(object)
+    error = Signal(str, object)
+
+    def __init__(self, diagram: Diagram, settings: SimulationSettings,
+                 params: Mapping[str, Any] | None):
+        super().__init__()
+        self.diagram, self.settings, self.params = diagram, settings, params
+        self.stop_event = threading.Event()
+        self.lock = threading.Lock()
+        self.latest: Snapshot | None = None
+        self.sim: Simulator | None = None
+        self._last_progress = -math.inf
+        self._progress_shown = -1.0
+        self._last_snapshot = -math.inf
+        self._snapshot_interval = SNAPSHOT_INTERVAL
+
+    def take_snapshot(self) -> Snapshot | None:
+        with self.lock:
+            snap, self.latest = self.latest, None
+        return snap
+
+    def run(self) -> None:
+        try:
+            model = compile_diagram(self.diagram, self.params, self.settings)
+            self.sim = Simulator(model, self.settings, progress=self._progress,
+                                 should_stop=self._should_stop)
+        except BlocksimError as exc:
+            self.error.emit(str(exc), None)
+            return
+        except Exception as exc:
+            log.exception("compiling %s failed", self.diagram.source)
+            self.error.emit(f"internal error while compiling: {type(exc).__name__}: {exc}", None)
+            return
+        try:
+            results = self.sim.run()
+        except _StopRequested:
+            recorder = self.sim.recorder
+            recorder.events.append(Event(recorder.times[-1], "", "interrupted"))
+            results = recorder.results("stopped", STOP_MESSAGE, self.sim.stats)
+        except SimulationError as exc:
+            self._publish(exc.results, self._fraction())
+            self.error.emit(str(exc), exc.results)
+            return
+        except Exception as exc:
+            log.exception("simulating %s failed", self.diagram.source)
+            partial = self.sim.recorder.results("failed", str(exc), self.sim.stats)
+            self.error.emit(f"internal error: {type(exc).__name__}: {exc}", partial)
+            return
+        self._publish(results, 1.0 if results.status == "finished" else self._fraction())
+        self.done.emit(results)
+
+    # ----- callbacks from the simulator, in this thread -----
+    def _progress(self, t: float) -> None:
+        if self.stop_event.is_set():
+            raise _StopRequested()
+        self._tick(t)
+
+    def _should_stop(self) -> bool:
+        if self.stop_event.is_set():
+            return True
+        self._tick(None)
+        return False
+
+    def _tick(self, t: float | None) -> None:
+        now = clock.perf_counter()
+        if now - self._last_progress >= PROGRESS_INTERVAL:
+            self._last_progress = now
+            fraction = self._fraction(t)
+            if fraction > self._progress_shown:  # never backwards
+                self._progress_shown = fraction
+                self.progressed.emit(fraction)
+        if now - self._last_snapshot >= self._snapshot_interval:
+            recorder = self.sim.recorder
+            if recorder.times:
+                results = recorder.results("running")
+                self._publish(results, self._fraction())
+                # A snapshot copies everything so far: never spend over 5% of the run on it.
+                self._last_snapshot = clock.perf_counter()
+                self._snapshot_interval = max(SNAPSHOT_INTERVAL,
+                                              20 * (self._last_snapshot - now))
+
+    def _fraction(self, t: float | None = None) -> float:
+        s = self.settings
+        if t is None:
+            times = self.sim.recorder.times if self.sim else []
+            t = times[-1] if times else s.start
+        return min(1.0, max(0.0, (t - s.start) / (s.stop - s.start)))
+
+    def _publish(self, results: Results | None, progress: float) -> None:
+        if results is None:
+            return
+        with self.lock:
+            pending = self.latest is not None
+            self.latest = Snapshot.of(results, progress)
+        if not pending:
+            self.snapshotReady.emit()
+
+
+class SimulationRunner(QObject):
+    """Starts, watches and stops one simulation at a time, never blocking the GUI thread.
+
+    A Stop ends the run and delivers the results so far through `finished`, with status
+    "stopped" (the event log ends with an "interrupted" entry). A failure (compile error,
+    bad settings, failed simulation) arrives through `failed` with a message naming block
+    and port, and the partial results when the run got that far.
+    """
+
+    progressChanged = Signal(float)  # fraction of [start, stop] simulated, 0..1
+    snapshot = Signal(object)  # a Snapshot, at most ~10 per second
+    finished = Signal(object)  # Results
+    failed = Signal(str, object)  # message, partial Results or None
+    started = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._worker: _Worker | None = None
+        self._threads: set[_Worker] = set()  # alive until their thread ends
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self._shutdown)
+
+    def start(self, diagram: Diagram, settings: SimulationSettings | None = None,
+              params: Mapping[str, Any] | None = None) -> None:
+        """Run a copy of `diagram` (edits made meanwhile do not reach the run); `settings`
+        replaces the diagram's simulation settings, `params` override its parameters."""
+        if self.is_running():
+            raise RuntimeError("a simulation is already running; stop it first")
+        frozen = copy.deepcopy(diagram)
+        worker = _Worker(frozen, settings or frozen.simulation, params)
+        worker.progressed.connect(self.progressChanged)
+        worker.snapshotReady.connect(self._deliver_snapshot)
+        worker.done.connect(self._done)
+        worker.error.connect(self._error)
+        worker.finished.connect(self._thread_ended)  # bound slot: queued to this thread
+        self._worker = worker
+        self._threads.add(worker)
+        log.info("simulating %s", diagram.source)
+        worker.start()
+        self.started.emit()
+
+    def stop(self) -> None:
+        """Ask the run to end; its results so far arrive through `finished`."""
+        if self._worker is not None:
+            self._worker.stop_event.set()
+
+    def is_running(self) -> bool:
+        return self._worker is not None
+
+    def wait(self, timeout_ms: int = -1) -> bool:
+        """Block until every worker thread has ended (for shutdown and tests)."""
+        deadline = None if timeout_ms < 0 else clock.perf_counter() + timeout_ms / 1000
+        for worker in list(self._threads):
+            left = -1 if deadline is None else max(0, int((deadline - clock.perf_counter()) * 1000))
+            if not (worker.wait() if left < 0 else worker.wait(left)):
+                return False
+        return True
+
+    # ----- in the GUI thread -----
+    def _deliver_snapshot(self) -> None:
+        worker = self.sender()
+        snap = worker.take_snapshot() if isinstance(worker, _Worker) else None
+        if snap is not None:
+            self.snapshot.emit(snap)
+
+    def _done(self, results: Results) -> None:
+        self._flush()
+        self._worker = None
+        if results.status == "finished":
+            self.progressChanged.emit(1.0)
+        log.info("simulation %s: %d rows, %d events", results.status, len(results.time),
+                 len(results.events))
+        self.finished.emit(results)
+
+    def _error(self, message: str, partial: Results | None) -> None:
+        self._flush()
+        self._worker = None
+        log.info("simulation failed: %s", message)
+        self.failed.emit(message, partial)
+
+    def _flush(self) -> None:
+        """Deliver a snapshot still pending, so it cannot arrive after the end."""
+        worker = self._worker
+        snap = worker.take_snapshot() if worker is not None else None
+        if snap is not None:
+            self.snapshot.emit(snap)
+
+    def _thread_ended(self) -> None:
+        worker = self.sender()
+        if isinstance(worker, _Worker):
+            self._threads.discard(worker)
+            worker.deleteLater()
+
+    def _shutdown(self) -> None:
+        self.stop()
+        self.wait(5000)
