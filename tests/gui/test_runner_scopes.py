@@ -27,6 +27,7 @@ def ball_with_scopes(stop: float) -> Diagram:
     diagram = blocksim.load(BALL)
     diagram.simulation.stop = stop
     diagram.block("x").type = "Scope"
+    diagram.block("v").type = "Output"  # logged, not plotted
     monitor = Diagram(
         blocks=[Block("x_in", "Inport", {"index": 1}), Block("v_in", "Inport", {"index": 2}),
                 Block("xv", "Mux"), Block("state", "Scope")],
@@ -198,7 +199,11 @@ def test_exports(runner, scopes, qtbot, tmp_path):
 
 def test_scope_paths_and_placeholder(scopes, runner):
     assert scope_paths(ball_with_scopes(1)) == ["x", "monitor/state"]
-    assert scopes.attach(runner, blocksim.load(BALL)) == []  # Output blocks only
+    only_outputs = blocksim.load(BALL)
+    for blk in only_outputs.blocks:
+        if blk.type == "Scope":
+            blk.type = "Output"
+    assert scopes.attach(runner, only_outputs) == []  # Output blocks are not plotted
     assert not scopes.placeholder.isHidden() and scopes.tabs.isHidden()
     with pytest.raises(RuntimeError, match="already running"):
         runner.start(endless_sine())
