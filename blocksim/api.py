@@ -26,11 +26,17 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
              rtol: float | None = None, atol: float | None = None,
              max_step: float | None = None, output_interval: float | None = None,
              step: float | None = None, params: Mapping[str, Any] | None = None,
+             backend: str | None = None,
              progress: Callable[[float], None] | None = None,
              should_stop: Callable[[], bool] | None = None) -> Results:
-    """Run a diagram; on failure a SimulationError carries the results computed so far."""
+    """Run a diagram; on failure a SimulationError carries the results computed so far.
+
+    `backend` "numba" runs continuous segments of dopri5 in a compiled loop (needs numba;
+    compiled once per model and cached on disk); "python" (the default) needs nothing.
+    """
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
-                   max_step=max_step, output_interval=output_interval, step=step)
+                   max_step=max_step, output_interval=output_interval, step=step,
+                   backend=backend)
     if isinstance(diagram, CompiledModel):
         model = diagram
         if params:

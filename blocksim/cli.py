@@ -16,6 +16,7 @@ from blocksim import registry
 from blocksim.api import load
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Results, Simulator
+from blocksim.engine.simulator import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError
 from blocksim.model import SOLVERS
 
@@ -78,7 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     diagram = load(args.diagram)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
-                                           output_interval=args.output_interval)
+                                           output_interval=args.output_interval,
+                                           backend=args.backend)
     model = compile_diagram(diagram, _parse_set(args.set), settings)
     progress = _Progress(settings.start, settings.stop)
     try:
@@ -148,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--atol", type=float)
     run.add_argument("--step", type=float, help="fixed step size (euler, rk4)")
     run.add_argument("--output-interval", type=float)
+    run.add_argument("--backend", choices=BACKENDS,
+                     help="python (default) or numba: dopri5 segments in a compiled loop")
     run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a diagram parameter (repeatable)")
     run.add_argument("--out", help="results file (.csv or .npz)")
@@ -168,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     gui = sub.add_parser("gui", help="open the desktop editor")
     gui.add_argument("diagram", nargs="?")
     gui.set_defaults(func=cmd_gui)
+
+    render = sub.add_parser("render", help="draw a diagram as the editor shows it (PNG or SVG)")
+    render.add_argument("diagram")
+    render.add_argument("--out", required=True, help="picture file (.png or .svg)")
+    render.add_argument("--level", default="",
+                        help="draw a subsystem's inside instead, e.g. part2 or part2/inner")
+    render.set_defaults(func=cmd_render)
     return parser
 
 
@@ -177,6 +188,27 @@ def cmd_gui(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise BlocksimError(f"the editor is not available: {exc}") from None
     return gui_main([args.diagram] if args.diagram else [])
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    if not str(args.out).lower().endswith((".png", ".svg")):
+        raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
+    diagram = load(args.diagram)
+    try:
+        from blocksim.gui.render import render_diagram  # only the editor imports Qt
+    except ImportError as exc:
+        raise BlocksimError(f"rendering needs the editor's Qt libraries "
+                            f"(pip install 'blocksim[gui]'): {exc}") from None
+    level = tuple(part for part in args.level.split("/") if part)
+    try:
+        path = render_diagram(diagram, args.out, level=level)
+    except KeyError as exc:
+        raise BlocksimError(f"{diagram.source}: no subsystem {exc} at level "
+                            f"'{args.level}'") from None
+    except (OSError, ValueError) as exc:
+        raise BlocksimError(f"cannot write {args.out}: {exc}") from None
+    log.info("wrote %s", path)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,6 +6,7 @@ nothing about compiling, simulating or Qt. The editor changes it only through un
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,13 @@ class SimulationSettings:
     max_step: float = math.inf
     output_interval: float | None = None
     step: float | None = None  # fixed step size for euler/rk4
+    # "python" or "numba" (dopri5 segments in a compiled loop, like Simulink's accelerator
+    # mode); None: the BLOCKSIM_BACKEND environment variable, else "python".
+    backend: str | None = None
+
+    @property
+    def resolved_backend(self) -> str:
+        return self.backend or os.environ.get("BLOCKSIM_BACKEND") or "python"
 
     def replaced(self, **changes: Any) -> "SimulationSettings":
         """A copy with the given fields changed (None values are ignored)."""

@@ -66,6 +66,9 @@ class CompiledModel:
     functions: Mapping[str, Callable] = field(repr=False)
     code: str = field(repr=False)
     line_owner: tuple[int | None, ...] = field(repr=False, default=())
+    # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
+    # native code), kept here so repeated runs of one model build them once.
+    derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @property
     def n_states(self) -> int:

@@ -32,27 +32,41 @@ def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float
     latched sign that roundoff contradicts at t0). Either way the result is made exact by
     stepping to the first float where the sign has changed.
     """
+    raw, seen = g, {}
+
+    def g(t: float) -> float:  # Brent and the bracket revisit their end points: remember
+        value = seen.get(t)
+        if value is None:
+            value = seen[t] = raw(t)
+        return value
+
     def changed(t: float) -> bool:
         return float(np.sign(g(t))) != z
 
     lo, hi = t0, t1
-    g0 = g(t0)
-    if z != 0.0 and np.sign(g0) == z:
-        g1 = g(t1)
-        if np.sign(g1) == -z:
+    if z != 0.0 and np.sign(g(t1)) == -z:
+        # Brent needs a left end with the latched sign. t0 may sit exactly on the guard
+        # (a state just reset onto it, moving away): then look for one inside the step.
+        a: float | None = t0
+        for _ in range(8):
+            sa = np.sign(g(a))
+            if sa == z:
+                break
+            if sa == -z:
+                if a == t0:  # roundoff contradicts the latched sign: bisection below
+                    a = None
+                    break
+                hi = a
+            a = t0 + (hi - t0) / 2
+        else:
+            a = None
+        if a is not None:
             try:
-                root = brentq(g, t0, t1, xtol=4 * math.ulp(max(abs(t0), abs(t1))), rtol=4.5e-16)
-                lo = max(t0, math.nextafter(root, -math.inf) if root > t0 else t0)
-                for _ in range(8):
-                    if changed(root):
-                        hi = root
-                        break
-                    lo = root
-                    root = math.nextafter(root, math.inf)
-                    if root >= t1:
-                        break
+                root = brentq(g, a, hi, xtol=4 * math.ulp(max(abs(a), abs(hi))),
+                              rtol=4 * np.finfo(float).eps)
+                lo, hi = _bracket(changed, root, t0, hi)
             except (ValueError, RuntimeError):
-                lo, hi = t0, t1
+                lo = t0
     # Bisection on the sign test until the bracket is two adjacent floats.
     if changed(lo) and lo > t0:
         lo = t0
@@ -64,3 +78,36 @@ def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float
             hi = mid
         else:
             lo = mid
+
+
+def _bracket(changed: Callable[[float], bool], root: float, t0: float, t1: float
+             ) -> tuple[float, float]:
+    """A small bracket (unchanged, changed) around Brent's estimate of the root.
+
+    Brent stops within a few ulps of the crossing, on either side: walk away from it in
+    doubling steps of one ulp until the sign test flips, so the final bisection takes a
+    handful of evaluations instead of bisecting the whole step.
+    """
+    lo, hi = t0, t1
+    step = math.ulp(root)
+    if changed(root):
+        hi = root
+        for _ in range(12):
+            trial = root - step
+            if trial <= t0:
+                return t0, hi
+            if not changed(trial):
+                return trial, hi
+            hi = trial
+            step *= 2
+        return t0, hi
+    lo = root
+    for _ in range(12):
+        trial = root + step
+        if trial >= t1:
+            return lo, t1
+        if changed(trial):
+            return lo, trial
+        lo = trial
+        step *= 2
+    return lo, t1

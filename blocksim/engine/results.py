@@ -80,27 +80,57 @@ class Results:
 
 
 class Recorder:
-    """Collects rows while a run goes on; `results()` freezes them at any moment."""
+    """Collects rows while a run goes on; `results()` freezes them at any moment.
+
+    Single rows are kept as Python lists and turned into one array only when a block of
+    rows arrives (the compiled loop's output buffer) or at the end: building an array per
+    row costs more than the row itself.
+    """
 
     def __init__(self, names: Sequence[str], indices: Sequence[Sequence[int]]):
         self.names = list(names)
         self.indices = [np.asarray(ix, dtype=int) for ix in indices]
         self.flat_index = np.concatenate(self.indices) if self.indices else np.zeros(0, int)
+        self._flat = self.flat_index.tolist()
         self.times: list[float] = []
-        self.rows: list[np.ndarray] = []
+        self._singles: list[list[float]] = []
+        self._parts: list[np.ndarray] = []
         self.events: list[Event] = []
 
     def add(self, t: float, signals: Sequence[float]) -> None:
         self.times.append(t)
-        self.rows.append(np.asarray(signals, dtype=float)[self.flat_index])
+        self._singles.append([float(signals[i]) for i in self._flat])
+
+    def add_logged(self, t: float, values: Sequence[float]) -> None:
+        """A row given as the logged signals themselves (what `observe` returns)."""
+        self.times.append(t)
+        self._singles.append(list(values))
+
+    def add_rows(self, times: np.ndarray, rows: np.ndarray) -> None:
+        """Many rows of logged signals at once (the compiled loop's output buffer)."""
+        self._flush()
+        self.times.extend(times.tolist())
+        self._parts.append(np.array(rows, dtype=float))  # a copy: the buffer is reused
+
+    def _flush(self) -> None:
+        if self._singles:
+            part = np.array(self._singles, dtype=float).reshape(len(self._singles),
+                                                                len(self._flat))
+            self._parts.append(part)
+            self._singles = []
 
     def drop_last(self) -> None:
         self.times.pop()
-        self.rows.pop()
+        if self._singles:
+            self._singles.pop()
+        else:
+            self._parts[-1] = self._parts[-1][:-1]
 
     def results(self, status: str = "finished", message: str = "",
                 stats: dict[str, Any] | None = None) -> Results:
-        data = np.array(self.rows, dtype=float).reshape(len(self.rows), len(self.flat_index))
+        self._flush()
+        data = (np.concatenate(self._parts) if self._parts
+                else np.zeros((0, len(self._flat))))
         signals, col = {}, 0
         for name, ix in zip(self.names, self.indices):
             block = data[:, col:col + len(ix)]

@@ -18,7 +18,8 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.engine import events as ev_mod
+from blocksim.engine import derived, events as ev_mod
+from blocksim.engine.dopri5 import Dopri5Stepper
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.steppers import (ADAPTIVE, FIXED, AdaptiveStepper, FixedStepper,
                                       NoStateStepper, StepFailure)
@@ -28,6 +29,7 @@ from blocksim.model import SimulationSettings
 log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
+BACKENDS = ("python", "numba")
 ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
@@ -44,6 +46,28 @@ class RunState:
     x: np.ndarray
     m: np.ndarray
     z: np.ndarray
+
+
+def _native_loop(model: CompiledModel, sim: "Simulator"):
+    """The compiled loop for the numba backend, or None (Python path) if unavailable."""
+    try:
+        from blocksim.engine.native import NativeLoop  # imports numba: only when asked
+    except ImportError as exc:
+        log.warning("numba backend unavailable (%s); running in Python", exc)
+        return None
+    return NativeLoop.for_model(model, sim)
+
+
+@dataclass
+class Segment:
+    """How an integration segment ended: a located crossing (t, x, [(block, kind)]) or its
+    bound (a time event there if `time_event`), with the grid index and step size reached."""
+
+    hit: tuple[float, np.ndarray, list[tuple[int, str]]] | None
+    time_event: bool
+    k_grid: int
+    last_step: float | None
+    nfev: int
 
 
 class Simulator:
@@ -67,6 +91,11 @@ class Simulator:
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
         self._update, self._pre, self._after = f["update"], f["pre_event"], f["after_event"]
+        self._observe = derived.observe(model)
+        self.native = None
+        if s.resolved_backend not in BACKENDS:
+            raise SimulationError(f"unknown backend '{s.resolved_backend}'; choose one of "
+                                  f"{', '.join(BACKENDS)}", s.start)
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
         # location leaves behind, far below any time scale a model resolves.
@@ -77,6 +106,8 @@ class Simulator:
         self.interval = interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
         self._recent_events: list[float] = []
+        if s.resolved_backend == "numba" and s.solver == "dopri5" and model.n_states:
+            self.native = _native_loop(model, self)
 
     # ----- evaluation helpers -----
     def _rhs(self, st: RunState) -> Callable[[float, np.ndarray], np.ndarray]:
@@ -196,48 +227,17 @@ class Simulator:
                                              self.stats)
             t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
             t_bound = min(s.stop, t_time)
-            stepper = self._stepper(st, t_bound, first_step)
             self.stats["restarts"] += 1
-            while True:
-                try:
-                    stepper.step()
-                except StepFailure as exc:
-                    block = self._nonfinite_block(st, stepper)
-                    raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
-                self.stats["steps"] += 1
-                t_new = stepper.t
-                hit = self._check_crossings(st, stepper)
-                t_end = hit[0] if hit else t_new
-                time_event = not hit and t_new >= t_bound and t_bound == t_time
-                # Grid points up to the step end; one at an event instant is the event's rows.
-                while k_grid <= n_grid:
-                    tg = s.start + k_grid * self.interval
-                    # A grid point within roundoff of an event is the event's two rows.
-                    if tg > t_end or (tg >= t_end - 4 * math.ulp(t_end) and (hit or time_event)):
-                        break
-                    xg = stepper.dense(tg)
-                    self.recorder.add(tg, self._outputs(tg, xg, st.m, st.z))
-                    k_grid += 1
-                if hit:
-                    t_ev, x_ev, located = hit
-                    st.t, st.x = t_ev, x_ev
-                    self._zeno_check(t_ev, [b for b, _ in located])
-                    stopped = self._event(st, located=located)
-                    first_step = stepper.last_step
-                    break
-                # No event: silently latch signs that changed in unwatched directions.
-                st.t, st.x = t_new, stepper.x.copy()
-                if model.n_zc:
-                    s_new = np.sign(np.array(self._zc(st.t, st.x, st.m, st.z), dtype=float))
-                    st.z[:] = s_new  # in place: the running stepper's rhs reads this array
-                if self.progress:
-                    self.progress(st.t)
-                if st.t >= t_bound:
-                    first_step = stepper.last_step
-                    if time_event:
-                        stopped = self._event(st)
-                    break
-            self.stats["nfev"] += stepper.nfev
+            seg = self._segment(st, t_bound, t_time, first_step, k_grid, n_grid)
+            k_grid, first_step = seg.k_grid, seg.last_step
+            self.stats["nfev"] += seg.nfev
+            if seg.hit:
+                t_ev, x_ev, located = seg.hit
+                st.t, st.x = t_ev, x_ev
+                self._zeno_check(t_ev, [b for b, _ in located])
+                stopped = self._event(st, located=located)
+            elif seg.time_event:
+                stopped = self._event(st)
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
         if not stopped and self.recorder.times[-1] < s.stop:
@@ -246,6 +246,59 @@ class Simulator:
         status = "stopped" if stopped else "finished"
         return self.recorder.results(status, "", self.stats)
 
+    def _segment(self, st: RunState, t_bound: float, t_time: float,
+                 first_step: float | None, k_grid: int, n_grid: int) -> Segment:
+        """Integrate from st towards t_bound, recording the grid, until a located crossing
+        (st stays at the segment's last step start) or t_bound (st there, signs latched)."""
+        if self.native is not None:
+            return self.native.segment(self, st, t_bound, t_time, first_step, k_grid, n_grid)
+        s, model = self.settings, self.model
+        stepper = self._stepper(st, t_bound, first_step)
+        while True:
+            try:
+                stepper.step()
+            except StepFailure as exc:
+                block = self._nonfinite_block(st, stepper)
+                raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
+            self.stats["steps"] += 1
+            t_new = stepper.t
+            hit = self._check_crossings(st, stepper)
+            t_end = hit[0] if hit else t_new
+            time_event = not hit and t_new >= t_bound and t_bound == t_time
+            # Grid points up to the step end; one at an event instant is the event's rows.
+            grid = []
+            while k_grid <= n_grid:
+                tg = s.start + k_grid * self.interval
+                # A grid point within roundoff of an event is the event's two rows.
+                if tg > t_end or (tg >= t_end - 4 * math.ulp(t_end) and (hit or time_event)):
+                    break
+                grid.append(tg)
+                k_grid += 1
+            if grid:
+                many = getattr(stepper, "dense_many", None)
+                states = many(grid) if many else [stepper.dense(tg) for tg in grid]
+                for tg, xg in zip(grid, states):
+                    self._grid_row(tg, xg, st)
+            if hit:
+                return Segment(hit, False, k_grid, stepper.last_step, stepper.nfev)
+            # No event: silently latch signs that changed in unwatched directions.
+            st.t, st.x = t_new, stepper.x.copy()
+            if model.n_zc:
+                s_new = np.sign(np.array(self._zc(st.t, st.x, st.m, st.z), dtype=float))
+                st.z[:] = s_new  # in place: the running stepper's rhs reads this array
+            if self.progress:
+                self.progress(st.t)
+            if st.t >= t_bound:
+                return Segment(None, time_event, k_grid, stepper.last_step, stepper.nfev)
+
+    def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:
+        try:
+            values = self._observe(t, x, st.m, st.z)
+        except (ArithmeticError, ValueError):
+            self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
+            raise
+        self.recorder.add_logged(t, values)
+
     def _stepper(self, st: RunState, t_bound: float, first_step: float | None):
         s = self.settings
         rhs = self._rhs(st)
@@ -253,8 +306,11 @@ class Simulator:
             return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
         if self.model.n_states == 0:
             return NoStateStepper(st.t, t_bound, self.interval)
+        if s.solver == "dopri5":
+            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step)
+        sparsity = derived.jac_sparsity(self.model) if s.solver in ("radau", "bdf") else None
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
-                               first_step)
+                               first_step, sparsity)
 
     def _check_crossings(self, st: RunState, stepper):
         """(event time, state there, [(block, kind)]) for the first crossing in the step."""
@@ -270,12 +326,14 @@ class Simulator:
         if not stepper.locates_events:
             return t_new, stepper.x.copy(), [(model.zc_owner[i], "state") for i in idx[:1]]
         zc, m, z, dense = self._zc, st.m, st.z, stepper.dense
-        best_t, best_i = math.inf, -1
+        best_t, best_i = t_new, -1
         for i in idx:
             def g(t: float, i: int = i) -> float:
                 return zc(t, dense(t), m, z)[i]
-            t_i = ev_mod.locate(g, z[i], stepper.t_old, t_new)
-            if t_i < best_t:
+            if best_i >= 0 and float(np.sign(g(best_t))) == z[i]:
+                continue  # crosses after the earliest crossing found so far
+            t_i = ev_mod.locate(g, z[i], stepper.t_old, best_t)
+            if best_i < 0 or t_i < best_t:
                 best_t, best_i = t_i, i
         if self.settings.solver in ACCURATE_LOCATION:
             best_t = self._refine(st, stepper, best_i, best_t)

@@ -48,20 +48,25 @@ class AdaptiveStepper(Stepper):
     """A scipy OdeSolver stepped one accepted step at a time."""
 
     def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
-                 rtol: float, atol: float, max_step: float, first_step: float | None):
+                 rtol: float, atol: float, max_step: float, first_step: float | None,
+                 jac_sparsity=None):
         span = abs(t_bound - t0)
         if first_step is not None:
             first_step = min(first_step, span) if span > 0 else None
             if first_step is not None and first_step <= 0:
                 first_step = None
+        # Implicit solvers take the Jacobian's sparsity (finite differences by column
+        # groups and a sparse LU): what makes stiff solves of large diagrams affordable.
+        extra = {"jac_sparsity": jac_sparsity} if jac_sparsity is not None else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
             self.solver = ADAPTIVE[name](fun, t0, x0, t_bound, rtol=rtol, atol=atol,
-                                         max_step=max_step, first_step=first_step)
+                                         max_step=max_step, first_step=first_step, **extra)
         self.t = self.t_old = t0
         self.x = self.x_old = np.array(x0, dtype=float)
         self._dense = None
         self.settings = (name, fun, rtol, atol, max_step)
+        self.jac_sparsity = jac_sparsity
 
     def solve_to(self, t: float) -> np.ndarray:
         """The state at t in the last step by integrating to it, not by interpolation.
@@ -73,7 +78,7 @@ class AdaptiveStepper(Stepper):
             return self.x.copy()
         name, fun, rtol, atol, max_step = self.settings
         sub = AdaptiveStepper(name, fun, self.t_old, self.x_old, t, rtol, atol, max_step,
-                              t - self.t_old)
+                              t - self.t_old, self.jac_sparsity)
         while sub.t < t:
             sub.step()
         return sub.x

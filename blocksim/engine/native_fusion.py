@@ -1,0 +1,92 @@
+"""Block-type kernels: runs of blocks that generate the same code become one loop.
+
+Straight-line code is ideal for Python, but LLVM's compile time grows much faster than
+linearly with the length of a function: a 1,000-block chain takes minutes. Most large
+diagrams repeat a few block types, and each instance's lines differ only in which slots
+they touch (signals, states, ...) and in their parameter literals. Replacing those by
+placeholders gives a template; consecutive instances with the same template become
+
+    for _k in range(count):
+        S[I3[_k]] = x_[I4[_k]] - P5[_k] * S[I6[_k]]
+
+over index and parameter arrays, in the original order (so the result is the same as the
+straight-line code, dependencies between instances included). Signals live in one array S.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_TOKEN = re.compile(
+    r"(?P<slot>\b(?:x_|dx_|g_|m_|z_)\[\d+\])"
+    r"|(?P<sig>\bs\d+\b)"
+    r"|(?P<num>(?<![\w.])(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))")
+MIN_RUN = 4  # shorter runs stay straight-line
+
+
+def _template(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """(text with placeholders {0}, {1}, ..., [(kind, token) per placeholder])."""
+    values: list[tuple[str, str]] = []
+
+    def repl(match: re.Match) -> str:
+        kind = match.lastgroup or ""
+        values.append((kind, match.group(0)))
+        return "{" + str(len(values) - 1) + "}"
+
+    return _TOKEN.sub(repl, text.replace("{", "{{").replace("}", "}}")), values
+
+
+def _plain(token: tuple[str, str]) -> str:
+    """A token in straight-line code: a signal becomes its element of S."""
+    kind, text = token
+    return f"S[{text[1:]}]" if kind == "sig" else text
+
+
+def fuse(chunks: list[tuple[int | None, list[str]]], prefix: str
+         ) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Lines of a function body (indented 4) from (owner, lines) chunks, and the arrays
+    (named `{prefix}I<n>` / `{prefix}P<n>`) that the generated loops index."""
+    arrays: dict[str, np.ndarray] = {}
+    templated = [(owner, *_template("\n".join(lines))) for owner, lines in chunks]
+    out: list[str] = []
+    i = 0
+    while i < len(templated):
+        owner, text, values = templated[i]
+        j = i + 1
+        if owner is not None:
+            while (j < len(templated) and templated[j][0] is not None
+                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]):
+                j += 1
+        if j - i < MIN_RUN:
+            for _, t, vals in templated[i:j]:
+                body = t.format(*[_plain(v) for v in vals])
+                out += ["    " + line for line in body.split("\n")]
+            i = j
+            continue
+        run = templated[i:j]
+        fields = []
+        for p, (kind, _) in enumerate(values):
+            column = [r[2][p][1] for r in run]
+            if all(c == column[0] for c in column):
+                fields.append(_plain((kind, column[0])))
+                continue
+            name = f"{prefix}{len(arrays)}"
+            if kind == "num":
+                arrays[name] = np.array([float(c) for c in column])
+                fields.append(f"{name}[_k]")
+            elif kind == "sig":
+                arrays[name] = np.array([int(c[1:]) for c in column], dtype=np.int64)
+                fields.append(f"S[{name}[_k]]")
+            else:
+                base = column[0].split("[", 1)[0]
+                if any(c.split("[", 1)[0] != base for c in column):
+                    raise ValueError("slot arrays differ within a run")  # cannot happen
+                arrays[name] = np.array([int(c[len(base) + 1:-1]) for c in column],
+                                        dtype=np.int64)
+                fields.append(f"{base}[{name}[_k]]")
+        body = text.format(*fields)
+        out.append(f"    for _k in range({len(run)}):")
+        out += ["        " + line for line in body.split("\n")]
+        i = j
+    return out, arrays

@@ -1,0 +1,209 @@
+"""The fast paths: our DOPRI5 stepper, derived functions, the numba backend, the benchmark.
+
+The numba backend must compute what the Python path computes: same steps, same located
+events (to roundoff), same rows. Tests that need numba are skipped without it.
+"""
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.special import gammainc
+
+import blocksim
+import references as ref
+from builders import block, diagram
+from blocksim.compiler import dataflow
+from blocksim.engine import derived
+from blocksim.engine.dopri5 import Dopri5Stepper
+from blocksim.errors import SimulationError
+
+ROOT = Path(__file__).resolve().parents[1]
+DIAGRAMS = ROOT / "diagrams"
+HAS_NUMBA = importlib.util.find_spec("numba") is not None
+needs_numba = pytest.mark.skipif(not HAS_NUMBA, reason="numba is not installed")
+
+
+def lag_chain(n: int, **sim):
+    blocks = [block("step", "Step", time=0.0)]
+    blocks += [block(f"lag{k}", "TransferFunction", num=1.0, den=[1.0, 1.0]) for k in range(n)]
+    blocks += [block("first", "Output"), block("y", "Output")]
+    wires = [("step.y", "lag0.u"), ("lag0.y", "first.u"), (f"lag{n - 1}.y", "y.u")]
+    wires += [(f"lag{k}.y", f"lag{k + 1}.u") for k in range(n - 1)]
+    return diagram(blocks, wires, stop=10.0, rtol=1e-8, atol=1e-10, **sim)
+
+
+# ---------------------------------------------------------------- the stepper
+def run_stepper(fun, x0, t_end, rtol=1e-10, atol=1e-12):
+    stepper = Dopri5Stepper(fun, 0.0, np.array(x0, float), t_end, rtol, atol, math.inf, None)
+    while stepper.t < t_end:
+        stepper.step()
+    return stepper
+
+
+def test_dopri5_matches_the_exact_solution_and_scipy():
+    def osc(t, x):
+        return np.array([x[1], -x[0]])
+
+    stepper = run_stepper(osc, [1.0, 0.0], 10.0)
+    assert np.allclose(stepper.x, [math.cos(10), -math.sin(10)], atol=1e-9)
+    sol = integrate.solve_ivp(osc, (0, 10), [1.0, 0.0], method="RK45", rtol=1e-10, atol=1e-12)
+    assert np.allclose(stepper.x, sol.y[:, -1], atol=1e-9)
+
+
+def test_dopri5_dense_output_is_accurate_inside_a_step():
+    stepper = Dopri5Stepper(lambda t, x: -x, 0.0, np.array([1.0]), 2.0, 1e-6, 1e-9, math.inf,
+                            None)
+    stepper.step()
+    t0, t1 = stepper.t_old, stepper.t
+    for s in (0.0, 0.25, 0.5, 0.9, 1.0):
+        t = t0 + s * (t1 - t0)
+        assert stepper.dense(t)[0] == pytest.approx(math.exp(-t), abs=1e-6)
+    assert stepper.dense(t1)[0] == stepper.x[0]
+
+
+def test_dopri5_rejects_steps_and_lands_on_the_bound():
+    # A fast transient after a huge first step: the step must be rejected and shrunk.
+    stepper = Dopri5Stepper(lambda t, x: -50.0 * x, 0.0, np.array([1.0]), 1.0, 1e-8, 1e-12,
+                            math.inf, 0.5)
+    stepper.step()
+    assert stepper.t < 0.5
+    while stepper.t < 1.0:
+        stepper.step()
+    assert stepper.t == 1.0 and stepper.x[0] == pytest.approx(math.exp(-50.0), rel=1e-5)
+
+
+# ---------------------------------------------------------------- derived functions
+def test_observe_computes_only_what_is_logged():
+    model = blocksim.compile(lag_chain(30))
+    text = dataflow.observe_source(derived.functions(model), derived.logged_indices(model))
+    assert text.count("\n") < 8  # two logged signals, a few lines; outputs has 30+
+    fn = derived.observe(model)
+    x = np.linspace(0.0, 1.0, model.n_states)
+    full = model.functions["outputs"](1.0, x, model.m0 + 1, np.zeros(model.n_zc))
+    assert fn(1.0, x, model.m0 + 1, np.zeros(model.n_zc)) == [full[i] for i in
+                                                               derived.logged_indices(model)]
+
+
+def test_jacobian_sparsity_follows_the_signal_graph():
+    model = blocksim.compile(lag_chain(80, solver="radau"))
+    entries = set(dataflow.jacobian_sparsity(derived.functions(model)))
+    assert entries == {(k, k) for k in range(80)} | {(k, k - 1) for k in range(1, 80)}
+    pattern = derived.jac_sparsity(model)
+    assert pattern is not None and pattern.nnz == 159
+
+
+def test_radau_with_sparse_jacobian_solves_the_chain():
+    r = blocksim.simulate(blocksim.compile(lag_chain(80, solver="radau")))
+    assert np.max(np.abs(r["y"] - gammainc(80, r.time))) < 1e-7
+    assert np.max(np.abs(r["first"] - gammainc(1, r.time))) < 1e-7
+
+
+# ---------------------------------------------------------------- backend selection
+def test_unknown_backend_is_an_error():
+    with pytest.raises(SimulationError, match="unknown backend"):
+        blocksim.simulate(lag_chain(2), backend="fortran")
+
+
+def test_backend_round_trips_through_the_file(tmp_path):
+    from blocksim.format import load_diagram, save_diagram
+
+    d = lag_chain(2)
+    d.simulation.backend = "numba"
+    save_diagram(d, tmp_path / "d.json")
+    assert load_diagram(tmp_path / "d.json").simulation.backend == "numba"
+    d.simulation.backend = None
+    save_diagram(d, tmp_path / "d.json")
+    assert "backend" not in (tmp_path / "d.json").read_text()
+
+
+# ---------------------------------------------------------------- numba against python
+def both(model_or_diagram, **options):
+    py = blocksim.simulate(model_or_diagram, backend="python", **options)
+    nb = blocksim.simulate(model_or_diagram, backend="numba", **options)
+    return py, nb
+
+
+@needs_numba
+def test_numba_lag_chain_matches_python_and_the_exact_solution():
+    py, nb = both(blocksim.compile(lag_chain(20)))
+    assert np.array_equal(py.time, nb.time)
+    assert np.max(np.abs(py["y"] - nb["y"])) < 1e-13
+    assert np.max(np.abs(nb["first"] - gammainc(1, nb.time))) < 1e-8
+    assert py.stats["steps"] == nb.stats["steps"]
+
+
+@needs_numba
+def test_numba_ball_bounce_times_match_the_closed_form():
+    py, nb = both(blocksim.load(DIAGRAMS / "bouncing_ball.json"), params={"beta": 0},
+                  rtol=1e-10, atol=1e-10)
+    t_py = np.array([e.time for e in py.events_of("reset", "velocity")])
+    t_nb = np.array([e.time for e in nb.events_of("reset", "velocity")])
+    assert len(t_nb) == len(t_py) >= 100
+    assert np.max(np.abs(t_nb[:100] - ref.ball_bounce_times_no_air(100))) < 1e-8
+    assert np.max(np.abs(t_nb - t_py)) < 1e-11
+    assert [e.kind for e in nb.events] == [e.kind for e in py.events]
+    t, x = nb.time, nb["x"]
+    assert np.all(x >= -1e-9) and np.all(x[t > ref.BALL_T_INF_NO_AIR + 1e-6] <= 1e-6)
+
+
+@needs_numba
+def test_numba_math003_events_match():
+    py, nb = both(blocksim.load(DIAGRAMS / "math003.json"), rtol=1e-6)
+    state = [e.time for e in nb.events_of("state")]
+    assert np.allclose(state, ref.MATH003_STATE_EVENTS, rtol=0, atol=1e-7)
+    assert np.allclose(state, [e.time for e in py.events_of("state")], rtol=0, atol=1e-12)
+    assert np.array_equal(py.time, nb.time)
+    for name in py.signals:
+        assert np.allclose(py[name], nb[name], rtol=0, atol=1e-10), name
+
+
+@needs_numba
+def test_numba_c5_runs_the_same_way():
+    # radau is not compiled: the numba backend leaves it to scipy, with the same result.
+    py, nb = both(blocksim.load(DIAGRAMS / "c5_two_state.json"), rtol=1e-10, atol=1e-10)
+    switches = [e.time for e in nb.events if e.kind in ("on", "off")]
+    assert np.max(np.abs(np.subtract(switches, ref.C5_SWITCHES))) < 1e-8
+    assert np.array_equal(py["y1"], nb["y1"])
+
+
+@needs_numba
+def test_numba_failure_names_the_block():
+    blocks = [block("c", "Constant", value=-1.0), block("i", "Integrator", x0=1.0),
+              block("f", "MathFunction", function="log"), block("x", "Output")]
+    d = diagram(blocks, [("c.y", "i.u"), ("i.y", "f.u"), ("f.y", "x.u")], stop=3.0)
+    with pytest.raises(SimulationError) as info:
+        blocksim.simulate(d, backend="numba")
+    assert info.value.block == "f"
+    assert info.value.results is not None and len(info.value.results.time) > 1
+
+
+@needs_numba
+def test_cli_backend_option(tmp_path):
+    from builders import cli_run
+
+    table, log = cli_run(tmp_path, "bouncing_ball.json", "--backend", "numba", "--set",
+                         "beta=0", "--rtol", 1e-10, "--atol", 1e-10)
+    bounces = [t for t, block_id, kind in log if kind == "reset"]
+    assert np.max(np.abs(np.array(bounces[:100]) - ref.ball_bounce_times_no_air(100))) < 1e-8
+
+
+# ---------------------------------------------------------------- the benchmark script
+def test_performance_script_quick_mode(tmp_path):
+    script = ROOT / "benchmarks" / "performance.py"
+    spec = importlib.util.spec_from_file_location("benchmark_performance", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        out = tmp_path / "perf.md"
+        assert module.main(["--quick", "--only", "chain", "ball", "--out", str(out)]) == 0
+    finally:
+        sys.modules.pop(spec.name, None)
+    text = out.read_text(encoding="utf-8")
+    assert "Generated by `python benchmarks/performance.py --quick`" in text
+    assert "## Targets" in text and "## Lag chain, 10 blocks" in text
+    assert "| blocksim (python) |" in text
