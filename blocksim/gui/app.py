@@ -1,0 +1,48 @@
+"""Entry point of the desktop editor: `blocksim gui [DIAGRAM]` and `blocksim-gui [DIAGRAM]`."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Sequence
+
+log = logging.getLogger(__name__)
+
+
+def create_window(diagram: str | None = None):
+    """A shown main window, after offering recovery of autosaved work, with `diagram` open."""
+    from blocksim.gui.mainwindow import MainWindow
+
+    window = MainWindow()
+    window.show()
+    recovered = window.offer_recovery()
+    if diagram and not recovered:
+        window.files.open_path(diagram, ask=False)
+    return window
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the editor until its window closes; `argv` without the program name."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="blocksim-gui", description="blocksim diagram editor")
+    parser.add_argument("diagram", nargs="?", help="a diagram file to open")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    options = parser.parse_args(args)
+    logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    from PySide6.QtWidgets import QApplication
+
+    from blocksim.gui.qtcompat import protect_none
+
+    protect_none()
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "blocksim"])
+    app.setApplicationName("blocksim")
+    app.setOrganizationName("blocksim")
+    window = create_window(options.diagram)
+    code = app.exec()
+    del window
+    return int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

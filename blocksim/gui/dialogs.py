@@ -1,0 +1,58 @@
+"""Every question and message box the editor shows, in one place.
+
+Code calls these through the module (`dialogs.message(...)`), so a test can replace any of
+them with a function that answers at once (`monkeypatch.setattr(dialogs, "message", ...)`)
+and nothing ever blocks an offscreen run.
+"""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+log = logging.getLogger(__name__)
+
+DIAGRAM_FILTER = "blocksim diagrams (*.json);;All files (*)"
+
+
+def message(parent: QWidget | None, title: str, text: str, level: str = "warning") -> None:
+    """Tell the user something (level: information, warning or critical)."""
+    log.info("%s: %s", title, text)
+    show = {"information": QMessageBox.information, "critical": QMessageBox.critical}.get(
+        level, QMessageBox.warning)
+    show(parent, title, text)
+
+
+def ask_unsaved(parent: QWidget | None, name: str) -> str:
+    """'save', 'discard' or 'cancel' for a document with unsaved changes."""
+    answer = QMessageBox.question(
+        parent, "Unsaved changes", f"Save the changes to {name}?",
+        QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+    return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
+
+
+def ask_recover(parent: QWidget | None, description: str) -> bool:
+    """Whether to restore work autosaved before the editor last stopped unexpectedly."""
+    answer = QMessageBox.question(
+        parent, "Recover unsaved work",
+        f"blocksim stopped with unsaved changes ({description}). Recover them?",
+        QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+    return answer == QMessageBox.Yes
+
+
+def open_path(parent: QWidget | None, directory: str = "") -> str | None:
+    """A diagram file to open, or None."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Open diagram", directory, DIAGRAM_FILTER)
+    return path or None
+
+
+def save_path(parent: QWidget | None, suggested: str = "",
+              filters: str = DIAGRAM_FILTER) -> str | None:
+    """Where to save, or None."""
+    path, _ = QFileDialog.getSaveFileName(parent, "Save as", suggested, filters)
+    return path or None
+
+
+def folder_path(parent: QWidget | None, title: str = "Choose a folder") -> str | None:
+    """A folder, or None."""
+    return QFileDialog.getExistingDirectory(parent, title) or None

@@ -1,0 +1,249 @@
+"""The canvas scene: mirrors one diagram level of the document as block and wire items.
+
+It observes the document (`changed`) and brings its items up to date; it never edits the
+model directly. Mouse gestures are handled by `interaction.Gestures`, which turns each one
+into a single undo command.
+"""
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
+
+from blocksim.gui.document import DiagramDocument, Level
+from blocksim.gui.interaction import Gestures
+from blocksim.gui.items import BlockItem, WireItem
+from blocksim.gui.portinfo import glyph, port_info, subsystem_ports
+from blocksim.gui.routing import junctions
+
+log = logging.getLogger(__name__)
+
+BLOCK_MIME = "application/x-blocksim-block"
+
+
+def wire_key(wire) -> str:
+    """How the scene recognises a wire across rebuilds: its two ends."""
+    return f"{wire.src}->{wire.dst}"
+
+
+class DiagramScene(QGraphicsScene):
+    """Items for the blocks and wires of one level; follows the document's changes."""
+
+    levelChanged = Signal(tuple)
+    openRequested = Signal(str)  # a Subsystem block was double-clicked
+    blockActivated = Signal(str)  # another block was double-clicked
+    blockDropped = Signal(str, QPointF)  # a block type dropped from the palette
+
+    def __init__(self, doc: DiagramDocument, parent=None):
+        super().__init__(parent)
+        self.doc = doc
+        self.level: Level = ()
+        self.blocks: dict[str, BlockItem] = {}
+        self.wires: list[WireItem] = []
+        self.marked_blocks: set[str] = set()
+        self.marked_wires: set[str] = set()
+        self._signatures: dict[str, tuple] = {}
+        self.gestures = Gestures(self)
+        self.setBackgroundBrush(QColor("white"))
+        doc.changed.connect(self._on_changed)
+        doc.reset.connect(self._on_reset)
+        self.sync()
+
+    # ----- following the document -----
+    def set_level(self, level: Level) -> None:
+        """Show another level (a subsystem's inside, or back up)."""
+        self.level = tuple(level)
+        self.clear_items()
+        self.sync()
+        self.levelChanged.emit(self.level)
+
+    def clear_items(self) -> None:
+        for item in list(self.blocks.values()) + self.wires:
+            self.removeItem(item)
+        self.blocks.clear()
+        self.wires.clear()
+        self._signatures.clear()
+
+    def _on_reset(self) -> None:
+        self.marked_blocks, self.marked_wires = set(), set()
+        self.set_level(())
+
+    def _on_changed(self, level: Level) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Bring the items in line with the model; selection is kept by id."""
+        if not self.doc.has_level(self.level):
+            level = self.level
+            while level and not self.doc.has_level(level):
+                level = level[:-1]
+            self.set_level(level)
+            return
+        diagram = self.doc.level(self.level)
+        names = self.doc.names(self.level)
+        selected = {i.block_id for i in self.blocks.values() if i.isSelected()}
+        selected_wires = {wire_key(w.wire) for w in self.wires if w.isSelected()}
+        connected: dict[str, set] = defaultdict(set)
+        for wire in diagram.wires:
+            connected[wire.src.block].add(("out", wire.src.port))
+            connected[wire.dst.block].add(("in", wire.dst.port))
+        keep: dict[str, BlockItem] = {}
+        ins, outs = subsystem_ports(diagram)
+        numbers = {bid: str(i + 1) for ports in (ins, outs) for i, bid in enumerate(ports)}
+        for blk in diagram.blocks:
+            info = port_info(blk, names, diagram.wires)
+            text = numbers.get(blk.id, "") if blk.type in ("Inport", "Outport") else glyph(blk)
+            signature = (blk.type, repr(blk.params), repr(blk.layout), info, text,
+                         frozenset(connected[blk.id]))
+            item = self.blocks.get(blk.id)
+            if item is None or self._signatures.get(blk.id) != signature:
+                if item is not None:
+                    self.removeItem(item)
+                item = BlockItem(blk, info, text, connected[blk.id])
+                item.on_moved = self._block_moved
+                self.addItem(item)
+            item.marked = blk.id in self.marked_blocks
+            item.setSelected(blk.id in selected)
+            keep[blk.id] = item
+            self._signatures[blk.id] = signature
+        for block_id, item in self.blocks.items():
+            if block_id not in keep:
+                self.removeItem(item)
+                self._signatures.pop(block_id, None)
+        self.blocks = keep
+        for item in self.wires:
+            self.removeItem(item)
+        self.wires = []
+        for index, wire in enumerate(diagram.wires):
+            item = WireItem(index, wire, self.blocks.get)
+            item.marked = wire_key(wire) in self.marked_wires
+            self.addItem(item)
+            item.setSelected(wire_key(wire) in selected_wires)
+            self.wires.append(item)
+        self._update_junctions()
+        # room to scroll around the drawing, growing with it
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000))
+        self.update()
+
+    def _block_moved(self, item: BlockItem) -> None:
+        for wire in self.wires:
+            if item.block_id in (wire.wire.src.block, wire.wire.dst.block):
+                wire.update_path()
+        self._update_junctions()
+
+    def _update_junctions(self) -> None:
+        nets: dict[str, list[WireItem]] = defaultdict(list)
+        for item in self.wires:
+            item.junctions = []
+            nets[str(item.wire.src)].append(item)
+        for items in nets.values():
+            if len(items) > 1:
+                items[0].junctions = junctions(i.route for i in items if i.route)
+                items[0].update()
+
+    # ----- queries -----
+    def selected_block_ids(self) -> list[str]:
+        """Ids of the selected blocks, in the diagram's order."""
+        order = [b.id for b in self.doc.level(self.level).blocks]
+        chosen = {i.block_id for i in self.blocks.values() if i.isSelected()}
+        return [b for b in order if b in chosen]
+
+    def selected_wire_indices(self) -> list[int]:
+        return [w.index for w in self.wires if w.isSelected()]
+
+    def port_at(self, pos: QPointF, radius: float = 9.0) -> tuple[BlockItem, str, str] | None:
+        """The block item and (kind, port) nearest to a canvas point, if one is close."""
+        best = None
+        for item in self.blocks.values():
+            hit = item.port_near(pos, radius)
+            if hit is not None:
+                (x, y), _ = item.port_position(*hit)
+                d = (x - pos.x()) ** 2 + (y - pos.y()) ** 2
+                if best is None or d < best[0]:
+                    best = (d, item, hit)
+        return (best[1], *best[2]) if best else None
+
+    def block_at(self, pos: QPointF) -> BlockItem | None:
+        for item in self.items(pos):
+            if isinstance(item, BlockItem):
+                return item
+        return None
+
+    def wire_at(self, pos: QPointF) -> WireItem | None:
+        for item in self.items(pos):
+            if isinstance(item, WireItem):
+                return item
+        return None
+
+    def diagram_rect(self) -> QRectF:
+        """The area covered by blocks and wires (labels included)."""
+        rect = QRectF()
+        for item in list(self.blocks.values()) + self.wires:
+            rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    # ----- highlights -----
+    def set_marks(self, blocks: set[str], wires: set[str] = frozenset()) -> None:
+        """Outline blocks (ids at this level) and wires (see `wire_key`) in red."""
+        self.marked_blocks, self.marked_wires = set(blocks), set(wires)
+        for block_id, item in self.blocks.items():
+            item.marked = block_id in self.marked_blocks
+            item.update()
+        for item in self.wires:
+            item.marked = wire_key(item.wire) in self.marked_wires
+            item.update()
+
+    def select_only(self, block_ids=(), wire_keys=()) -> None:
+        self.clearSelection()
+        for block_id in block_ids:
+            if block_id in self.blocks:
+                self.blocks[block_id].setSelected(True)
+        keys = set(wire_keys)
+        for item in self.wires:
+            if wire_key(item.wire) in keys:
+                item.setSelected(True)
+
+    # ----- events -----
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if not self.gestures.press(event):
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if not self.gestures.move(event):
+            super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if not self.gestures.release(event):
+            super().mouseReleaseEvent(event)
+            self.gestures.after_release(event)
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        item = self.block_at(event.scenePos())
+        if item is None:
+            super().mouseDoubleClickEvent(event)
+            return
+        if item.block_type == "Subsystem":
+            self.openRequested.emit(item.block_id)
+        else:
+            self.blockActivated.emit(item.block_id)
+        event.accept()
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasFormat(BLOCK_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    dragMoveEvent = dragEnterEvent
+
+    def dropEvent(self, event) -> None:
+        data = event.mimeData()
+        if not data.hasFormat(BLOCK_MIME):
+            event.ignore()
+            return
+        type_name = bytes(data.data(BLOCK_MIME)).decode("utf-8").strip()
+        event.acceptProposedAction()
+        self.blockDropped.emit(type_name, event.scenePos())

@@ -1,0 +1,57 @@
+"""Helpers for the editor tests: small diagrams, and mouse gestures on the real view."""
+from __future__ import annotations
+
+import copy
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+
+from blocksim.format import diagram_from_dict, diagram_to_dict
+from blocksim.model import Diagram
+
+
+def lag_diagram() -> Diagram:
+    """step -> sum -> integ -> y, with feedback integ -> fb -> sum.u2 (the format doc's lag)."""
+    data = {
+        "format": "blocksim", "version": 1, "parameters": {"tau": 0.5},
+        "simulation": {"stop": 2.0, "output_interval": 0.1},
+        "blocks": [
+            {"id": "step", "type": "Step", "params": {"time": 0.5}},
+            {"id": "sum", "type": "Sum", "params": {"signs": "+-"}},
+            {"id": "integ", "type": "Integrator", "params": {"x0": 0}},
+            {"id": "fb", "type": "Gain", "params": {"k": "1 / tau"}},
+            {"id": "y", "type": "Output", "params": {}},
+        ],
+        "wires": [
+            {"src": "step.y", "dst": "sum.u1"}, {"src": "sum.y", "dst": "integ.u"},
+            {"src": "integ.y", "dst": "fb.u"}, {"src": "fb.y", "dst": "sum.u2"},
+            {"src": "integ.y", "dst": "y.u"},
+        ],
+    }
+    return diagram_from_dict(data, source="<lag>")
+
+
+def snapshot(diagram: Diagram) -> dict:
+    """A deep, comparable picture of the whole model."""
+    return copy.deepcopy(diagram_to_dict(diagram))
+
+
+def port_point(canvas, block_id: str, kind: str, port: str) -> QPoint:
+    """Where a port is, in viewport pixels."""
+    (x, y), _ = canvas.scene.blocks[block_id].port_position(kind, port)
+    return canvas.view.mapFromScene(QPointF(x, y))
+
+
+def block_point(canvas, block_id: str) -> QPoint:
+    """The middle of a block's body, in viewport pixels."""
+    x, y, w, h = canvas.scene.blocks[block_id].placement.rect
+    return canvas.view.mapFromScene(QPointF(x + w / 2, y + h / 2))
+
+
+def drag(viewport, start: QPoint, end: QPoint, modifiers=Qt.NoModifier, steps: int = 4) -> None:
+    """Press at start, move in a few steps, release at end, as a user's mouse would."""
+    QTest.mousePress(viewport, Qt.LeftButton, modifiers, start)
+    for i in range(1, steps + 1):
+        point = start + (end - start) * (i / steps)
+        QTest.mouseMove(viewport, point)
+    QTest.mouseRelease(viewport, Qt.LeftButton, modifiers, end)

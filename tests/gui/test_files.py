@@ -1,0 +1,125 @@
+"""Files in the editor: save/load round trips, bad files, unsaved changes, autosave, recovery."""
+import json
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from editor_helpers import snapshot  # noqa: E402
+
+from blocksim.format import load_diagram  # noqa: E402
+from blocksim.gui import dialogs, files  # noqa: E402
+from blocksim.gui.commands import SetParams  # noqa: E402
+from blocksim.gui.mainwindow import MainWindow  # noqa: E402
+
+DIAGRAMS = files.examples_dir()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """Autosave and settings in tmp_path; every dialog answered by the test."""
+    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
+    messages = []
+    monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
+                        messages.append((title, text)))
+    monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: True)
+    return messages
+
+
+@pytest.fixture
+def window(qtbot, env):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    return win
+
+
+def test_save_then_load_gives_the_same_dict(window, tmp_path, monkeypatch):
+    assert window.files.open_path(DIAGRAMS / "math003.json")
+    assert not window.doc.dirty  # automatic placement is not an edit
+    doc = window.doc
+    doc.push(SetParams(doc, ("part3",), "twice", {"k": 3}))
+    assert doc.dirty and window.windowTitle().startswith("math003.json*")
+    target = tmp_path / "saved.json"
+    monkeypatch.setattr(dialogs, "save_path", lambda *a, **k: str(target))
+    assert window.files.save()  # an example: Save asks for a new name
+    assert not doc.dirty and doc.path == target
+    assert snapshot(load_diagram(target)) == snapshot(doc.diagram)
+    layout = json.loads(target.read_text())["blocks"][0]["layout"]
+    assert {"x", "y"} <= set(layout)
+    assert window.files.recent()[0] == str(target.resolve())
+
+
+def test_bad_files_give_a_message_not_a_crash(window, env, tmp_path):
+    window.files.open_path(DIAGRAMS / "bouncing_ball.json")
+    before = snapshot(window.doc.diagram)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "blocksim", "version": 1, "blocks": [', encoding="utf-8")
+    assert not window.files.open_path(broken)
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text(json.dumps({"format": "blocksim", "version": 1, "blocks": [
+        {"id": "b", "type": "Gain", "params": {"k": [1, "a"]}}], "wires": []}), encoding="utf-8")
+    assert not window.files.open_path(unknown)
+    assert not window.files.open_path(tmp_path / "missing.json")
+    assert [title for title, _ in env] == ["Cannot open diagram"] * 3
+    assert "broken.json" in env[0][1] and "invalid JSON" in env[0][1]
+    assert "block 'b'" in env[1][1]
+    assert snapshot(window.doc.diagram) == before  # the open document is untouched
+
+
+def test_unsaved_changes_are_asked_about(window, monkeypatch):
+    window.files.open_path(DIAGRAMS / "c5_two_state.json")
+    doc = window.doc
+    doc.push(SetParams(doc, (), "y1_rate", {"k": 2}))
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_unsaved", lambda p, name: asked.append(name) or "cancel")
+    assert not window.files.new()
+    assert not window.files.open_path(DIAGRAMS / "math003.json")
+    assert not window.close()
+    assert asked == ["c5_two_state.json"] * 3 and doc.dirty
+    monkeypatch.setattr(dialogs, "ask_unsaved", lambda p, name: "discard")
+    assert window.files.new()
+    assert doc.diagram.blocks == [] and not doc.dirty
+
+
+def test_autosave_when_dirty_and_recovery_at_next_start(qtbot, env, tmp_path):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.files.open_path(DIAGRAMS / "c5_two_state.json")
+    assert not first.autosaver.tick()  # nothing to save yet
+    first.doc.push(SetParams(first.doc, (), "y1_rate", {"k": 7}))
+    assert first.autosaver.tick()
+    saved = load_diagram(first.autosaver.file)
+    assert saved.block("y1_rate").params == {"k": 7}
+    # the editor "crashes": the next window finds the autosave and offers it back
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert second.offer_recovery()
+    assert second.doc.dirty and second.doc.path == DIAGRAMS / "c5_two_state.json"
+    assert second.doc.diagram.block("y1_rate").params == {"k": 7}
+    second.files.save_to(tmp_path / "recovered.json")
+    assert not second.autosaver.file.exists()  # saved: the autosave is no longer needed
+    third = MainWindow()
+    qtbot.addWidget(third)
+    assert not third.offer_recovery()
+
+
+def test_examples_menu_lists_every_diagram(window):
+    names = [a.text() for a in window.examples_menu.actions()]
+    assert names == [p.stem for p in sorted(DIAGRAMS.glob("*.json"))]
+    window.examples_menu.actions()[0].trigger()
+    assert window.doc.path == sorted(DIAGRAMS.glob("*.json"))[0]
+    assert window.recent_menu.isEnabled()
+
+
+def test_an_unknown_block_type_never_crashes_the_editor(window, env, tmp_path):
+    path = tmp_path / "plugin.json"
+    path.write_text(json.dumps({"format": "blocksim", "version": 1, "blocks": [
+        {"id": "src", "type": "Constant"}, {"id": "odd", "type": "NotInstalled"}],
+        "wires": [{"src": "src.y", "dst": "odd.inp"}]}), encoding="utf-8")
+    if window.files.open_path(path):  # drawn grey, with the ports its wires use
+        item = window.canvas.scene.blocks["odd"]
+        assert not item.info.known and item.info.inputs == ("inp",)
+    else:  # or refused by the loader with a message naming the block
+        assert "odd" in env[-1][1]
