@@ -1,10 +1,14 @@
 """Automatic layout of diagrams that carry no positions, without Qt.
 
-A layered (Sugiyama-style) drawing: blocks in columns by signal flow from left to right,
-sources pulled next to what they feed, loggers in the last column, rows ordered to reduce
-crossings and aligned so that chains of single wires are straight. Long wires pass through
-reserved slots between the blocks; feedback wires go round above or below the blocks they
-span. The result is deterministic: the same diagram always gets the same picture.
+A layered (Sugiyama-style) drawing: blocks in columns by signal flow from left to right
+(`layering`: which wires are feedback, which column each block takes), rows ordered to
+reduce crossings (`ordering`) and aligned so that chains of single wires are straight.
+Every forward wire passes through a reserved slot in each column between its ends; each
+feedback wire gets one straight row, hugging its loop or going round what it spans,
+whichever crosses less (`feedback`), with slots reserved for it too, so no wire ever runs
+through a block. `autoroute` puts the vertical runs on tracks in the gaps. A small level is
+laid out several ways and the most readable picture kept (`layoutscore`). The result is
+deterministic, and the work grows about linearly with the diagram.
 """
 from __future__ import annotations
 
@@ -15,14 +19,20 @@ from typing import Any, Mapping
 
 from blocksim import registry
 from blocksim.gui.autoroute import MIN_GAP, TRACK, WirePlanner
+from blocksim.gui.feedback import Feedback
 from blocksim.gui.geometry import (
     LABEL_HEIGHT,
+    Placement,
     has_position,
     label_width,
     port_spread,
     snap,
 )
+from blocksim.gui.layering import Layering
+from blocksim.gui.layoutscore import readability
+from blocksim.gui.ordering import Orderer, number
 from blocksim.gui.portinfo import PortInfo, block_placement, port_info, scope_names
+from blocksim.gui.routing import route
 from blocksim.model import Diagram
 
 log = logging.getLogger(__name__)
@@ -30,8 +40,9 @@ log = logging.getLogger(__name__)
 V_GAP = 20.0  # free space between blocks of one column (below the label)
 TOP_PAD = 10.0  # free space above a block in its slot
 MARGIN = 20.0
-SINK_TYPES = {"Output", "Scope", "Outport", "Stop"}
-SOURCE_TYPES = {"Inport"}
+MULTI_START_BLOCKS = 150  # levels up to this size are laid out several ways (see _arrange)
+OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then bonus
+BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
 
 
@@ -70,7 +81,9 @@ class _Edge:
     dst_port: int
     net: tuple[str, int]
     back: bool = False
-    chain: list[Any] = field(default_factory=list)  # node keys from src to dst
+    # node keys from src to dst: forward, the slots of the columns strictly between; for
+    # feedback, the slots of every column from the source's back to the destination's
+    chain: list[Any] = field(default_factory=list)
 
 
 def needs_layout(diagram: Diagram) -> bool:
@@ -90,7 +103,7 @@ def layout_diagram(diagram: Diagram, names: Mapping[str, Any] | None = None,
     changed = False
     if diagram.blocks and (force or needs_layout(diagram)):
         if force or not any(has_position(b.layout) for b in diagram.blocks):
-            _Layered(diagram, names).run()
+            _arrange(diagram, names)
         else:
             _place_missing(diagram, names)
         changed = True
@@ -115,30 +128,91 @@ def _place_missing(diagram: Diagram, names: Mapping[str, Any]) -> None:
         x += max(w, label_width(blk.id)) + MIN_GAP
 
 
-class _Layered:
-    """One run of the layered layout over one diagram level."""
+def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
+    """Lay out one level entirely. A level of up to MULTI_START_BLOCKS blocks is laid out
+    a few ways (each feedback choice, rows ordered from either end, feedback going round
+    or hugging its loop) and the picture with the fewest crossings, shortest wires and
+    fewest bends is kept: cheap for diagrams people draw, and much better than trusting
+    one heuristic. Bigger levels take the first way only."""
+    infos = {b.id: port_info(b, names, diagram.wires) for b in diagram.blocks}
+    stateful = {b.id for b in diagram.blocks if b.type in STATEFUL_TYPES or getattr(
+        registry.get(b.type), "category", "") == "Continuous"}
+    first = _Layered(diagram, infos, stateful)
+    layering = Layering([b.id for b in diagram.blocks], first.edges, first.types, stateful)
+    choices = layering.choices()
+    variants = [(choice, mirror, outside) for choice in choices[:3]
+                for mirror in (False, True) for outside in OUTSIDE]
+    if len(diagram.blocks) > MULTI_START_BLOCKS:
+        variants = variants[:1]
+    best: tuple[float, _Layered] | None = None
+    for i, (choice, mirror, outside) in enumerate(variants):
+        run = first if i == 0 else _Layered(diagram, infos, stateful)
+        run.plan(choice, layering.discovery, mirror, outside)
+        score = run.score() if len(variants) > 1 else 0.0
+        if best is None or score < best[0]:
+            best = (score, run)
+    best[1].write()
 
-    def __init__(self, diagram: Diagram, names: Mapping[str, Any]):
+
+class _Layered:
+    """One layered layout of one diagram level."""
+
+    def __init__(self, diagram: Diagram, infos: Mapping[str, PortInfo], stateful: set[str]):
         self.diagram = diagram
-        self.infos: dict[str, PortInfo] = {
-            b.id: port_info(b, names, diagram.wires) for b in diagram.blocks}
+        self.infos = infos
         self.types = {b.id: b.type for b in diagram.blocks}
-        self.stateful = {b.id for b in diagram.blocks if b.type in STATEFUL_TYPES or getattr(
-            registry.get(b.type), "category", "") == "Continuous"}
+        self.stateful = stateful
         self.nodes: dict[Any, _Node] = {}
         self.edges: list[_Edge] = []
-        self.succ: dict[Any, list[Any]] = defaultdict(list)
-        self.pred: dict[Any, list[Any]] = defaultdict(list)
-
-    def run(self) -> None:
+        # links between neighbouring columns: key -> [(other key, own fraction, other's)]
+        self.succ: dict[Any, list[tuple[Any, float, float]]] = defaultdict(list)
+        self.pred: dict[Any, list[tuple[Any, float, float]]] = defaultdict(list)
+        self.discovery: list[str] = []
         self._build()
-        self._break_cycles()
-        self._assign_layers()
+
+    def plan(self, choice: tuple[set[int], Mapping[str, int]], discovery: list[str],
+             mirror: bool = False, outside: float = OUTSIDE[0]) -> None:
+        """Work out every position (nothing is written to the diagram yet)."""
+        back, layer = choice
+        self.discovery = discovery
+        for edge in self.edges:
+            edge.back = edge.wire in back
+        for node, value in layer.items():
+            self.nodes[node].layer = value
         self._add_dummies()
-        layers = self._order()
-        self._assign_y(layers)
-        xs = self._assign_x(layers)
-        self._write(xs)
+        initial = self._initial()
+        if mirror:
+            for column in initial:
+                column.reverse()
+            number(initial)
+        layers = Orderer(self.nodes, self.succ, self.pred).run(initial)
+        self._stack(layers)
+        self._align(layers)
+        Feedback(self.nodes, self.edges, self.succ, self.pred,
+                 lambda key, column: self.nodes[self._slot(key[1], column)],
+                 outside).place(layers)
+        self.xs = self._assign_x(layers)
+
+    def score(self) -> float:
+        """How hard the picture is to read (see layoutscore)."""
+        routes = []
+        for edge in self.edges:
+            (start, sdir), (end, edir) = self._port("out", edge.src, edge.src_port), \
+                self._port("in", edge.dst, edge.dst_port)
+            routes.append((edge.net, route(start, sdir, end, edir,
+                                           self.router.points(edge, MARGIN))))
+        return readability(routes)
+
+    def _port(self, kind: str, block: str, index: int) -> tuple:
+        node = self.nodes[block]
+        x, y = self._position(node)
+        count = node.inputs if kind == "in" else node.outputs
+        return Placement(x, y, node.width, node.height).port(kind, index, count)
+
+    def _position(self, node: _Node) -> tuple[float, float]:
+        """Top-left corner of a block's body on the canvas."""
+        x = self.xs[node.layer] + (self.column_w[node.layer] - node.width) / 2
+        return snap(x), node.y + node.top_pad + MARGIN
 
     # ----- graph -----
     def _build(self) -> None:
@@ -159,246 +233,62 @@ class _Layered:
             dp = ins.index(wire.dst.port) if wire.dst.port in ins else 0
             self.edges.append(_Edge(index, src, sp, dst, dp, (src, sp)))
 
-    def _break_cycles(self) -> None:
-        """Choose which wires are feedback: the cheapest of a few candidate choices."""
-        ids = [b.id for b in self.diagram.blocks]
-        has_input = {e.dst for e in self.edges}
-        roots = [i for i in ids if i not in has_input] + [i for i in ids if i in has_input]
-        first, self.discovery = self._dfs(roots, self.edges)
-        candidates = [first, self._dfs(roots, self.edges[::-1])[0], self._greedy_fas(ids),
-                      self._states_last(roots)]
-        best = min(candidates, key=self._cost)
-        for edge in self.edges:
-            edge.back = edge.wire in best
+    def _slot(self, net: tuple[str, int], layer: int) -> tuple:
+        """The slot a net's wire takes in a column it passes (shared by the whole net)."""
+        key = ("dummy", net, layer)
+        if key not in self.nodes:
+            self.nodes[key] = _Node(key, extent=2 * TRACK, layer=layer)
+        return key
 
-    def _dfs(self, roots: list[str], edges: list[_Edge]) -> tuple[set[int], list[str]]:
-        """Depth-first from the sources; an edge back onto the current path is feedback."""
-        out: dict[str, list[_Edge]] = defaultdict(list)
-        for edge in edges:
-            out[edge.src].append(edge)
-        state: dict[str, int] = {}  # 1 on the path, 2 done
-        back: set[int] = set()
-        discovery: list[str] = []
-        for root in roots:
-            if root in state:
-                continue
-            stack = [(root, iter(out[root]))]
-            state[root] = 1
-            discovery.append(root)
-            while stack:
-                node, pending = stack[-1]
-                edge = next(pending, None)
-                if edge is None:
-                    state[node] = 2
-                    stack.pop()
-                elif state.get(edge.dst) == 1:
-                    back.add(edge.wire)
-                elif edge.dst not in state:
-                    state[edge.dst] = 1
-                    discovery.append(edge.dst)
-                    stack.append((edge.dst, iter(out[edge.dst])))
-        return back, discovery
-
-    def _greedy_fas(self, ids: list[str]) -> set[int]:
-        """Eades-Lin-Smyth: peel sinks and sources, else the node with most out- over in-edges."""
-        edges = [e for e in self.edges if e.src != e.dst]
-        left: list[str] = []
-        right: list[str] = []
-        remaining = list(ids)
-        while remaining:
-            live = set(remaining)
-            ins = {n: sum(1 for e in edges if e.dst == n and e.src in live) for n in remaining}
-            outs = {n: sum(1 for e in edges if e.src == n and e.dst in live) for n in remaining}
-            sinks = [n for n in remaining if outs[n] == 0]
-            sources = [n for n in remaining if ins[n] == 0 and outs[n] > 0]
-            if sinks:
-                right[:0] = sinks
-                chosen = set(sinks)
-            elif sources:
-                left += sources
-                chosen = set(sources)
-            else:
-                best = max(remaining, key=lambda n: outs[n] - ins[n])
-                left.append(best)
-                chosen = {best}
-            remaining = [n for n in remaining if n not in chosen]
-        rank = {n: i for i, n in enumerate(left + right)}
-        return {e.wire for e in self.edges if rank[e.src] >= rank[e.dst]}
-
-    def _states_last(self, roots: list[str]) -> set[int]:
-        """Feedback taken from the outputs of state blocks (integrators) where possible, the
-        way block diagrams are usually drawn."""
-        fast = [e for e in self.edges if e.src not in self.stateful]
-        back, _ = self._dfs(roots, fast)
-        succ: dict[str, set[str]] = defaultdict(set)
-        for e in fast:
-            if e.wire not in back:
-                succ[e.src].add(e.dst)
-        for e in (e for e in self.edges if e.src in self.stateful):
-            if self._reaches(succ, e.dst, e.src):
-                back.add(e.wire)
-            else:
-                succ[e.src].add(e.dst)
-        return back
-
-    @staticmethod
-    def _reaches(succ: Mapping[str, set[str]], start: str, goal: str) -> bool:
-        seen, todo = {start}, [start]
-        while todo:
-            node = todo.pop()
-            if node == goal:
-                return True
-            for nxt in succ.get(node, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return False
-
-    def _cost(self, back: set[int]) -> float:
-        """Long wires and wide feedback loops make a layout hard to read; feedback into an
-        integrator (rather than out of one) looks unusual."""
-        layer = self._layering(back)
-        cost = 0.0
-        for e in self.edges:
-            span = layer[e.dst] - layer[e.src]
-            if e.wire in back:
-                cost += (abs(span) + 1) * 3 + 2
-                cost += 12 * (e.dst in self.stateful) - 2 * (e.src in self.stateful)
-            else:
-                cost += max(span - 1, 0)
-        return cost
-
-    def _assign_layers(self) -> None:
-        layer = self._layering({e.wire for e in self.edges if e.back})
-        for node, value in layer.items():
-            self.nodes[node].layer = value
-
-    def _layering(self, back: set[int]) -> dict[str, int]:
-        """Columns: longest path from the sources, sources pulled to what they feed, and
-        loggers in the last column unless that would make their wires long."""
-        fwd = [e for e in self.edges if e.wire not in back and e.src != e.dst]
-        preds: dict[str, set[str]] = defaultdict(set)
-        succs: dict[str, set[str]] = defaultdict(set)
-        for e in fwd:
-            preds[e.dst].add(e.src)
-            succs[e.src].add(e.dst)
-        layer: dict[str, int] = {}
-        topo = self._topological(preds, succs)
-        for node in topo:
-            layer[node] = max((layer[p] + 1 for p in preds[node]), default=0)
-        for node in reversed(topo):  # sources next to the first block they feed
-            if not preds[node] and succs[node] and self.types[node] not in SOURCE_TYPES:
-                layer[node] = max(layer[node], min(layer[s] for s in succs[node]) - 1)
-        last = max(layer.values(), default=0)
-        sinks = [n for n in topo if not succs[n] and self.types[n] in SINK_TYPES and preds[n]]
-        if any(layer[n] == last and n not in sinks for n in topo):
-            last += 1 if sinks else 0
-        for node in sinks:
-            if self.types[node] == "Outport" or layer[node] >= last - 2:
-                layer[node] = last
-        return layer
-
-    def _topological(self, preds: Mapping[str, set], succs: Mapping[str, set]) -> list[str]:
-        remaining = {n: len(preds[n]) for n in self.discovery}
-        ready = [n for n in self.discovery if remaining[n] == 0]
-        rank = {n: i for i, n in enumerate(self.discovery)}
-        result = []
-        while ready:
-            ready.sort(key=rank.__getitem__)
-            node = ready.pop(0)
-            result.append(node)
-            for s in succs[node]:
-                remaining[s] -= 1
-                if remaining[s] == 0:
-                    ready.append(s)
-        return result
+    def _link(self, a: Any, b: Any, fa: float, fb: float) -> None:
+        """a in some column wired to b in the next one, at port fractions fa and fb."""
+        if (b, fa, fb) not in self.succ[a]:
+            self.succ[a].append((b, fa, fb))
+            self.pred[b].append((a, fa, fb))
 
     def _add_dummies(self) -> None:
-        """Long forward wires pass through one slot per column; a net shares its slots."""
+        """Slots for every column a forward wire passes; a net shares its slots."""
         for edge in self.edges:
-            src, dst = self.nodes[edge.src], self.nodes[edge.dst]
-            chain: list[Any] = [edge.src]
-            if not edge.back:
-                for layer in range(src.layer + 1, dst.layer):
-                    key = ("dummy", edge.net, layer)
-                    if key not in self.nodes:
-                        self.nodes[key] = _Node(key, extent=2 * TRACK, layer=layer)
-                    chain.append(key)
-            chain.append(edge.dst)
-            edge.chain = chain
             if edge.back:
                 continue
-            for k, (a, b) in enumerate(zip(chain, chain[1:])):
-                na, nb = self.nodes[a], self.nodes[b]
-                fa = (edge.src_port + 0.5) / max(na.outputs, 1) if k == 0 else 0.5
-                last = k == len(chain) - 2
-                fb = (edge.dst_port + 0.5) / max(nb.inputs, 1) if last else 0.5
-                if (b, fa, fb) not in self.succ[a]:
-                    self.succ[a].append((b, fa, fb))
-                    self.pred[b].append((a, fa, fb))
+            src, dst = self.nodes[edge.src], self.nodes[edge.dst]
+            fa = (edge.src_port + 0.5) / max(src.outputs, 1)
+            fb = (edge.dst_port + 0.5) / max(dst.inputs, 1)
+            slots = [self._slot(edge.net, layer) for layer in range(src.layer + 1, dst.layer)]
+            edge.chain = [edge.src, *slots, edge.dst]
+            for k, (a, b) in enumerate(zip(edge.chain, edge.chain[1:])):
+                self._link(a, b, fa if k == 0 else 0.5, fb if k == len(edge.chain) - 2 else 0.5)
 
-    # ----- order within columns -----
-    def _order(self) -> list[list[_Node]]:
-        count = max(n.layer for n in self.nodes.values()) + 1
-        layers: list[list[_Node]] = [[] for _ in range(count)]
+    def _initial(self) -> list[list[_Node]]:
+        """Columns in order of discovery (a net's slots after its source)."""
         rank = {key: i for i, key in enumerate(self.discovery)}
-        for node in sorted(self.nodes.values(), key=lambda n: self._initial_rank(n, rank)):
-            layers[node.layer].append(node)
-        self._number(layers)
-        best = [list(layer) for layer in layers]
-        best_cross = self._crossings(layers)
-        for sweep in range(12):
-            rng = range(1, count) if sweep % 2 == 0 else range(count - 2, -1, -1)
-            down = sweep % 2 == 0
-            for i in rng:
-                layer = layers[i]
-                centers = {}
-                for node in layer:  # mean position of the ports it is wired to
-                    if down:
-                        nbrs = [self.nodes[k].order + fa for k, fa, _ in self.pred[node.key]]
-                    else:
-                        nbrs = [self.nodes[k].order + fb for k, _, fb in self.succ[node.key]]
-                    centers[node.key] = sum(nbrs) / len(nbrs) if nbrs else node.order + 0.5
-                layer.sort(key=lambda n: (centers[n.key], n.order))
-                for pos, node in enumerate(layer):
-                    node.order = pos
-            crossings = self._crossings(layers)
-            if crossings < best_cross:
-                best, best_cross = [list(layer) for layer in layers], crossings
-        self._number(best)
-        return best
 
-    def _initial_rank(self, node: _Node, rank: Mapping[Any, int]) -> tuple:
-        if node.dummy:
-            return (rank.get(node.key[1][0], 0), 1)
-        return (rank.get(node.key, 0), 0)
+        def initial_rank(node: _Node) -> tuple:
+            if node.dummy:
+                return (rank.get(node.key[1][0], 0), 1)
+            return (rank.get(node.key, 0), 0)
 
-    @staticmethod
-    def _number(layers: list[list[_Node]]) -> None:
-        for layer in layers:
-            for pos, node in enumerate(layer):
-                node.order = pos
-
-    def _crossings(self, layers: list[list[_Node]]) -> int:
-        total = 0
-        for layer in layers[:-1]:
-            pairs = sorted((node.order + fa, self.nodes[b].order + fb)
-                           for node in layer for b, fa, fb in self.succ[node.key])
-            for i, (a1, b1) in enumerate(pairs):
-                for a2, b2 in pairs[i + 1:]:
-                    if a2 > a1 and b2 < b1:
-                        total += 1
-        return total
+        layers: list[list[_Node]] = [
+            [] for _ in range(max(n.layer for n in self.nodes.values()) + 1)]
+        for node in sorted(self.nodes.values(), key=initial_rank):
+            layers[node.layer].append(node)  # feedback slots do not exist yet
+        number(layers)
+        return layers
 
     # ----- coordinates -----
-    def _assign_y(self, layers: list[list[_Node]]) -> None:
+    @staticmethod
+    def _stack(layers: list[list[_Node]]) -> None:
         for layer in layers:
             y = 0.0
             for node in layer:
                 node.y = y
                 y += node.extent
+
+    def _align(self, layers: list[list[_Node]]) -> None:
+        """Move the slots of each column (keeping their order) towards the ports they are
+        wired to, sweeping right and left: single inputs come in straight."""
         links = self._port_links()
-        for sweep in range(9):  # ends going down: single inputs come in straight
+        for sweep in range(9):
             down = sweep % 2 == 0
             order = layers if down else layers[::-1]
             for layer in order:
@@ -413,12 +303,15 @@ class _Layered:
             node.y = snap(node.y - top)
 
     def _port_links(self) -> dict[Any, tuple[list, list]]:
-        """For each node: (neighbour, own port offset, neighbour port offset) left and right."""
+        """For each node: (neighbour, own port offset, neighbour port offset), as seen when
+        sweeping right and when sweeping left."""
         links: dict[Any, tuple[list, list]] = defaultdict(lambda: ([], []))
         for edge in self.edges:
-            if edge.back:
-                continue
             chain = [self.nodes[k] for k in edge.chain]
+            if edge.back:
+                if len(chain) > 2:  # placed (see feedback): keep its row straight
+                    self._feedback_links(links, chain, edge)
+                continue
             for k, (a, b) in enumerate(zip(chain, chain[1:])):
                 a_off = a.port_y("out", edge.src_port) if k == 0 else a.port_y("out", 0)
                 last = k == len(chain) - 2
@@ -428,6 +321,20 @@ class _Layered:
                     links[b.key][0].append((a, b_off, a_off))
                     links[a.key][1].append((b, a_off, b_off))
         return links
+
+    @staticmethod
+    def _feedback_links(links: dict, chain: list[_Node], edge: _Edge) -> None:
+        """A feedback row's slots pull each other straight and its end slots stay near the
+        ports it joins; blocks are not pulled by feedback (they follow the signal flow)."""
+        slots = chain[1:-1]
+        for a, b in zip(slots[1:], slots):  # a left of b
+            for _ in range(BACK_WEIGHT):
+                links[b.key][0].append((a, TRACK, TRACK))
+                links[a.key][1].append((b, TRACK, TRACK))
+        for slot, block, kind, port in ((slots[0], chain[0], "out", edge.src_port),
+                                        (slots[-1], chain[-1], "in", edge.dst_port)):
+            for side in (0, 1):
+                links[slot.key][side].append((block, TRACK, block.port_y(kind, port)))
 
     @staticmethod
     def _pack(layer: list[_Node], wanted: list[float]) -> None:
@@ -455,7 +362,7 @@ class _Layered:
     def _assign_x(self, layers: list[list[_Node]]) -> list[float]:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
         self.router = WirePlanner(self.nodes, self.edges)
-        self.router.plan(layers)
+        self.router.plan()
         self.column_w = [max((n.column_width for n in layer if not n.dummy), default=0.0)
                          for layer in layers]
         xs, x, gap_left = [], MARGIN + self.router.gap_width(-1), {-1: MARGIN}
@@ -466,16 +373,13 @@ class _Layered:
         self.router.assign_tracks(gap_left)
         return xs
 
-    def _write(self, xs: list[float]) -> None:
+    def write(self) -> None:
+        """Store the planned positions and wire bends in the diagram."""
         for blk in self.diagram.blocks:
-            node = self.nodes[blk.id]
-            x = xs[node.layer] + (self.column_w[node.layer] - node.width) / 2
             layout = {k: v for k, v in (blk.layout or {}).items()
                       if k not in ("x", "y", "rotation", "flip")}
-            layout["x"] = snap(x)
-            layout["y"] = node.y + node.top_pad + MARGIN
+            layout["x"], layout["y"] = self._position(self.nodes[blk.id])
             blk.layout = layout
         for edge in self.edges:
             points = self.router.points(edge, MARGIN)
             self.diagram.wires[edge.wire].points = [(float(x), float(y)) for x, y in points]
-

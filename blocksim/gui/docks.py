@@ -1,8 +1,9 @@
 """The side panels in docks, and their signals turned into undo commands.
 
-Palette (left), inspector and diagram settings (right), diagnostics (bottom), scopes
-(bottom, tabbed). The panels never touch the model: each edit they report becomes one
-command on the document's undo stack, and they are refreshed from the model after changes.
+Palette (left), inspector and diagram settings (right, as two tabs: stacked, they left the
+inspector a few lines), diagnostics and scopes (bottom, tabbed). The panels never touch the
+model: each edit they report becomes one command on the document's undo stack, and they
+are refreshed from the model after changes.
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from blocksim.gui.mainwindow import MainWindow
 
 log = logging.getLogger(__name__)
+
+RIGHT_WIDTH = 340  # the inspector's forms read without a horizontal scroll bar
+LEFT_WIDTH = 230  # the palette's category and block names in full
 
 
 class Panels(QObject):
@@ -50,8 +54,14 @@ class Panels(QObject):
         self._dock("scopes", "Scopes", scopes.scope_area() if scopes else None,
                    Qt.BottomDockWidgetArea)
         if "inspector" in self.docks and "settings" in self.docks:
-            window.resizeDocks([self.docks["inspector"], self.docks["settings"]], [420, 380],
-                               Qt.Vertical)
+            # Tabs, not a stack: a block's documentation and parameters need the height.
+            window.tabifyDockWidget(self.docks["inspector"], self.docks["settings"])
+            self.docks["settings"].raise_()  # nothing is selected yet
+        widths = {"palette": LEFT_WIDTH, "inspector": RIGHT_WIDTH, "settings": RIGHT_WIDTH}
+        sides = [k for k in widths if k in self.docks]
+        if sides:  # both sides at once: sizing one alone takes the room from the other
+            window.resizeDocks([self.docks[k] for k in sides], [widths[k] for k in sides],
+                               Qt.Horizontal)
         if "diagnostics" in self.docks and "scopes" in self.docks:
             window.tabifyDockWidget(self.docks["diagnostics"], self.docks["scopes"])
             self.docks["diagnostics"].raise_()
@@ -144,7 +154,16 @@ class Panels(QObject):
             return  # unchanged: keep whatever the user is typing
         parents = [self.doc.level(level[:i]) for i in range(len(level))]
         self.inspector.show_block(diagram, block, parents)
+        if self._shown_block is None or self._shown_block[:2] != state[:2]:
+            self.show_dock("inspector")  # a newly selected block: bring its tab forward
         self._shown_block = state
+
+    def show_dock(self, key: str) -> None:
+        """Make a panel visible and, if it shares a tab group, the current tab."""
+        dock = self.docks.get(key)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     def _params_edited(self, block_id: str, params: dict[str, Any]) -> None:
         level = self.canvas.level

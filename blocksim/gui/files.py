@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
 import blocksim
+from blocksim import registry
 from blocksim.errors import DiagramFileError
 from blocksim.format import load_diagram, save_diagram
 from blocksim.gui import dialogs
@@ -43,6 +44,17 @@ def settings() -> QSettings:
     if os.environ.get(ENV_SETTINGS):
         return QSettings(os.environ[ENV_SETTINGS], QSettings.IniFormat)
     return QSettings("blocksim", "blocksim")
+
+
+def unknown_blocks(diagram: Diagram, prefix: str = "") -> list[str]:
+    """A message per block whose type is not registered: block 'path': unknown block type."""
+    found = []
+    for blk in diagram.blocks:
+        if blk.subsystem is not None:
+            found += unknown_blocks(blk.subsystem, f"{prefix}{blk.id}/")
+        elif registry.get(blk.type) is None:
+            found.append(f"block '{prefix}{blk.id}': unknown block type '{blk.type}'")
+    return found
 
 
 class FileController(QObject):
@@ -97,6 +109,12 @@ class FileController(QObject):
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
         self.opened.emit(str(path))
+        unknown = unknown_blocks(diagram)
+        if unknown:  # opened (drawn grey, so it can be looked at), but it will not run
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            dialogs.message(self.window, "Unknown block types",
+                            f"{path}, {unknown[0]}{more}: drawn grey; the diagram will not "
+                            f"run until a block library providing it is installed.")
         return True
 
     def save(self) -> bool:

@@ -109,6 +109,14 @@ class BlockInspector(QWidget):
     def show_block(self, diagram: Diagram, block: Block, parents: Sequence[Diagram] = ()) -> None:
         """Edit `block` of `diagram`; `parents` are the enclosing levels (outermost first)
         when `diagram` is a subsystem's, so expressions see the same names as in a compile."""
+        if block is self._block and diagram is self._diagram and block.params == self._params:
+            # The block shown, only renamed (the id field lost focus, say by Tab into a
+            # parameter field): rebuilding the form would destroy the field taking the focus
+            # and throw away values typed but not applied yet.
+            self._block_id = block.id
+            if self.id_edit.text() != block.id:
+                self.id_edit.setText(block.id)
+            return
         self._diagram, self._block, self._block_id = diagram, block, block.id
         self._parents = tuple(parents)
         self._params = dict(block.params)
@@ -184,6 +192,12 @@ class BlockInspector(QWidget):
             self.form.addRow(muted_label(f"Not parameters of this type: {', '.join(stray)}"))
         if not declared:
             self.form.addRow(muted_label("This block type has no parameters."))
+        # Tab goes from the id through the parameters to the buttons (the fields are newer
+        # than the buttons, so creation order would put them last)
+        chain = [self.id_edit, *(f.widget for f in self.fields.values()),
+                 self.revert_button, self.apply_button]
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
         self.error.clear_message()
         self._update_buttons()
 

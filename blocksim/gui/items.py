@@ -3,9 +3,15 @@
 Items draw what the model says (through `geometry` and `routing`, the same numbers the
 automatic layout uses) and never change the model themselves: the scene turns what the user
 did into undo commands.
+
+Painting is on the path of every frame, so an item works out once what it draws (paths,
+fitted fonts, text boxes: a block's look only changes when the scene replaces the item) and
+blocks are cached as device pixmaps, which panning merely copies. Below readable sizes
+texts are left out (see `TEXT_LOD`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -34,6 +40,8 @@ ERROR = QColor("#d62728")
 WIRE = QColor("#303a46")
 PORT_SIZE = 5.0
 HIT_RADIUS = 9.0
+TEXT_LOD = 0.2  # below this scale no text is drawn (8 pt labels would be 2 px high)
+PORT_TEXT_LOD = 0.4  # ... and below this no port names
 
 CATEGORY_FILL = {
     "Sources": "#e8f5e4", "Sinks": "#e3eefb", "Continuous": "#fff6d8",
@@ -41,6 +49,16 @@ CATEGORY_FILL = {
     "Lookup Tables": "#e6f4f4", "Ports & Subsystems": "#eceff3", "Signal Routing": "#f2f2f2",
 }
 SHAPES = {"Gain": "triangle"}
+
+# Looked up once: enum attribute access costs microseconds on every paint.
+_ANTIALIASING = QPainter.RenderHint.Antialiasing
+_NO_PEN = Qt.PenStyle.NoPen
+_NO_BRUSH = Qt.BrushStyle.NoBrush
+_CENTER = Qt.AlignmentFlag.AlignCenter
+_TOP_CENTER = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+_POSITION_CHANGE = QGraphicsItem.GraphicsItemChange.ItemPositionChange
+_POSITION_CHANGED = QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+_lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform
 
 
 def _font(points: float, bold: bool = False) -> QFont:
@@ -55,10 +73,35 @@ LABEL_FONT = _font(8.0)
 PORT_FONT = _font(6.5)
 
 
+def _pen(color: QColor, width: float, style=Qt.PenStyle.SolidLine) -> QPen:
+    pen = QPen(color, width, style)
+    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+    return pen
+
+
+_BLOCK_PENS = {state: QPen(color, width) for state, color, width in (
+    ("plain", INK, 1.2), ("selected", SELECTED, 2.4), ("marked", ERROR, 2.4))}
+_WIRE_PENS = {state: _pen(color, width, style) for state, color, width, style in (
+    ("plain", WIRE, 1.3, Qt.PenStyle.SolidLine), ("selected", SELECTED, 2.2, Qt.PenStyle.SolidLine),
+    ("marked", ERROR, 2.2, Qt.PenStyle.SolidLine), ("dangling", ERROR, 1.3, Qt.PenStyle.DashLine))}
+_BRUSHES = {state: QBrush(pen.color()) for state, pen in _WIRE_PENS.items()}
+_INK_PEN = QPen(INK)
+
+
+@dataclass
+class _Texts:
+    """Where a block's texts go, in block coordinates, worked out once."""
+
+    ports: list[tuple[QRectF, str]]
+    glyph: tuple[QRectF, QFont, str] | None
+    label: tuple[QRectF, str]
+
+
 class BlockItem(QGraphicsItem):
     """One block: body, unconnected-port chevrons, glyph, port names and the id below."""
 
-    def __init__(self, block: Block, info: PortInfo, glyph: str, connected: set[tuple[str, str]]):
+    def __init__(self, block: Block, info: PortInfo, glyph: str, connected: set[tuple[str, str]],
+                 cached: bool = True):
         super().__init__()
         self.block_id = block.id
         self.block_type = block.type
@@ -73,9 +116,17 @@ class BlockItem(QGraphicsItem):
         self.marked = False
         category = getattr(registry.get(block.type), "category", "")
         self.fill = QColor(CATEGORY_FILL.get(category, "#fafafa") if info.known else "#e0e0e0")
+        self._fill_brush = QBrush(self.fill)
         self.on_moved: Callable[["BlockItem"], None] | None = None
+        local = Placement(0.0, 0.0, self.base.w, self.base.h, self.base.rotation, self.base.flip)
+        self._local = local
+        self._body_path = self._body(local)
+        self._chevrons = self._chevron_path(local)
+        self._drawn_texts: _Texts | None = None  # worked out at the first paint with text
         self.setFlags(QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable
                       | QGraphicsItem.ItemSendsGeometryChanges)
+        if cached:  # a pixmap per block: panning copies it instead of drawing text again
+            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setPos(self.model_pos)
         self.setZValue(1)
         self.setToolTip(f"{block.id} ({block.type})")
@@ -91,7 +142,8 @@ class BlockItem(QGraphicsItem):
     def placement(self) -> Placement:
         """The placement at the item's current position (which moves during a drag)."""
         b = self.base
-        return Placement(self.pos().x(), self.pos().y(), b.w, b.h, b.rotation, b.flip)
+        pos = self.pos()
+        return Placement(pos.x(), pos.y(), b.w, b.h, b.rotation, b.flip)
 
     def ports(self, kind: str) -> Sequence[str]:
         return self.info.inputs if kind == "in" else self.info.outputs
@@ -125,30 +177,38 @@ class BlockItem(QGraphicsItem):
         return path
 
     def itemChange(self, change, value):
-        if change == QGraphicsItem.ItemPositionChange:
+        if change == _POSITION_CHANGE:
             return QPointF(snap(value.x()), snap(value.y()))
-        if change == QGraphicsItem.ItemPositionHasChanged and self.on_moved:
+        if change == _POSITION_CHANGED and self.on_moved:
             self.on_moved(self)
         return super().itemChange(change, value)
 
     # ----- drawing -----
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
-        painter.setRenderHint(QPainter.Antialiasing)
-        local = Placement(0.0, 0.0, self.base.w, self.base.h, self.base.rotation, self.base.flip)
-        color = ERROR if self.marked else SELECTED if self.isSelected() else INK
-        width = 2.4 if (self.marked or self.isSelected()) else 1.2
-        painter.setPen(QPen(color, width))
-        painter.setBrush(QBrush(self.fill))
-        painter.drawPath(self._body(local))
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QBrush(color))
-        for kind in ("in", "out"):
-            ports = self.ports(kind)
-            for i, name in enumerate(ports):
-                if (kind, name) not in self.connected:
-                    point, direction = local.port(kind, i, len(ports))
-                    painter.drawPolygon(_chevron(point, direction, kind))
-        self._paint_texts(painter, local)
+        painter.setRenderHint(_ANTIALIASING)
+        state = "marked" if self.marked else "selected" if self.isSelected() else "plain"
+        painter.setPen(_BLOCK_PENS[state])
+        painter.setBrush(self._fill_brush)
+        painter.drawPath(self._body_path)
+        if self._chevrons is not None:
+            painter.setPen(_NO_PEN)
+            painter.setBrush(_BRUSHES[state])
+            painter.drawPath(self._chevrons)
+        lod = _lod(painter.worldTransform())
+        if lod < TEXT_LOD:
+            return
+        texts = self._drawn_texts or self._work_out_texts()
+        painter.setPen(_INK_PEN)
+        if lod >= PORT_TEXT_LOD and texts.ports:
+            painter.setFont(PORT_FONT)
+            for rect, text in texts.ports:
+                painter.drawText(rect, _CENTER, text)
+        if texts.glyph is not None:
+            rect, font, text = texts.glyph
+            painter.setFont(font)
+            painter.drawText(rect, _CENTER, text)
+        painter.setFont(LABEL_FONT)
+        painter.drawText(texts.label[0], _TOP_CENTER, texts.label[1])
 
     def _body(self, local: Placement) -> QPainterPath:
         path = QPainterPath()
@@ -163,41 +223,57 @@ class BlockItem(QGraphicsItem):
             path.addRoundedRect(QRectF(0, 0, width, height), radius, radius)
         return path
 
-    def _paint_texts(self, painter: QPainter, local: Placement) -> None:
+    def _chevron_path(self, local: Placement) -> QPainterPath | None:
+        """One path with the chevrons of all unconnected ports (None if all are wired)."""
+        path = None
+        for kind in ("in", "out"):
+            ports = self.ports(kind)
+            for i, name in enumerate(ports):
+                if (kind, name) not in self.connected:
+                    point, direction = local.port(kind, i, len(ports))
+                    path = path or QPainterPath()
+                    path.addPolygon(_chevron(point, direction, kind))
+                    path.closeSubpath()
+        return path
+
+    def _work_out_texts(self) -> _Texts:
+        """Port names beside their ports, the glyph fitted into the room they leave, the
+        label under the block."""
+        local = self._local
         width, height = local.size
-        painter.setPen(INK)
-        painter.setFont(PORT_FONT)
+        ports = []
         inset = {(-1, 0): 0.0, (1, 0): 0.0, (0, -1): 0.0, (0, 1): 0.0}  # per side
         for kind, texts in zip(("in", "out"), self.texts):
             for i, text in enumerate(texts):
                 if text:
-                    side, used = self._port_text(painter, local, kind, i, len(texts), text)
+                    rect, side, used = self._port_text(local, kind, i, len(texts), text)
+                    ports.append((rect, text))
                     inset[side] = max(inset[side], used)
         glyph_rect = QRectF(0, 0, width, height).adjusted(
             inset[(-1, 0)], inset[(0, -1)], -inset[(1, 0)], -inset[(0, 1)])
         if SHAPES.get(self.block_type) == "triangle":
             glyph_rect = self._triangle_text_rect(local)
-        _fit_text(painter, glyph_rect.adjusted(2, 1, -2, -1), self.glyph, GLYPH_FONT)
-        painter.setFont(LABEL_FONT)
-        painter.setPen(INK)
-        label_rect = QRectF(width / 2 - 200, height + 3, 400, LABEL_HEIGHT)
-        painter.drawText(label_rect, Qt.AlignHCenter | Qt.AlignTop, self.label)
+        glyph_rect = glyph_rect.adjusted(2, 1, -2, -1)
+        font = _fitted_font(glyph_rect, self.glyph, GLYPH_FONT)
+        glyph = (glyph_rect, font, self.glyph) if font is not None else None
+        label = (QRectF(width / 2 - 200, height + 3, 400, LABEL_HEIGHT), self.label)
+        self._drawn_texts = _Texts(ports, glyph, label)
+        return self._drawn_texts
 
-    def _port_text(self, painter: QPainter, local: Placement, kind: str, index: int,
-                   count: int, text: str) -> tuple[tuple[int, int], float]:
-        """Draw a port's name inside the block next to it; returns its side and the room
-        it takes there."""
+    @staticmethod
+    def _port_text(local: Placement, kind: str, index: int, count: int,
+                   text: str) -> tuple[QRectF, tuple[int, int], float]:
+        """Where a port's name goes, inside the block next to it; its side and the room it
+        takes there."""
         (x, y), (dx, dy) = local.port(kind, index, count)
         side = (int(round(dx)), int(round(dy)))
         metrics = QFontMetricsF(PORT_FONT)
         tw, th = metrics.horizontalAdvance(text), metrics.height()
         if dx:  # port on a left or right edge: text runs inwards from it
             left = x + 3 if dx < 0 else x - 3 - tw
-            painter.drawText(QRectF(left, y - th / 2, tw, th), Qt.AlignCenter, text)
-            return side, tw + 4
+            return QRectF(left, y - th / 2, tw, th), side, tw + 4
         top = y + 1 if dy < 0 else y - 1 - th
-        painter.drawText(QRectF(x - tw / 2, top, tw, th), Qt.AlignCenter, text)
-        return side, th + 2
+        return QRectF(x - tw / 2, top, tw, th), side, th + 2
 
     def _triangle_text_rect(self, local: Placement) -> QRectF:
         w, h = self.base.w, self.base.h
@@ -220,10 +296,10 @@ def _chevron(point: Point, direction: Point, kind: str) -> QPolygonF:
                       QPointF(base[0] - nx, base[1] - ny)])
 
 
-def _fit_text(painter: QPainter, rect: QRectF, text: str, font: QFont) -> None:
-    """Draw `text` centred in `rect`, shrinking the font until it fits."""
+def _fitted_font(rect: QRectF, text: str, font: QFont) -> QFont | None:
+    """`font`, shrunk until `text` fits in `rect`; None if there is nothing to draw."""
     if not text or rect.width() <= 2:
-        return
+        return None
     font = QFont(font)
     size = font.pointSizeF()
     while size > 5.0:
@@ -233,8 +309,7 @@ def _fit_text(painter: QPainter, rect: QRectF, text: str, font: QFont) -> None:
             break
         size -= 0.5
         font.setPointSizeF(size)
-    painter.setFont(font)
-    painter.drawText(rect, Qt.AlignCenter, text)
+    return font
 
 
 class WireItem(QGraphicsPathItem):
@@ -249,6 +324,8 @@ class WireItem(QGraphicsPathItem):
         self.dangling = False
         self.route: list[Point] = []
         self.junctions: list[Point] = []
+        self._arrow: QPolygonF | None = None
+        self._bounds = QRectF()
         self.setFlags(QGraphicsItem.ItemIsSelectable)
         self.setZValue(0)
         self.setToolTip(f"{wire.src} → {wire.dst}")
@@ -259,6 +336,7 @@ class WireItem(QGraphicsPathItem):
         src, dst = self.find(self.wire.src.block), self.find(self.wire.dst.block)
         if src is None or dst is None:
             self.route = []
+            self._arrow = None
             self.setPath(QPainterPath())
             return
         start = src.port_position("out", self.wire.src.port)
@@ -277,11 +355,17 @@ class WireItem(QGraphicsPathItem):
         path = QPainterPath(QPointF(*self.route[0]))
         for x, y in self.route[1:]:
             path.lineTo(x, y)
+        self._arrow = _arrow(self.route[-2], self.route[-1]) if len(self.route) > 1 else None
         self.prepareGeometryChange()
         self.setPath(path)
 
+    def setPath(self, path: QPainterPath) -> None:
+        """Also keeps the bounds, so that Qt's many boundingRect calls cost no path work."""
+        self._bounds = path.controlPointRect().adjusted(-7, -7, 7, 7)
+        super().setPath(path)
+
     def boundingRect(self) -> QRectF:
-        return super().boundingRect().adjusted(-6, -6, 6, 6)
+        return self._bounds
 
     def shape(self) -> QPainterPath:
         stroker = QPainterPathStroker()
@@ -291,29 +375,30 @@ class WireItem(QGraphicsPathItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         if not self.route:
             return
-        painter.setRenderHint(QPainter.Antialiasing)
-        color = ERROR if (self.marked or self.dangling) else (
-            SELECTED if self.isSelected() else WIRE)
-        pen = QPen(color, 2.2 if (self.isSelected() or self.marked) else 1.3)
-        pen.setJoinStyle(Qt.MiterJoin)
-        if self.dangling:
-            pen.setStyle(Qt.DashLine)
-        painter.setPen(pen)
-        painter.setBrush(Qt.NoBrush)
+        painter.setRenderHint(_ANTIALIASING)
+        state = "marked" if self.marked else "dangling" if self.dangling else (
+            "selected" if self.isSelected() else "plain")
+        painter.setPen(_WIRE_PENS[state])
+        painter.setBrush(_NO_BRUSH)
         painter.drawPath(self.path())
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QBrush(color))
-        (x1, y1), (x2, y2) = self.route[-2], self.route[-1]
-        dx, dy = (x2 - x1), (y2 - y1)
-        length = max(abs(dx) + abs(dy), 1e-9)
-        dx, dy = dx / length, dy / length
-        size = 7.0
-        painter.drawPolygon(QPolygonF([
-            QPointF(x2, y2), QPointF(x2 - dx * size - dy * size * 0.45,
-                                     y2 - dy * size + dx * size * 0.45),
-            QPointF(x2 - dx * size + dy * size * 0.45, y2 - dy * size - dx * size * 0.45)]))
+        painter.setPen(_NO_PEN)
+        painter.setBrush(_BRUSHES[state])
+        if self._arrow is not None:
+            painter.drawPolygon(self._arrow)
         for x, y in self.junctions:
             painter.drawEllipse(QPointF(x, y), 3.0, 3.0)
+
+
+def _arrow(before: Point, tip: Point, size: float = 7.0) -> QPolygonF:
+    """The arrowhead at the end of a wire's last segment."""
+    (x1, y1), (x2, y2) = before, tip
+    dx, dy = (x2 - x1), (y2 - y1)
+    length = max(abs(dx) + abs(dy), 1e-9)
+    dx, dy = dx / length, dy / length
+    return QPolygonF([
+        QPointF(x2, y2), QPointF(x2 - dx * size - dy * size * 0.45,
+                                 y2 - dy * size + dx * size * 0.45),
+        QPointF(x2 - dx * size + dy * size * 0.45, y2 - dy * size - dx * size * 0.45)])
 
 
 def _edge_middle(item: BlockItem, lx_fraction: float) -> Point:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
@@ -38,13 +38,13 @@ class MainWindow(QMainWindow):
         self.sim = SimulationControl(self)
         self.actions_ = build_actions(self)
         build_menus(self, self.actions_)
+        self.resize(QSize(1280, 800))  # before the panels, which size their docks to fit
         self.panels = Panels(self)
         self.level_label = QLabel(self)
         self.statusBar().addPermanentWidget(self.level_label)
         self.doc.titleChanged.connect(self._update_title)
         self.canvas.levelChanged.connect(self._update_level)
         self.canvas.scene.selectionChanged.connect(self._update_actions)
-        self.resize(QSize(1280, 800))
         self._update_title()
         self._update_level(())
         self._update_actions()
@@ -67,8 +67,8 @@ class MainWindow(QMainWindow):
     # ----- reactions -----
     def _update_title(self) -> None:
         mark = "*" if self.doc.dirty else ""
+        # the mark is ours: setWindowModified wants a "[*]" in the title and warns without one
         self.setWindowTitle(f"{self.doc.title}{mark} — blocksim")
-        self.setWindowModified(self.doc.dirty)
 
     def _update_level(self, level: tuple) -> None:
         self.level_label.setText(" / ".join(("top",) + tuple(level)))
@@ -91,6 +91,9 @@ class MainWindow(QMainWindow):
         if dock is not None:
             dock.show()
             dock.raise_()
+            wanted = self.height() // 3  # tabbed with the diagnostics it has their few lines,
+            if dock.height() < wanted:  # too few for a plot
+                self.resizeDocks([dock], [wanted], Qt.Vertical)
 
     def show_diagnostics(self) -> None:
         dock = self.panels.docks.get("diagnostics")

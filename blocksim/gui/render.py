@@ -46,7 +46,7 @@ def render_diagram(diagram: Diagram, out: str | os.PathLike[str],
     out = Path(out)
     doc = DiagramDocument(copy.deepcopy(diagram))  # placing blocks must not touch the caller's
     doc.level(tuple(level))  # KeyError if there is no such subsystem
-    scene = DiagramScene(doc)
+    scene = DiagramScene(doc, cache_items=False)  # vectors in an SVG, not cached pixmaps
     if level:
         scene.set_level(tuple(level))
     source = scene.diagram_rect()

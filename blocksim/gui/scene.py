@@ -37,15 +37,18 @@ class DiagramScene(QGraphicsScene):
     blockActivated = Signal(str)  # another block was double-clicked
     blockDropped = Signal(str, QPointF)  # a block type dropped from the palette
 
-    def __init__(self, doc: DiagramDocument, parent=None):
+    def __init__(self, doc: DiagramDocument, parent=None, cache_items: bool = True):
         super().__init__(parent)
         self.doc = doc
+        # Pixmap caches make panning cheap on screen; a picture export (SVG) wants vectors.
+        self.cache_items = cache_items
         self.level: Level = ()
         self.blocks: dict[str, BlockItem] = {}
         self.wires: list[WireItem] = []
         self.marked_blocks: set[str] = set()
         self.marked_wires: set[str] = set()
         self._signatures: dict[str, tuple] = {}
+        self._models: dict[str, object] = {}  # block id -> model Block, as of the last sync
         self.gestures = Gestures(self)
         self.setBackgroundBrush(QColor("white"))
         doc.changed.connect(self._on_changed)
@@ -66,6 +69,7 @@ class DiagramScene(QGraphicsScene):
         self.blocks.clear()
         self.wires.clear()
         self._signatures.clear()
+        self._models.clear()
 
     def _on_reset(self) -> None:
         self.marked_blocks, self.marked_wires = set(), set()
@@ -82,10 +86,32 @@ class DiagramScene(QGraphicsScene):
                 level = level[:-1]
             self.set_level(level)
             return
+        before = self._selection()
+        # Items are replaced one by one: the selection would pass through states that are
+        # not the user's (none, or a renamed block unselected), so the panels hear of it
+        # once, at the end, and only if it changed.
+        blocked = self.blockSignals(True)
+        try:
+            self._rebuild(*before)
+        finally:
+            self.blockSignals(blocked)
+        after = self._selection()
+        if (after[0], after[2]) != (before[0], before[2]):
+            self.selectionChanged.emit()
+        # room to scroll around the drawing, growing with it
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000))
+        self.update()
+
+    def _selection(self) -> tuple[set[str], set[int], set[str]]:
+        """Selected block ids, the ids of their model objects (which survive a rename) and
+        selected wire keys."""
+        selected = {i.block_id for i in self.blocks.values() if i.isSelected()}
+        models = {id(self._models[b]) for b in selected if b in self._models}
+        return selected, models, {wire_key(w.wire) for w in self.wires if w.isSelected()}
+
+    def _rebuild(self, selected: set[str], renamed: set[int], selected_wires: set[str]) -> None:
         diagram = self.doc.level(self.level)
         names = self.doc.names(self.level)
-        selected = {i.block_id for i in self.blocks.values() if i.isSelected()}
-        selected_wires = {wire_key(w.wire) for w in self.wires if w.isSelected()}
         connected: dict[str, set] = defaultdict(set)
         for wire in diagram.wires:
             connected[wire.src.block].add(("out", wire.src.port))
@@ -102,11 +128,11 @@ class DiagramScene(QGraphicsScene):
             if item is None or self._signatures.get(blk.id) != signature:
                 if item is not None:
                     self.removeItem(item)
-                item = BlockItem(blk, info, text, connected[blk.id])
+                item = BlockItem(blk, info, text, connected[blk.id], self.cache_items)
                 item.on_moved = self._block_moved
                 self.addItem(item)
             item.marked = blk.id in self.marked_blocks
-            item.setSelected(blk.id in selected)
+            item.setSelected(blk.id in selected or id(blk) in renamed)
             keep[blk.id] = item
             self._signatures[blk.id] = signature
         for block_id, item in self.blocks.items():
@@ -114,6 +140,7 @@ class DiagramScene(QGraphicsScene):
                 self.removeItem(item)
                 self._signatures.pop(block_id, None)
         self.blocks = keep
+        self._models = {blk.id: blk for blk in diagram.blocks}
         for item in self.wires:
             self.removeItem(item)
         self.wires = []
@@ -124,9 +151,6 @@ class DiagramScene(QGraphicsScene):
             item.setSelected(wire_key(wire) in selected_wires)
             self.wires.append(item)
         self._update_junctions()
-        # room to scroll around the drawing, growing with it
-        self.setSceneRect(self.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000))
-        self.update()
 
     def _block_moved(self, item: BlockItem) -> None:
         for wire in self.wires:
@@ -197,14 +221,16 @@ class DiagramScene(QGraphicsScene):
             item.update()
 
     def select_only(self, block_ids=(), wire_keys=()) -> None:
-        self.clearSelection()
-        for block_id in block_ids:
-            if block_id in self.blocks:
-                self.blocks[block_id].setSelected(True)
-        keys = set(wire_keys)
-        for item in self.wires:
-            if wire_key(item.wire) in keys:
-                item.setSelected(True)
+        """Select exactly these; items already in the right state are left alone, so
+        selecting what is selected changes nothing (the inspector keeps its form)."""
+        chosen, keys = set(block_ids), set(wire_keys)
+        wanted = [self.blocks[b] for b in chosen if b in self.blocks]
+        wanted += [item for item in self.wires if wire_key(item.wire) in keys]
+        for item in wanted:
+            item.setSelected(True)
+        for item in self.selectedItems():
+            if not any(item is w for w in wanted):
+                item.setSelected(False)
 
     # ----- events -----
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:

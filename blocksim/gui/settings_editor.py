@@ -7,6 +7,7 @@ commands of the signals).
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 import re
 from typing import Any
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from blocksim import expressions
+from blocksim.engine.simulator import BACKENDS
 from blocksim.engine.steppers import FIXED
 from blocksim.errors import ExpressionError
 from blocksim.gui import validation
@@ -89,6 +91,7 @@ class DiagramSettingsEditor(QWidget):
         self.solver.setToolTip("dopri5/dop853: adaptive explicit; radau/bdf: stiff; "
                                "euler/rk4: fixed step, crossings act at step ends")
         self.solver.currentTextChanged.connect(self._solver_changed)
+        self.backend = _backend_box(self)
         self.number_edits: dict[str, QLineEdit] = {}
         sim_box = QGroupBox("Simulation", self)
         form = QFormLayout(sim_box)
@@ -102,6 +105,7 @@ class DiagramSettingsEditor(QWidget):
             if key == "rtol":
                 form.addRow("Solver", self.solver)
             form.addRow(label, edit)
+        form.addRow("Backend", self.backend)
 
         self.error = ErrorLine(self)
         revert, self.apply_button = QPushButton("Revert", self), QPushButton("Apply", self)
@@ -192,7 +196,8 @@ class DiagramSettingsEditor(QWidget):
         return parameters
 
     def _read_settings(self) -> SimulationSettings:
-        values: dict[str, Any] = {"solver": self.solver.currentText()}
+        values: dict[str, Any] = {"solver": self.solver.currentText(),
+                                  "backend": self.backend.currentData()}
         for key, edit in self.number_edits.items():
             label, _tip, placeholder = _NUMBER_FIELDS[key]
             text = edit.text().strip()
@@ -210,7 +215,7 @@ class DiagramSettingsEditor(QWidget):
                 mark_invalid(edit, True, str(exc))
                 raise ValueError(f"{label}: {exc}") from None
             values[key] = float(number.ravel()[0])
-        # Fields this form does not show (how to run, say the backend) are kept as they are.
+        # Fields this form does not show are kept as they are.
         return dataclasses.replace(self._diagram.simulation, **values)
 
     def _mark_settings_field(self, problem: str) -> None:
@@ -228,6 +233,7 @@ class DiagramSettingsEditor(QWidget):
             self.add_parameter(name, value_to_text(value))
         sim = diagram.simulation
         self.solver.setCurrentText(sim.solver)
+        _show_backend(self.backend, sim.backend)
         for key, edit in self.number_edits.items():
             value = getattr(sim, key)
             empty = value is None or (key == "max_step" and math.isinf(value))
@@ -242,6 +248,34 @@ class DiagramSettingsEditor(QWidget):
             self.number_edits[key].setEnabled(not fixed)
         self.number_edits["step"].setPlaceholderText(
             "required by " + solver if fixed else "used only by " + ", ".join(FIXED))
+
+
+def _backend_box(parent: QWidget) -> QComboBox:
+    """The backend choice: the default (None in the file: $BLOCKSIM_BACKEND, else python) or
+    one of the simulator's backends; numba is marked when it is not installed, since the
+    run then falls back to Python (with a warning) rather than failing."""
+    box = QComboBox(parent)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(10)  # long item texts must not widen the whole panel
+    box.addItem("default", None)
+    has_numba = importlib.util.find_spec("numba") is not None
+    for name in BACKENDS:
+        missing = name == "numba" and not has_numba
+        box.addItem(f"{name} (not installed: runs in Python)" if missing else name, name)
+    box.setToolTip("How the model runs: python (generated Python code) or numba (dopri5 "
+                   "segments in a compiled loop, much faster on big models; needs numba). "
+                   "default: $BLOCKSIM_BACKEND if set, else python.")
+    return box
+
+
+def _show_backend(box: QComboBox, backend: str | None) -> None:
+    """Select `backend`; a name this version does not know is shown as it is, so that
+    Apply keeps it and the run reports it."""
+    index = box.findData(backend)
+    if index < 0:
+        box.addItem(f"{backend} (unknown)", backend)
+        index = box.count() - 1
+    box.setCurrentIndex(index)
 
 
 def _cell(table: QTableWidget, row: int, column: int) -> str:

@@ -1,11 +1,20 @@
 """The canvas view: zoom (wheel, Ctrl +/-), pan (middle drag or Space+drag), fit to view.
 
-The dotted grid is drawn here, not by the scene, so rendered pictures stay clean.
+The dotted grid is drawn here, not by the scene, so rendered pictures stay clean. It is
+cached with the background, so a pan copies it and draws only the strip it uncovers.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QPixmapCache,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from blocksim.gui.geometry import GRID
@@ -13,6 +22,10 @@ from blocksim.gui.scene import DiagramScene
 
 MIN_ZOOM, MAX_ZOOM = 0.1, 8.0
 STEP = 1.2
+PIXMAP_CACHE_KB = 128 * 1024  # block pixmaps of a big diagram at full zoom (Qt's default: 10 MB)
+
+
+_GRID_PEN = QPen(QColor("#d0d4da"), 0)  # cosmetic: one device pixel at every zoom
 
 
 class DiagramView(QGraphicsView):
@@ -25,11 +38,17 @@ class DiagramView(QGraphicsView):
         self.setRubberBandSelectionMode(Qt.IntersectsItemShape)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.BoundingRectViewportUpdate)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        # Every item sets the pen, brush, font and hints it uses: no save/restore per item.
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        if QPixmapCache.cacheLimit() < PIXMAP_CACHE_KB:
+            QPixmapCache.setCacheLimit(PIXMAP_CACHE_KB)
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.StrongFocus)
         self._space = False
         self._pan_from: QPointF | None = None
-        self.show_grid = True
+        self._show_grid = True
 
     # ----- zoom -----
     @property
@@ -123,25 +142,29 @@ class DiagramView(QGraphicsView):
         super().focusOutEvent(event)
 
     # ----- grid -----
+    @property
+    def show_grid(self) -> bool:
+        return self._show_grid
+
+    @show_grid.setter
+    def show_grid(self, show: bool) -> None:
+        self._show_grid = bool(show)
+        self.resetCachedContent()  # the cached background has (or lacks) the dots
+        self.viewport().update()
+
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         super().drawBackground(painter, rect)
         if not self.show_grid or self.zoom < 0.5:
             return
-        step = GRID * 2
-        pen = QPen(QColor("#d0d4da"), 0)  # cosmetic
-        painter.setPen(pen)
-        left = int(rect.left() // step) * step
-        top = int(rect.top() // step) * step
-        points = []
-        y = top
-        while y < rect.bottom():
-            x = left
-            while x < rect.right():
-                points.append(QPointF(x, y))
-                x += step
-            y += step
-        if len(points) < 40000:
-            painter.drawPoints(points)
+        # A diagonal pan uncovers an L-shaped strip; `rect` is its bounding box, the clip
+        # is the strip itself: dots only where they can show.
+        areas = [QRectF(r).adjusted(-1, -1, 1, 1).intersected(rect)
+                 for r in painter.clipRegion()] if painter.hasClipping() else [rect]
+        painter.setPen(_GRID_PEN)
+        for area in areas:
+            points = _grid_points(area)
+            if points:
+                painter.drawPoints(points)
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.ShortcutOverride and isinstance(event, QKeyEvent) \
@@ -149,3 +172,14 @@ class DiagramView(QGraphicsView):
             event.accept()  # Space pans here; it must not trigger a toolbar button
             return True
         return super().event(event)
+
+
+def _grid_points(rect: QRectF, step: float = GRID * 2) -> list[QPointF]:
+    """The grid dots inside `rect` (none if there would be absurdly many)."""
+    left, top = int(rect.left() // step), int(rect.top() // step)
+    columns = int(rect.right() // step) - left + 1
+    rows = int(rect.bottom() // step) - top + 1
+    if rect.isEmpty() or columns * rows >= 40000:
+        return []
+    xs = [(left + i) * step for i in range(columns)]
+    return [QPointF(x, (top + j) * step) for j in range(rows) for x in xs]

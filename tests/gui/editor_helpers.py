@@ -55,3 +55,54 @@ def drag(viewport, start: QPoint, end: QPoint, modifiers=Qt.NoModifier, steps: i
         point = start + (end - start) * (i / steps)
         QTest.mouseMove(viewport, point)
     QTest.mouseRelease(viewport, Qt.LeftButton, modifiers, end)
+
+
+def palette_drop(viewport, point: QPoint, type_name: str) -> None:
+    """Drop a block type from the palette at a viewport point: the drag enter, move and drop
+    a real drag would deliver, carrying the palette's own mime data (QDrag.exec would block
+    an offscreen run)."""
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from blocksim.gui.palette import block_mime_data
+
+    data = block_mime_data(type_name)
+    for cls in (QDragEnterEvent, QDragMoveEvent):
+        QApplication.sendEvent(viewport, cls(point, Qt.CopyAction, data, Qt.LeftButton,
+                                             Qt.NoModifier))
+    QApplication.sendEvent(viewport, QDropEvent(QPointF(point), Qt.CopyAction, data,
+                                                Qt.LeftButton, Qt.NoModifier))
+
+
+def type_text(widget, text: str) -> None:
+    """Select everything in a line edit and type `text` over it, key by key."""
+    QTest.keyClick(widget, Qt.Key_A, Qt.ControlModifier)
+    if text:
+        QTest.keyClicks(widget, text)
+    else:
+        QTest.keyClick(widget, Qt.Key_Delete)
+
+
+def click(viewport, point: QPoint) -> None:
+    """A left click at a viewport point."""
+    QTest.mouseClick(viewport, Qt.LeftButton, Qt.NoModifier, point)
+
+
+def open_window(qtbot):
+    """A main window as `blocksim-gui` opens it (after offering recovery), shown."""
+    from blocksim.gui import app
+
+    window = app.create_window()
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    with qtbot.waitActive(window):  # so that keyboard focus moves as it does for a user
+        window.activateWindow()
+    return window
+
+
+def run_in_editor(window, qtbot, timeout_ms: int = 20000):
+    """Trigger the Run action and wait for the runner's results."""
+    with qtbot.waitSignal(window.sim.runner.finished, timeout=timeout_ms) as blocker:
+        window.actions_.run.trigger()
+    assert window.sim.runner.wait(5000)
+    return blocker.args[0]
