@@ -121,7 +121,11 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     tools.setToolButtonStyle(Qt.ToolButtonTextOnly)
     tools.addActions([a.new, a.open, a.save])
     tools.addSeparator()
-    tools.addActions([a.undo, a.redo])
+    # Fixed-width toolbar twins: the menu's "Undo Set simulation settings" would shift the
+    # buttons after it on every edit; the command's name goes to the tooltip instead.
+    a.undo_tool = _StackTwin(window, "Undo", window.doc.undo_stack, redo=False)
+    a.redo_tool = _StackTwin(window, "Redo", window.doc.undo_stack, redo=True)
+    tools.addActions([a.undo_tool, a.redo_tool])
     tools.addSeparator()
     tools.addActions([a.run, a.stop, a.validate])
     window.progress = QProgressBar(tools)
@@ -155,3 +159,30 @@ def fill_recent(window: "MainWindow") -> None:
         window.recent_menu.addSeparator()
         window.recent_menu.addAction("Clear List", window.files.clear_recent)
     window.recent_menu.setEnabled(bool(recent))
+
+
+class _StackTwin(QAction):
+    """A toolbar Undo or Redo with a constant label; the command's name is its tooltip.
+
+    It follows the undo stack through bound methods, so Qt drops the connections when the
+    window (and with it this action) is destroyed.
+    """
+
+    def __init__(self, window, label: str, stack, redo: bool):
+        super().__init__(label, window)
+        self._label = label
+        if redo:
+            self.triggered.connect(stack.redo)
+            stack.canRedoChanged.connect(self.setEnabled)
+            stack.redoTextChanged.connect(self.describe)
+            self.setEnabled(stack.canRedo())
+            self.describe(stack.redoText())
+        else:
+            self.triggered.connect(stack.undo)
+            stack.canUndoChanged.connect(self.setEnabled)
+            stack.undoTextChanged.connect(self.describe)
+            self.setEnabled(stack.canUndo())
+            self.describe(stack.undoText())
+
+    def describe(self, command: str) -> None:
+        self.setToolTip(f"{self._label} {command}".strip())

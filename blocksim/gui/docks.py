@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea, QWidget
 
 from blocksim.gui import dialogs
 from blocksim.gui.commands import (
@@ -47,8 +47,8 @@ class Panels(QObject):
         self._shown_block: tuple | None = None
         self._shown_settings: tuple | None = None
         self._dock("palette", "Blocks", self.palette, Qt.LeftDockWidgetArea)
-        self._dock("inspector", "Block", self.inspector, Qt.RightDockWidgetArea)
-        self._dock("settings", "Diagram", self.settings, Qt.RightDockWidgetArea)
+        self._dock("inspector", "Block", _scrolling(self.inspector), Qt.RightDockWidgetArea)
+        self._dock("settings", "Diagram", _scrolling(self.settings), Qt.RightDockWidgetArea)
         self._dock("diagnostics", "Diagnostics", self.diagnostics, Qt.BottomDockWidgetArea)
         scopes = window.sim.scopes
         self._dock("scopes", "Scopes", scopes.scope_area() if scopes else None,
@@ -194,3 +194,15 @@ class Panels(QObject):
         if force or state != self._shown_settings:
             self.settings.show_diagram(diagram)
             self._shown_settings = state
+
+
+def _scrolling(panel: QWidget | None) -> QWidget | None:
+    """The panel in a scroll area: a tall form must not set the height of the whole right
+    side, or the bottom docks (the scopes) get squeezed to a strip."""
+    if panel is None:
+        return None
+    area = QScrollArea()
+    area.setWidget(panel)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.NoFrame)
+    return area
