@@ -6,6 +6,7 @@ matrix product per evaluation.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,45 @@ def _combo(terms: Sequence[tuple[float, str]]) -> str:
         else:
             text += f" + {term}" if c > 0.0 else f" - {term}"
     return text or "0.0"
+
+
+def _values(value: Any) -> tuple[float, ...]:
+    """A coefficient parameter as a hashable tuple (the key of the caches below)."""
+    if isinstance(value, float):
+        return (value,)
+    return tuple(np.atleast_1d(np.asarray(value, dtype=float)).ravel().tolist())
+
+
+# A large diagram repeats a few transfer functions many times, and each is asked for its
+# coefficients several times (check, feedthrough, output, derivative): compute each once.
+@functools.lru_cache(maxsize=4096)
+def _coefficients(num: tuple[float, ...], den: tuple[float, ...]
+                  ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    num_arr, den_arr = np.array(num), np.array(den)
+    nz = np.flatnonzero(num_arr)
+    num_arr = num_arr[nz[0]:] if len(nz) else np.zeros(1)
+    pad = np.concatenate([np.zeros(len(den_arr) - len(num_arr)), num_arr]) / den_arr[0]
+    return tuple(float(v) for v in pad), tuple(float(v) for v in den_arr / den_arr[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def _num_degree(num: tuple[float, ...]) -> int:
+    nz = [k for k, v in enumerate(num) if v != 0.0]
+    return len(num) - 1 - nz[0] if nz else 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_coefficients(num: tuple[float, ...], den: tuple[float, ...]) -> str | None:
+    for name, values in (("num", num), ("den", den)):
+        problem = _finite(name, np.array(values))
+        if problem:
+            return problem
+    if den[0] == 0.0:
+        return f"the leading denominator coefficient den[0] is zero (den = {list(den)})"
+    if _num_degree(num) > len(den) - 1:
+        return (f"improper transfer function: numerator degree {_num_degree(num)} "
+                f"exceeds denominator degree {len(den) - 1}")
+    return None
 
 
 def _finite(name: str, arr: np.ndarray) -> str | None:
@@ -56,34 +96,20 @@ class TransferFunction(BlockType):
     @staticmethod
     def coefficients(p) -> tuple[list[float], list[float]]:
         """(b, a): numerator padded to the order n, both divided by den[0]; a[0] == 1."""
-        num = np.atleast_1d(np.asarray(p.num, dtype=float)).ravel()
-        den = np.atleast_1d(np.asarray(p.den, dtype=float)).ravel()
-        nz = np.flatnonzero(num)
-        num = num[nz[0]:] if len(nz) else np.zeros(1)
-        pad = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
-        return [float(v) for v in pad], [float(v) for v in den / den[0]]
+        b, a = _coefficients(_values(p.num), _values(p.den))
+        return list(b), list(a)
 
     @staticmethod
     def _num_degree(p) -> int:
-        num = np.atleast_1d(np.asarray(p.num, dtype=float)).ravel()
-        nz = np.flatnonzero(num)
-        return len(num) - 1 - int(nz[0]) if len(nz) else 0
+        return _num_degree(_values(p.num))
 
     def check(self, p):
         for name in ("num", "den"):
-            arr = np.asarray(p[name], dtype=float)
-            if arr.ndim > 1:
-                return f"'{name}' must be a vector of coefficients, got shape {arr.shape}"
-            problem = _finite(name, np.atleast_1d(arr))
-            if problem:
-                return problem
-        den = np.atleast_1d(np.asarray(p.den, dtype=float))
-        if den[0] == 0.0:
-            return f"the leading denominator coefficient den[0] is zero (den = {den.tolist()})"
-        if self._num_degree(p) > len(den) - 1:
-            return (f"improper transfer function: numerator degree {self._num_degree(p)} "
-                    f"exceeds denominator degree {len(den) - 1}")
-        return None
+            if not isinstance(p[name], float):
+                arr = np.asarray(p[name], dtype=float)
+                if arr.ndim > 1:
+                    return f"'{name}' must be a vector of coefficients, got shape {arr.shape}"
+        return _check_coefficients(_values(p.num), _values(p.den))
 
     def feedthrough(self, p):
         try:

@@ -341,6 +341,9 @@ def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY) -> fl
         except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
             raise _fail(f"cannot evaluate {_q(value)}: {exc}") from None
     if isinstance(value, (list, tuple)):
+        if all(type(item) is float or (type(item) is int and abs(item) < 2 ** 1023)
+               for item in value):
+            return np.array(value, dtype=float)  # a plain vector: the common case, fast
         items = [evaluate(item, names) for item in value]
         if len({np.shape(item) for item in items}) > 1:
             raise _fail(f"array rows of different lengths in {_q(value)}")

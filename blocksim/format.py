@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from blocksim import schema_check
 from blocksim.fileio import atomic_write
 from blocksim.errors import DiagramFileError
 from blocksim.model import (
@@ -331,7 +332,10 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 def _validate(data: dict[str, Any], source: str) -> None:
     from jsonschema.exceptions import best_match
 
-    error = best_match(_validator().iter_errors(data))
+    validator = _validator()
+    if schema_check.is_valid(data, validator.schema):
+        return  # jsonschema is needed only for the message about what is wrong
+    error = best_match(validator.iter_errors(data))
     if error is None:
         return
     # If the best error sits under an anyOf with a title (say a parameter value that is none of

@@ -19,6 +19,7 @@ from builders import block, diagram
 from blocksim.compiler import dataflow
 from blocksim.engine import derived
 from blocksim.engine.dopri5 import Dopri5Stepper
+from blocksim.engine.simulator import Simulator
 from blocksim.errors import SimulationError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +75,35 @@ def test_dopri5_rejects_steps_and_lands_on_the_bound():
     while stepper.t < 1.0:
         stepper.step()
     assert stepper.t == 1.0 and stepper.x[0] == pytest.approx(math.exp(-50.0), rel=1e-5)
+
+
+def test_dense_batch_gives_the_rows_of_dense_output():
+    from blocksim.engine.dopri5 import DenseBatch
+
+    def osc(t, x):
+        return np.array([x[1], -x[0], -0.5 * x[2]])
+
+    stepper = Dopri5Stepper(osc, 0.0, np.array([1.0, 0.0, 2.0]), 20.0, 1e-8, 1e-10, math.inf,
+                            None)
+    batch, expected = DenseBatch([2, 0]), []
+    while stepper.t < 20.0:
+        stepper.step()
+        times = np.linspace(stepper.t_old, stepper.t, 4)[1:]  # the last one: the step end
+        batch.add(stepper, times)
+        expected += [stepper.dense(t)[[2, 0]] for t in times]
+    times, rows = batch.take()
+    assert len(times) == len(expected) and len(batch) == 0
+    np.testing.assert_allclose(rows, np.array(expected), rtol=1e-14, atol=1e-15)
+    assert rows[-1].tolist() == stepper.x[[2, 0]].tolist()  # exactly the state at step ends
+
+
+def test_progress_sees_the_rows_so_far():
+    seen = []
+    model = blocksim.compile(lag_chain(3))
+    settings = model.settings.replaced(backend="python")  # rows batched per segment there
+    sim = Simulator(model, settings, progress=lambda t: seen.append((t, sim.recorder.last_time)))
+    sim.run()
+    assert len(seen) > 5 and all(t >= last >= t - sim.interval for t, last in seen[1:])
 
 
 # ---------------------------------------------------------------- derived functions
@@ -189,6 +219,80 @@ def test_cli_backend_option(tmp_path):
                          "beta=0", "--rtol", 1e-10, "--atol", 1e-10)
     bounces = [t for t, block_id, kind in log if kind == "reset"]
     assert np.max(np.abs(np.array(bounces[:100]) - ref.ball_bounce_times_no_air(100))) < 1e-8
+
+
+def assert_same_run(py, nb, atol=1e-11):
+    """The same rows, the same event log (to roundoff in time), the same counts."""
+    assert [(e.block, e.kind) for e in nb.events] == [(e.block, e.kind) for e in py.events]
+    assert max((abs(a.time - b.time) for a, b in zip(py.events, nb.events)), default=0) <= atol
+    assert len(nb.time) == len(py.time) and np.max(np.abs(nb.time - py.time)) <= atol
+    for name in py.signals:
+        assert np.max(np.abs(nb[name] - py[name]), initial=0) <= 100 * atol, name
+    for key in ("steps", "events", "restarts"):
+        assert nb.stats[key] == py.stats[key], key
+    assert nb.status == py.status
+
+
+@needs_numba
+def test_numba_ball_settles_events_in_the_compiled_loop_as_python_does():
+    model = blocksim.compile(blocksim.load(DIAGRAMS / "bouncing_ball.json"), params={"beta": 0},
+                             rtol=1e-10, atol=1e-10)
+    py, nb = both(model)
+    assert nb.stats["events"] == 561 and len(nb.events) == 1403  # 2 per bounce, 5 entries
+    assert_same_run(py, nb)
+    assert model.derived["native"].events  # the loop settled them, not Python
+
+
+@needs_numba
+def test_numba_pauses_for_progress_change_nothing(monkeypatch):
+    from blocksim.engine import native
+
+    model = blocksim.compile(blocksim.load(DIAGRAMS / "diode_ideal.json"), rtol=1e-10)
+    plain = blocksim.simulate(model, backend="numba")
+    monkeypatch.setattr(native, "YIELD_EVERY", 7)  # pause after every few steps or events
+    seen = []
+    paused = blocksim.simulate(model, backend="numba", progress=seen.append)
+    assert len(seen) > 100 and seen == sorted(seen)
+    assert_same_run(plain, paused, atol=0.0)
+
+
+@needs_numba
+def test_numba_formula_functions_and_stop_block():
+    # sin/cos in the pendulum's equations compile to numba (native_funcs); its Stop block
+    # ends the run at an event settled in the compiled loop.
+    py, nb = both(blocksim.load(DIAGRAMS / "rotating_pendulum.json"))
+    assert nb.status == "stopped" and any(e.kind == "stop" for e in nb.events)
+    assert_same_run(py, nb, atol=1e-12)
+
+
+@needs_numba
+def test_numba_events_of_python_helpers_stay_in_python():
+    # A Pulse's update calls a Python helper: its events are handled in Python, the
+    # continuous segments still run compiled, and the results are the same.
+    blocks = [block("pulse", "Pulse", period=0.3, width=0.4), block("i", "Integrator"),
+              block("y", "Output")]
+    d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "y.u")], stop=3.0, rtol=1e-10)
+    model = blocksim.compile(d)
+    py, nb = both(model)
+    assert not model.derived["native"].events
+    assert_same_run(py, nb, atol=1e-13)
+
+
+@needs_numba
+def test_numba_hands_a_zeno_point_to_python():
+    blocks = [block("g", "Constant", value=-9.81), block("v", "ResetIntegrator", edge="falling"),
+              block("k", "Gain", k=-0.5), block("x", "Integrator", x0=1.0),
+              block("y", "Output")]
+    wires = [("g.y", "v.u"), ("x.y", "v.reset"), ("v.state", "k.u"), ("k.y", "v.x0"),
+             ("v.y", "x.u"), ("x.y", "y.u")]
+    d = diagram(blocks, wires, stop=3.0, rtol=1e-10, atol=1e-12)
+    with pytest.raises(SimulationError) as python_error:
+        blocksim.simulate(d, backend="python")
+    with pytest.raises(SimulationError) as numba_error:
+        blocksim.simulate(d, backend="numba")
+    assert "Zeno" in str(numba_error.value) and numba_error.value.block == "v"
+    assert numba_error.value.block == python_error.value.block
+    assert abs(numba_error.value.time - python_error.value.time) < 1e-12
 
 
 # ---------------------------------------------------------------- the benchmark script

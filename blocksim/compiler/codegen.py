@@ -9,6 +9,7 @@ tree (`expressions.to_code`), never verbatim.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -67,6 +68,13 @@ class Generator:
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
                                           "np": np, **expressions.SCALAR_FUNCTIONS}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
+        self.by_path = {blk.path: blk for blk in flat.blocks}
+        self.port_of_signal: list[tuple[str, str]] = [("", "")] * layout.n_signals
+        for endpoint, indices in layout.signal_of.items():
+            for i in indices:
+                self.port_of_signal[i] = endpoint
+        self.empty: set[str] = set()  # functions no block contributes code to
+        self._n_consts = 0
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
         self._outputs_cache = {blk.path: self._code(blk, "output") for blk in plain}
@@ -85,7 +93,8 @@ class Generator:
                                file=self.flat.source) from None
 
     def _const(self, value: Any) -> str:
-        name = f"C{len([k for k in self.namespace if k.startswith('C')])}"
+        name = f"C{self._n_consts}"
+        self._n_consts += 1
         self.namespace[name] = np.array(value, dtype=float) if not callable(value) else value
         return name
 
@@ -109,12 +118,19 @@ class Generator:
             const=self._const,
         )
 
-    # ----- which outputs each task needs -----
-    def _needed(self, consumers: list[FlatBlock]) -> set[tuple[str, str]]:
-        """Output ports read, directly or through feedthrough, by these blocks' inputs."""
-        by_path = {blk.path: blk for blk in self.flat.blocks}
+    # ----- which outputs each function needs -----
+    def _referenced(self, lines: list[str]) -> set[tuple[str, str]]:
+        """Output ports whose signals these code lines name (inputs read, outputs written)."""
+        found: set[int] = set()
+        for line in lines:
+            found.update(int(k) for k in _SIGNAL_INDEX.findall(line))
+        ports = self.port_of_signal
+        return {ports[i] for i in found if i < len(ports)}
+
+    def _needed(self, roots: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        """These output ports and every one they read, directly or through feedthrough."""
         needed: set[tuple[str, str]] = set()
-        stack = [self.flat.drivers[(blk.path, port)] for blk in consumers for port in blk.inputs]
+        stack = list(roots)
         while stack:
             node = stack.pop()
             if node in needed:
@@ -122,7 +138,7 @@ class Generator:
             needed.add(node)
             if node in self.loops:
                 stack += list(self.loops[node].inputs)
-            blk = by_path[node[0]]
+            blk = self.by_path[node[0]]
             stack += [self.flat.drivers[(blk.path, inp)] for inp in blk.feedthrough.get(node[1], ())]
         return needed
 
@@ -134,50 +150,66 @@ class Generator:
                 lines += [(line, owner) for line in self._outputs_cache[blk.path].get(port, [])]
         return lines
 
-    def _block_lines(self, blocks: list[FlatBlock], method: str) -> list[tuple[str, int]]:
+    def _method(self, blocks: list[FlatBlock], method: str) -> list[tuple[str, int]]:
+        """The lines these blocks contribute to one method, each with its block's index."""
         lines = []
         for blk in blocks:
             owner = self.index[blk.path]
             lines += [(line, owner) for line in self._code(blk, method)]
         return lines
 
+    def _body(self, code: list[tuple[str, int]], pure: bool) -> list[tuple[str, int]]:
+        """Block lines preceded by the output lines they need (only those: an event function
+        that recomputed every signal would cost as much as `outputs` at each pass)."""
+        outputs = self._output_lines(self._needed(self._referenced([ln for ln, _ in code])))
+        if pure and not self.loops:
+            return _propagate_copies(outputs + code)
+        return outputs + code
+
     # ----- the functions -----
     def source(self) -> tuple[str, list[int | None]]:
-        """The module text and, for each of its lines, the index of the block that wrote it."""
+        """The module text and, for each of its lines, the index of the block that wrote it.
+
+        Functions whose blocks contribute no code at all are recorded in `self.empty`: the
+        engine need not call them.
+        """
         lay = self.layout
         blocks = self.flat.blocks
         with_states = [b for b in blocks if lay.states[b.path]]
         with_zc = [b for b in blocks if lay.zcs[b.path]]
-        head = _plain(["x_ = x.tolist()", "m_ = m.tolist()", "z_ = z.tolist()"])
         all_signals = ", ".join(f"s{i}" for i in range(lay.n_signals))
-        write_back = _plain(self._write_back())
+        self.empty = set()
 
-        deriv = (head + self._output_lines(self._needed(with_states))
-                 + _plain([f"dx_ = [0.0] * {lay.n_states}"])
-                 + self._block_lines(with_states, "derivative") + _plain(["return dx_"]))
-        zc = (head + self._output_lines(self._needed(with_zc))
-              + _plain([f"g_ = [0.0] * {lay.n_zc}"])
-              + self._block_lines(with_zc, "zero_crossing") + _plain(["return g_"]))
-        outputs = head + self._output_lines(None) + _plain([f"return [{all_signals}]"])
-        update = (head + _plain(["zn_ = zn.tolist()", "changed = False"])
-                  + self._output_lines(None) + self._block_lines(blocks, "update")
-                  + write_back + _plain(["return changed"]))
-        pre = (head + self._output_lines(None) + self._block_lines(blocks, "pre_event")
-               + write_back + _plain(["return None"]))
-        after = (head + _plain(["changed = False"]) + self._output_lines(None)
-                 + self._block_lines(blocks, "after_event") + write_back
-                 + _plain(["return changed"]))
+        deriv = (self._body(self._method(with_states, "derivative"), pure=True),
+                 [f"dx_ = [0.0] * {lay.n_states}"], ["return dx_"])
+        zc = (self._body(self._method(with_zc, "zero_crossing"), pure=True),
+              [f"g_ = [0.0] * {lay.n_zc}"], ["return g_"])
+        outputs = (self._output_lines(None), [], [f"return [{all_signals}]"])
+        bodies = {"deriv": deriv, "zc": zc, "outputs": outputs}
+        for name, method, result in (("update", "update", "changed"),
+                                     ("pre_event", "pre_event", "None"),
+                                     ("after_event", "after_event", "changed")):
+            code = self._method(blocks, method)
+            if not code:
+                self.empty.add(name)
+                bodies[name] = ([], [], ["return False" if result == "changed" else "return None"])
+                continue
+            written = _arrays_in([ln for ln, _ in code], ("x_", "m_"))
+            tail = [f"{a[0]}[:] = {a}" for a in ("x_", "m_") if a in written]
+            head = ["changed = False"] if result == "changed" else []
+            bodies[name] = (self._body(code, pure=False), head, tail + [f"return {result}"])
 
         text: list[str] = []
         owners: list[int | None] = []
-        for name, args, body in (("deriv", "t, x, m, z", deriv), ("zc", "t, x, m, z", zc),
-                                 ("outputs", "t, x, m, z", outputs),
-                                 ("update", "t, x, m, z, zn, init, ev", update),
-                                 ("pre_event", "t, x, m, z", pre),
-                                 ("after_event", "t, x, m, z", after)):
+        for name, args in (("deriv", "t, x, m, z"), ("zc", "t, x, m, z"),
+                           ("outputs", "t, x, m, z"), ("update", "t, x, m, z, zn, init, ev"),
+                           ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z")):
+            body, before, after = bodies[name]
+            used = _arrays_in([ln for ln, _ in body], _HEADS)
+            heads = [f"{a} = {a[:-1]}.tolist()" for a in _HEADS if a in used]
             text.append(f"def {name}({args}):")
             owners.append(None)
-            for line, owner in body:
+            for line, owner in _plain(heads + before) + body + _plain(after):
                 for part in line.split("\n"):
                     text.append("    " + part)
                     owners.append(owner)
@@ -185,19 +217,49 @@ class Generator:
             owners.append(None)
         return "\n".join(text) + "\n", owners
 
-    def _write_back(self) -> list[str]:
-        lines = []
-        if self.layout.n_states:
-            lines.append("x[:] = x_")
-        if self.layout.n_discrete:
-            lines.append("m[:] = m_")
-        return lines
-
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
         code = compile(source, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
         names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event")
         return {name: self.namespace[name] for name in names}
+
+
+_SIGNAL_INDEX = re.compile(r"\bs(\d+)\b")
+_SIGNAL_NAME = re.compile(r"\bs\d+\b")
+_HEADS = ("x_", "m_", "z_", "zn_")
+_ARRAY_NAME = re.compile(r"\b(x_|m_|z_|zn_)\b")
+# An output line that only copies a value the function cannot change: a state, a mode, a
+# latched sign, the time or another signal (literals stay: they document the parameters).
+_COPY = re.compile(r"^(s\d+) = (x_\[\d+\]|m_\[\d+\]|z_\[\d+\]|s\d+|t)$")
+
+
+def _arrays_in(lines: list[str], names: tuple[str, ...]) -> set[str]:
+    """Which of the engine's arrays (x_, m_, ...) these lines name."""
+    found = {match for line in lines for match in _ARRAY_NAME.findall(line)}
+    return found & set(names)
+
+
+def _propagate_copies(lines: list[tuple[str, int | None]]) -> list[tuple[str, int | None]]:
+    """Straight-line code without its pure copies (`s3 = x_[2]`): readers use the source.
+
+    Only for functions that never write x_, m_ or z_ (deriv, zc), where a copy and its
+    source are the same value everywhere; a chain of lags then derives in one line each.
+    """
+    alias: dict[str, str] = {}
+    out = []
+
+    def substitute(match: re.Match) -> str:
+        return alias.get(match.group(0), match.group(0))
+
+    for line, owner in lines:
+        if alias:
+            line = _SIGNAL_NAME.sub(substitute, line)
+        copy = _COPY.match(line)
+        if copy:
+            alias[copy.group(1)] = copy.group(2)
+            continue
+        out.append((line, owner))
+    return out
 
 
 def _plain(lines: list[str]) -> list[tuple[str, None]]:

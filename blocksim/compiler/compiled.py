@@ -66,6 +66,9 @@ class CompiledModel:
     functions: Mapping[str, Callable] = field(repr=False)
     code: str = field(repr=False)
     line_owner: tuple[int | None, ...] = field(repr=False, default=())
+    # Generated functions no block contributes code to (pre_event, after_event, update):
+    # they do nothing, and the engine does not call them.
+    empty: frozenset[str] = frozenset()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -146,4 +149,5 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         functions=functions,
         code=source,
         line_owner=tuple(line_owner),
+        empty=frozenset(gen.empty),
     )

@@ -4,8 +4,9 @@ The generated functions are straight-line code (compound statements only inside 
 lines), so a single pass over their top-level statements tells what each result depends
 on. The engine uses it to derive cheaper functions from the six generated ones without
 touching the code generator: `observe` computes only the logged signals (the output grid
-calls it hundreds of times per run), and the Jacobian's sparsity pattern for the implicit
-solvers follows from which states each derivative reads.
+calls it hundreds of times per run), one zero crossing alone for event location, list
+variants for small models, which zero crossings move with the flow, and the Jacobian's
+sparsity pattern for the implicit solvers from which states each derivative reads.
 """
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
-
-import numpy as np
 
 _DEF = re.compile(r"^def (\w+)\((.*)\):$")
 _ARRAYS = ("x_", "dx_", "m_", "z_", "g_", "zn_")
@@ -122,6 +121,73 @@ def observe_source(functions: dict[str, Function], signals: list[int]) -> str:
         lines += ["    " + line for line in st.lines]
     lines.append(f"    return [{', '.join(f's{i}' for i in signals)}]")
     return "\n".join(lines) + "\n"
+
+
+def list_source(function: Function, name: str) -> str:
+    """Source of `name(t, x_, m_, z_)`: a function of (t, x, m, z) taking Python lists.
+
+    For small models the engine keeps its event-time values in lists; converting them to
+    arrays only for the generated code to convert them back would cost more than the code.
+    """
+    lines = [f"def {name}(t, x_, m_, z_):"]
+    for st in function.statements:
+        if not _LIST_HEAD.match(st.lines[0]):
+            lines += ["    " + line for line in st.lines]
+    return "\n".join(lines) + "\n"
+
+
+_LIST_HEAD = re.compile(r"^(x_|m_|z_) = (x|m|z)\.tolist\(\)$")
+
+
+def component_source(function: Function, slot: str, index: int, name: str) -> str:
+    """Source of `name(t, x_, m_, z_)`: one slot of a function's result (say g_[2] of zc),
+    pruned to the statements it needs, taking its arrays as Python lists.
+
+    Event location evaluates one zero crossing a dozen times per event: without the other
+    crossings, the array conversions and the result list, each evaluation costs a fraction.
+    """
+    target = f"{slot}[{index}]"
+    body = [st for st in function.statements
+            if not st.lines[0].startswith("return") and not _is_head(st, slot)]
+    needed: set[str] = set()
+    kept: list[Statement] = []
+    for st in reversed(body):
+        if target in st.stores or "*" in st.stores or st.writes & needed:
+            kept.append(st)
+            needed |= st.reads
+    lines = [f"def {name}(t, x_, m_, z_):", f"    {slot} = {{}}"]
+    for st in reversed(kept):
+        lines += ["    " + line for line in st.lines]
+    lines.append(f"    return {target}")
+    return "\n".join(lines) + "\n"
+
+
+def _is_head(st: Statement, slot: str) -> bool:
+    """`x_ = x.tolist()` and the like, or the result's initialisation `g_ = [0.0] * n`."""
+    first = st.lines[0]
+    return bool(_LIST_HEAD.match(first)) or first.startswith(f"{slot} = [0.0] * ")
+
+
+def moving_slots(function: Function, slot: str, count: int) -> list[bool]:
+    """For each slot `slot[k]` of a function's result, whether it may change along the
+    flow: whether it reads t or the state, directly or through earlier statements.
+
+    A zero crossing that reads neither (a mode, a latched sign, a constant) has the same
+    value at every point of an event's look-ahead, which then need not be repeated for it.
+    """
+    moving = {"t", "x", "x_"}
+    result = [False] * count
+    prefix = slot + "["
+    for st in function.statements:
+        if not st.reads & moving:
+            continue
+        moving |= st.writes
+        for store in st.stores:
+            if store == "*":
+                return [True] * count
+            if store.startswith(prefix):
+                result[int(store[len(prefix):-1])] = True
+    return result
 
 
 def jacobian_sparsity(functions: dict[str, Function]) -> list[tuple[int, int]] | None:

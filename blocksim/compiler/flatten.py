@@ -60,6 +60,9 @@ def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) ->
                 return raw
             value = expressions.evaluate(raw, names)
             return bool(np.asarray(value).ravel()[0]) if np.size(value) else False
+        if (type(raw) is float or (type(raw) is int and abs(raw) < _FLOAT_RANGE)) \
+                and kind in ("scalar", "vector"):
+            return _plain_number(prm, float(raw), raw)  # most parameters: no numpy needed
         value = expressions.evaluate(raw, names)
     except ExpressionError as exc:
         raise CompileError(f"parameter '{prm.name}': {exc}") from None
@@ -81,6 +84,20 @@ def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) ->
     if prm.low is not None and np.any(arr < prm.low):
         raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
     if prm.high is not None and np.any(arr > prm.high):
+        raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
+    return value
+
+
+_FLOAT_RANGE = 2 ** 1023  # ints below this convert to float without overflow
+
+
+def _plain_number(prm: Param, value: float, raw: Any) -> float:
+    """`resolve_param` of a number for a scalar or vector parameter: the same checks."""
+    if value != value:
+        raise CompileError(f"parameter '{prm.name}' is not a number: {raw!r}")
+    if prm.low is not None and value < prm.low:
+        raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
+    if prm.high is not None and value > prm.high:
         raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
     return value
 

@@ -1,23 +1,33 @@
 """Functions and patterns derived from a compiled model's code, built once per model.
 
 The output grid needs only the logged signals, not all of them: `observe` is `outputs`
-pruned to what the logging blocks read. Implicit solvers of large diagrams need the
-Jacobian's sparsity pattern, which follows from the signal graph as written in `deriv`.
-Both are cached in `CompiledModel.derived`.
+pruned to what the logging blocks read, and when those are states the grid is a slice of
+the dense output (`observed_states`). Event look-ahead need only be repeated for the zero
+crossings that move with t or x (`zc_moves`); event location evaluates one zero crossing
+alone (`zc_component`); small models evaluate at events on Python lists (`list_function`);
+runs of same-type blocks derive as numpy lines (`vector_deriv`). Implicit solvers of large
+diagrams need the Jacobian's sparsity pattern, which follows from the signal graph as
+written in `deriv`. All are cached in `CompiledModel.derived`; a generated function is the
+single source of each.
 """
 from __future__ import annotations
 
 import logging
+import re
 from typing import Callable
 
 import numpy as np
 
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
+from blocksim.engine import vectorize
 
 log = logging.getLogger(__name__)
 
 OBSERVE_FILENAME = "<blocksim generated observe>"
+COMPONENT_FILENAME = "<blocksim generated zero crossing>"
+LIST_FILENAME = "<blocksim generated list function>"
+VECTOR_FILENAME = "<blocksim generated vectorised deriv>"
 # Below this many states a dense Jacobian is cheaper than scipy's sparse LU.
 SPARSE_MIN_STATES = 64
 
@@ -43,6 +53,100 @@ def observe(model: CompiledModel) -> Callable:
         model.derived["observe"] = scope["observe"]
         model.derived["observe_source"] = text
     return model.derived["observe"]
+
+
+def observe_reads(model: CompiledModel) -> list[int]:
+    """The states `observe` reads (all of them if it indexes x_ with a computed index)."""
+    if "observe_reads" not in model.derived:
+        observe(model)
+        found: set[int] = set()
+        for st in dataflow.split(model.derived["observe_source"])["observe"].statements:
+            if st.dynamic_state:
+                found = set(range(model.n_states))
+                break
+            found |= st.states
+        model.derived["observe_reads"] = sorted(found)
+    return model.derived["observe_reads"]
+
+
+def observed_states(model: CompiledModel) -> list[int] | None:
+    """The state behind each logged signal, if every one is a plain copy of a state (then
+    the output grid is a slice of the dense output, computed for many points at once)."""
+    if "observed_states" not in model.derived:
+        observe(model)
+        copies: dict[str, int] = {}
+        result: list[int] | None = None
+        for st in dataflow.split(model.derived["observe_source"])["observe"].statements:
+            line = st.lines[0]
+            state, alias = _STATE_COPY.match(line), _SIGNAL_COPY.match(line)
+            if len(st.lines) > 1:
+                break
+            if state:
+                copies[state.group(1)] = int(state.group(2))
+            elif alias and alias.group(2) in copies:
+                copies[alias.group(1)] = copies[alias.group(2)]
+            elif line.startswith("return ["):
+                names = line[len("return ["):-1].split(", ") if line != "return []" else []
+                if all(name in copies for name in names):
+                    result = [copies[name] for name in names]
+                break
+            elif not line.endswith(".tolist()"):
+                break
+        model.derived["observed_states"] = result
+    return model.derived["observed_states"]
+
+
+_STATE_COPY = re.compile(r"^(s\d+) = x_\[(\d+)\]$")
+_SIGNAL_COPY = re.compile(r"^(s\d+) = (s\d+)$")
+
+
+def list_function(model: CompiledModel, name: str) -> Callable:
+    """`name` ("deriv" or "zc") as f(t, x_, m_, z_) over Python lists, returning a list."""
+    key = f"{name}_list"
+    if key not in model.derived:
+        text = dataflow.list_source(functions(model)[name], key)
+        scope: dict = {}
+        exec(compile(text, LIST_FILENAME, "exec"), model.functions[name].__globals__, scope)
+        model.derived[key] = scope[key]
+    return model.derived[key]
+
+
+def vector_deriv(model: CompiledModel) -> Callable | None:
+    """`deriv` with runs of same-type blocks as numpy lines (`vectorize`), or None if the
+    model has no such run; it returns an array."""
+    if "deriv_vector" not in model.derived:
+        made = vectorize.vector_source(functions(model)["deriv"], "deriv_vector")
+        function = None
+        if made is not None:
+            text, arrays = made
+            scope = dict(model.functions["deriv"].__globals__)
+            scope.update(arrays)
+            exec(compile(text, VECTOR_FILENAME, "exec"), scope)  # our own text
+            function = scope["deriv_vector"]
+            log.debug("%s: deriv vectorised (%d lines)", model.source, text.count("\n"))
+        model.derived["deriv_vector"] = function
+    return model.derived["deriv_vector"]
+
+
+def zc_component(model: CompiledModel, i: int) -> Callable:
+    """g_i(t, x_, m_, z_) -> zero crossing i alone, from lists (event location)."""
+    cache = model.derived.setdefault("zc_component", {})
+    if i not in cache:
+        name = f"zc_{i}"
+        text = dataflow.component_source(functions(model)["zc"], "g_", i, name)
+        namespace = model.functions["zc"].__globals__
+        scope: dict = {}
+        exec(compile(text, COMPONENT_FILENAME, "exec"), namespace, scope)  # our own text
+        cache[i] = scope[name]
+    return cache[i]
+
+
+def zc_moves(model: CompiledModel) -> np.ndarray:
+    """For each zero crossing, whether it reads t or x (see `dataflow.moving_slots`)."""
+    if "zc_moves" not in model.derived:
+        moves = dataflow.moving_slots(functions(model)["zc"], "g_", model.n_zc)
+        model.derived["zc_moves"] = np.array(moves, dtype=bool)
+    return model.derived["zc_moves"]
 
 
 def jac_sparsity(model: CompiledModel):

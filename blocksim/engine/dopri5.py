@@ -36,6 +36,8 @@ D = np.array([-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799,
               -10690763975 / 1880347072, 701980252875 / 199316789632,
               -1453857185 / 822651844, 69997945 / 29380423])
 
+_A_ROWS = [np.ascontiguousarray(A[s, :s]) for s in range(6)]  # stage s: weights of K[:s]
+
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
@@ -84,6 +86,8 @@ class Dopri5Stepper(Stepper):
             self.h = initial_step(self._counted, self.t, self.x, self.f, span, self.rtol,
                                   atol, max_step)
         self.K = np.empty((7, self.x.size))
+        self._K_heads = [self.K[:s] for s in range(7)]  # views, made once
+        self._abs_x = np.abs(self.x)
         self._rcont: np.ndarray | None = None
 
     def _counted(self, t: float, x: np.ndarray) -> np.ndarray:
@@ -91,7 +95,9 @@ class Dopri5Stepper(Stepper):
         return np.asarray(self.fun(t, x), dtype=float)
 
     def step(self) -> None:
-        t, x, f, K = self.t, self.x, self.f, self.K
+        # In-place numpy operations where they give the same numbers: a step of a small or
+        # vectorised model costs more in numpy calls than in arithmetic.
+        t, x, f, K, heads = self.t, self.x, self.f, self.K, self._K_heads
         fun = self.fun
         min_step = 10 * abs(math.nextafter(t, math.inf) - t)
         h = min(self.h, self.max_step)
@@ -106,14 +112,25 @@ class Dopri5Stepper(Stepper):
             h = t_new - t
             K[0] = f
             for s in range(1, 6):
-                K[s] = fun(t + C[s] * h, x + h * (A[s, :s] @ K[:s]))
-            x_new = x + h * (B @ K[:6])
+                xs = np.dot(_A_ROWS[s], heads[s])
+                xs *= h
+                xs += x
+                K[s] = fun(t + C[s] * h, xs)
+            x_new = np.dot(B, heads[6])
+            x_new *= h
+            x_new += x
             f_new = np.asarray(fun(t_new, x_new), dtype=float)
             K[6] = f_new
             self.evals += 6
-            scale = self.atol + np.maximum(np.abs(x), np.abs(x_new)) * self.rtol
-            err = rms(h * (E @ K) / scale)
-            finite = bool(np.isfinite(err))
+            abs_new = np.abs(x_new)
+            scale = np.maximum(self._abs_x, abs_new)
+            scale *= self.rtol
+            scale += self.atol
+            v = np.dot(E, K)
+            v *= h
+            v /= scale
+            err = math.sqrt(float(np.dot(v, v)) / v.size) if v.size else 0.0
+            finite = math.isfinite(err)
             if err < 1.0:
                 factor = MAX_FACTOR if err == 0 else min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
                 if rejected:
@@ -124,19 +141,33 @@ class Dopri5Stepper(Stepper):
             rejected = True
         self.t_old, self.x_old = t, x
         self.t, self.x, self.f = t_new, x_new, f_new
+        self._abs_x = abs_new
         self.last_step = h
         self._rcont = None
 
-    def _coefficients(self) -> np.ndarray:
-        """Hairer's CONTD5 coefficients of the last step (4 rows, one per power)."""
+    def _coefficients(self, columns: list[int] | None = None) -> np.ndarray:
+        """Hairer's CONTD5 coefficients of the last step (4 rows, one per power), for all
+        states or only some."""
         h = self.t - self.t_old
-        x0, x1 = self.x_old, self.x
+        x0, x1, K = self.x_old, self.x, self.K
+        if columns is not None:
+            x0, x1, K = x0[columns], x1[columns], K[:, columns]
         r = np.empty((4, x0.size))
         r[0] = x1 - x0
-        r[1] = h * self.K[0] - r[0]
-        r[2] = r[0] - h * self.K[6] - r[1]
-        r[3] = h * (D @ self.K)
+        r[1] = h * K[0] - r[0]
+        r[2] = r[0] - h * K[6] - r[1]
+        r[3] = h * (D @ K)
         return r
+
+    def _rc(self) -> tuple[np.ndarray, list[tuple[float, ...]] | None]:
+        """The step's dense-output coefficients, and for small systems the same as rows of
+        Python floats (event location evaluates here a dozen times per event: plain float
+        arithmetic beats five numpy operations on tiny arrays)."""
+        if self._rcont is None:
+            r = self._coefficients()
+            rows = list(zip(self.x_old.tolist(), *r.tolist())) if r.shape[1] <= SMALL else None
+            self._rcont = (r, rows)
+        return self._rcont
 
     def dense(self, t: float) -> np.ndarray:
         if t == self.t:
@@ -144,13 +175,7 @@ class Dopri5Stepper(Stepper):
         h = self.t - self.t_old
         if h <= 0:
             return self.x.copy()
-        if self._rcont is None:
-            r = self._coefficients()
-            # Small systems (event location evaluates here dozens of times per event):
-            # plain float arithmetic beats five numpy operations on tiny arrays.
-            self._rcont = (r, list(zip(self.x_old.tolist(), *r.tolist()))
-                           if r.shape[1] <= SMALL else None)
-        r, rows = self._rcont
+        r, rows = self._rc()
         s = (t - self.t_old) / h
         s1 = 1.0 - s
         if rows is not None:
@@ -158,17 +183,42 @@ class Dopri5Stepper(Stepper):
                              for x0, a, b, c, d in rows])
         return self.x_old + s * (r[0] + s1 * (r[1] + s * (r[2] + s1 * r[3])))
 
+    def dense_list(self, t: float) -> list[float]:
+        """`dense(t)` as Python floats (the same arithmetic)."""
+        h = self.t - self.t_old
+        if t == self.t or h <= 0:
+            return self.x.tolist()
+        r, rows = self._rc()
+        if rows is None:
+            return self.dense(t).tolist()
+        s = (t - self.t_old) / h
+        s1 = 1.0 - s
+        return [x0 + s * (a + s1 * (b + s * (c + s1 * d))) for x0, a, b, c, d in rows]
+
     def dense_many(self, ts: list[float]) -> list[np.ndarray]:
         """Dense output at several times of the last step at once (the output grid)."""
         if len(ts) < 3 or self.x.size <= SMALL:
             return [self.dense(t) for t in ts]
-        if self._rcont is None:
-            self._rcont = (self._coefficients(), None)
-        r = self._rcont[0]
+        r = self._rc()[0]
         s = (np.asarray(ts) - self.t_old)[:, None] / (self.t - self.t_old)
         s1 = 1.0 - s
         rows = self.x_old + s * (r[0] + s1 * (r[1] + s * (r[2] + s1 * r[3])))
         return [self.x.copy() if t == self.t else row for t, row in zip(ts, rows)]
+
+    def dense_rows(self, ts: list[float], columns: list[int]) -> np.ndarray:
+        """Some states at several times of the last step, vectorised over both (the output
+        grid of a model that logs states): the same arithmetic as `dense`."""
+        t_arr = np.asarray(ts, dtype=float)
+        if self.t - self.t_old <= 0:
+            return np.tile(self.x[columns], (len(ts), 1))
+        r = self._rcont[0][:, columns] if self._rcont else self._coefficients(columns)
+        s = ((t_arr - self.t_old) / (self.t - self.t_old))[:, None]
+        s1 = 1.0 - s
+        rows = self.x_old[columns] + s * (r[0] + s1 * (r[1] + s * (r[2] + s1 * r[3])))
+        at_end = t_arr == self.t
+        if at_end.any():
+            rows[at_end] = self.x[columns]
+        return rows
 
     def solve_to(self, t: float) -> np.ndarray:
         return self.dense(t)
@@ -176,3 +226,54 @@ class Dopri5Stepper(Stepper):
     @property
     def nfev(self) -> int:
         return self.evals
+
+
+class DenseBatch:
+    """Output-grid rows of many steps, interpolated in one pass when they are needed.
+
+    A model that logs states needs, per step, a few interpolated values; evaluating them step
+    by step costs some thirty numpy calls per step, more than the step's own arithmetic when
+    the model is vectorised. The batch keeps each step's few coefficients instead and
+    evaluates every row at once, with `dense`'s formula.
+    """
+
+    def __init__(self, columns: list[int]):
+        self.columns = columns
+        self._times: list[np.ndarray] = []
+        self._steps: list[tuple[float, float, float]] = []
+        self._x0: list[np.ndarray] = []
+        self._x1: list[np.ndarray] = []
+        self._k: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def add(self, stepper: Dopri5Stepper, times: np.ndarray) -> None:
+        """Grid times inside the stepper's last step (copies what it will overwrite)."""
+        c = self.columns
+        self._times.append(times)
+        self._steps.append((stepper.t_old, stepper.t, stepper.t - stepper.t_old))
+        self._x0.append(stepper.x_old[c])
+        self._x1.append(stepper.x[c])
+        self._k.append(stepper.K[:, c])
+
+    def take(self) -> tuple[np.ndarray, np.ndarray]:
+        """(times, rows) of everything added since the last call, in order."""
+        counts = [len(t) for t in self._times]
+        step = np.repeat(np.arange(len(counts)), counts)
+        times = np.concatenate(self._times)
+        t0, t1, h = (np.array(col)[step] for col in zip(*self._steps))
+        x0, x1 = np.array(self._x0)[step], np.array(self._x1)[step]
+        K = np.array(self._k)[step]  # (rows, 7, columns)
+        hc = h[:, None]
+        r0 = x1 - x0
+        r1 = hc * K[:, 0] - r0
+        r2 = r0 - hc * K[:, 6] - r1
+        r3 = hc * np.einsum("r,nrc->nc", D, K)
+        s = ((times - t0) / h)[:, None]
+        s1 = 1.0 - s
+        rows = x0 + s * (r0 + s1 * (r1 + s * (r2 + s1 * r3)))
+        at_end = times == t1
+        rows[at_end] = x1[at_end]
+        self.__init__(self.columns)
+        return times, rows

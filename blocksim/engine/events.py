@@ -4,6 +4,10 @@ A zero-crossing function i "fires" in a step when its sign at the step end diffe
 latched sign z_i in a direction it watches. The event instant is the first float at which
 the sign has changed: the right end of a bracket that root finding shrinks to adjacent
 floats, so the state handed to event handling is already past the crossing.
+
+The compiled loop of the numba backend (`native_locate.py`) runs the same algorithm, step
+for step: this is its reference, in plain Python floats (numpy scalars and scipy's root
+finder cost more per call than the dozen evaluations of a location).
 """
 from __future__ import annotations
 
@@ -11,7 +15,10 @@ import math
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import brentq
+
+EPS4 = 4 * float(np.finfo(float).eps)
+BRENT_ITERATIONS = 100
+BRACKET_WALK = 12  # doubling steps of one ulp around Brent's estimate
 
 
 def fired(z: np.ndarray, s_new: np.ndarray, direction: np.ndarray) -> np.ndarray:
@@ -24,6 +31,61 @@ def fired(z: np.ndarray, s_new: np.ndarray, direction: np.ndarray) -> np.ndarray
     return np.flatnonzero(change & watched)
 
 
+def sign(v: float) -> float:
+    """np.sign for a Python float (0.0 and NaN map to themselves)."""
+    if v > 0.0:
+        return 1.0
+    if v < 0.0:
+        return -1.0
+    return v
+
+
+def brent(g: Callable[[float], float], xa: float, xb: float, fa: float, fb: float) -> float:
+    """A root of g in [xa, xb] (g(xa) = fa and g(xb) = fb differ in sign) to about 4 ulp.
+
+    Brent's method as scipy's brentq (same steps and stopping rule), without its per-call
+    wrapping.
+    """
+    xtol = 4.0 * math.ulp(max(abs(xa), abs(xb)))
+    xpre, xcur, fpre, fcur = xa, xb, fa, fb
+    xblk = fblk = spre = scur = 0.0
+    if fpre == 0.0:
+        return xpre
+    if fcur == 0.0:
+        return xcur
+    for _ in range(BRENT_ITERATIONS):
+        if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
+            xblk, fblk = xpre, fpre
+            spre = scur = xcur - xpre
+        if abs(fblk) < abs(fcur):
+            xpre, xcur, xblk = xcur, xblk, xcur
+            fpre, fcur, fblk = fcur, fblk, fcur
+        delta = (xtol + EPS4 * abs(xcur)) / 2.0
+        sbis = (xblk - xcur) / 2.0
+        if fcur == 0.0 or abs(sbis) < delta:
+            return xcur
+        if abs(spre) > delta and abs(fcur) < abs(fpre):
+            if xpre == xblk:
+                stry = -fcur * (xcur - xpre) / (fcur - fpre)
+            else:
+                dpre = (fpre - fcur) / (xpre - xcur)
+                dblk = (fblk - fcur) / (xblk - xcur)
+                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
+                spre, scur = scur, stry
+            else:
+                spre, scur = sbis, sbis
+        else:
+            spre, scur = sbis, sbis
+        xpre, fpre = xcur, fcur
+        if abs(scur) > delta:
+            xcur += scur
+        else:
+            xcur += delta if sbis > 0.0 else -delta
+        fcur = g(xcur)
+    return xcur
+
+
 def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float:
     """The first float t in (t0, t1] where sign(g(t)) != z, given that it holds at t1.
 
@@ -32,46 +94,42 @@ def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float
     latched sign that roundoff contradicts at t0). Either way the result is made exact by
     stepping to the first float where the sign has changed.
     """
-    raw, seen = g, {}
+    z = float(z)
+    seen: dict[float, float] = {}
 
-    def g(t: float) -> float:  # Brent and the bracket revisit their end points: remember
-        value = seen.get(t)
-        if value is None:
-            value = seen[t] = raw(t)
-        return value
+    def value(t: float) -> float:  # the walk and the bisection revisit points: remember
+        v = seen.get(t)
+        if v is None:
+            v = seen[t] = float(g(t))
+        return v
 
     def changed(t: float) -> bool:
-        return float(np.sign(g(t))) != z
+        return sign(value(t)) != z
 
     lo, hi = t0, t1
-    if z != 0.0 and np.sign(g(t1)) == -z:
+    g1 = value(t1)
+    if z != 0.0 and sign(g1) == -z:
         # Brent needs a left end with the latched sign. t0 may sit exactly on the guard
         # (a state just reset onto it, moving away): then look for one inside the step.
-        a: float | None = t0
+        a, ga, found = t0, 0.0, False
         for _ in range(8):
-            sa = np.sign(g(a))
+            ga = value(a)
+            sa = sign(ga)
             if sa == z:
+                found = True
                 break
             if sa == -z:
                 if a == t0:  # roundoff contradicts the latched sign: bisection below
-                    a = None
                     break
-                hi = a
-            a = t0 + (hi - t0) / 2
-        else:
-            a = None
-        if a is not None:
-            try:
-                root = brentq(g, a, hi, xtol=4 * math.ulp(max(abs(a), abs(hi))),
-                              rtol=4 * np.finfo(float).eps)
-                lo, hi = _bracket(changed, root, t0, hi)
-            except (ValueError, RuntimeError):
-                lo = t0
+                hi, g1 = a, ga
+            a = t0 + (hi - t0) / 2.0
+        if found:
+            lo, hi = _bracket(changed, brent(value, a, hi, ga, g1), t0, hi)
     # Bisection on the sign test until the bracket is two adjacent floats.
-    if changed(lo) and lo > t0:
+    if lo > t0 and changed(lo):
         lo = t0
     while True:
-        mid = lo + (hi - lo) / 2
+        mid = lo + (hi - lo) / 2.0
         if mid <= lo or mid >= hi:
             return hi
         if changed(mid):
@@ -92,22 +150,22 @@ def _bracket(changed: Callable[[float], bool], root: float, t0: float, t1: float
     step = math.ulp(root)
     if changed(root):
         hi = root
-        for _ in range(12):
+        for _ in range(BRACKET_WALK):
             trial = root - step
             if trial <= t0:
-                return t0, hi
+                break
             if not changed(trial):
                 return trial, hi
             hi = trial
-            step *= 2
-        return t0, hi
+            step *= 2.0
+        return lo, hi
     lo = root
-    for _ in range(12):
+    for _ in range(BRACKET_WALK):
         trial = root + step
         if trial >= t1:
-            return lo, t1
+            break
         if changed(trial):
             return lo, trial
         lo = trial
-        step *= 2
-    return lo, t1
+        step *= 2.0
+    return lo, hi

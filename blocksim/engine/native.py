@@ -1,106 +1,170 @@
-"""The numba backend: continuous segments run in the compiled loop, events stay in Python.
+"""The numba backend: the hybrid run in a compiled loop, Python only where it must.
 
-`Simulator` hands each segment (restart to next crossing or bound) to `NativeLoop.segment`,
-which calls `native_kernel.segment` until the segment ends: there is no Python call per
-step or per stage, and the output grid is copied to the recorder once per segment. The
-event semantics are untouched: event iteration, probes, Zeno detection and the left/right
-limit rows run in `simulator.py` with the generated Python functions, at events only.
+`Simulator` hands each segment (restart to the next time event or the stop time) to
+`NativeLoop.segment`, which calls `native_kernel.segment` until the segment ends: there is
+no Python call per step or per stage, and the output grid is copied to the recorder once
+per call. Where numba compiles the model's event functions, located events are settled in
+the loop too, with the semantics of `Simulator._event` (`native_events`): the loop returns
+only at time events, at the stop time, for progress and should_stop, or with an event it
+hands to Python (an iteration that does not settle, a non-finite value, a Zeno point),
+which Python then handles with its usual messages. The start, time events and models
+whose event code uses Python helpers keep the Python event path.
 
-A model whose code the backend cannot translate (a Python helper in a block's code, a
-formula function it lacks) runs on the Python path with a warning: the choice of backend
-never changes what a diagram means.
+A model whose code the backend cannot translate at all (a Python helper in a block's
+continuous code, a formula function it lacks) runs on the Python path with a warning: the
+choice of backend never changes what a diagram means.
 """
 from __future__ import annotations
 
 import logging
 import math
 import time
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import types
 
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 from blocksim.engine import native_kernel as nk
+from blocksim.engine import native_types as nt
+from blocksim.engine.results import Event
+from blocksim.engine.segment import Segment
 
 if TYPE_CHECKING:
-    from blocksim.engine.simulator import RunState, Segment, Simulator
+    from blocksim.engine.simulator import RunState, Simulator
 
 log = logging.getLogger(__name__)
 
-YIELD_EVERY = 2000  # steps between returns to Python when progress is reported
+YIELD_EVERY = 2000  # steps and events between returns to Python for progress and should_stop
+YIELD_WORK = 2_000_000  # ... fewer for large models: about this many values computed between
+EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of the loop
+LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A model's numba functions (kept alive here) and what the loop needs of the model."""
+
+    dispatchers: tuple
+    addresses: np.ndarray  # int64, slots native_types.A_*; 0: no such event function
+    events: bool  # the event functions compiled: events are settled in the loop
+    kinds: tuple[str, ...]  # event entry kinds by code
+    zmove: np.ndarray
+    zc_owner: np.ndarray
+    observed: np.ndarray  # the states observe reads
+    selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
+    zdir: np.ndarray  # directions of the zero crossings
+
+    @property
+    def stop_kind(self) -> int:
+        return self.kinds.index("stop") if "stop" in self.kinds else -1
 
 
 class NativeLoop:
     """The compiled functions of one model and the buffers of one run."""
 
-    def __init__(self, functions: tuple, sim: "Simulator"):
-        self.deriv, self.zc, self.observe = functions
-        model = sim.model
-        n_grid = int(math.floor((sim.settings.stop - sim.settings.start) / sim.interval + 1e-9))
-        width = len(derived.logged_indices(model))
-        self.out_t = np.empty(n_grid + 2)
-        self.out_y = np.empty((n_grid + 2, width))
-        self.fpar = np.zeros(nk.N_FPAR)
-        self.ipar = np.zeros(nk.N_IPAR, dtype=np.int64)
+    def __init__(self, compiled: Compiled, sim: "Simulator"):
+        self.c = compiled
+        model, s = sim.model, sim.settings
+        n_grid = int(math.floor((s.stop - s.start) / sim.interval + 1e-9))
+        rows = n_grid + 2 + (EVENT_ROWS if compiled.events else 0)
+        self.out_t = np.empty(rows)
+        self.out_y = np.empty((rows, sim.recorder.width))
         self.x_ev = np.empty(model.n_states)
         self.x_bad = np.empty(model.n_states)
-        self.zdir = np.ascontiguousarray(model.zc_direction, dtype=float)
+        n_log = LOG_ENTRIES if compiled.events else 1
+        self.log_t = np.empty(n_log)
+        self.log_b = np.empty(n_log, dtype=np.int64)
+        self.log_k = np.empty(n_log, dtype=np.int64)
+        # The parameters that stay the same for every call of the loop in this run.
+        max_passes, zeno_events, zeno_span = sim.event_limits
+        self.fpar = np.array([0.0, 0.0, 0.0, s.rtol, s.atol, s.max_step, s.start, sim.interval,
+                              0.0, 0.0, 0.0, math.nan, sim.horizon, zeno_span])
+        watched = sim.progress is not None or sim.should_stop is not None
+        size = model.n_states + len(model.signal_names)
+        pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1))) if watched else 1 << 62
+        self.ipar = np.array([0, 0, n_grid, 0, -1, 0, 0, pause,
+                              0, compiled.events, 0, 0, 0, compiled.stop_kind, max_passes,
+                              zeno_events, len(model.signal_names), 0], dtype=np.int64)
+        # With compiled event functions the loop also settles the start of the run (in
+        # the first call), unless that needs Python.
+        self.handles_start = compiled.events
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
         """The loop for this model, or None (with a warning) if it must run in Python."""
-        if "native" not in model.derived:
-            model.derived["native"] = _compile(model)
-        functions = model.derived["native"]
-        return cls(functions, sim) if functions is not None else None
+        compiled = model.derived.get("native", False)
+        if compiled is False:
+            compiled = model.derived["native"] = _compile(model)
+        return cls(compiled, sim) if compiled is not None else None
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
-                first_step: float | None, k_grid: int, n_grid: int) -> "Segment":
-        from blocksim.engine.simulator import Segment
-
-        s = sim.settings
-        fpar, ipar = self.fpar, self.ipar
-        fpar[:] = (st.t, t_bound, first_step or 0.0, s.rtol, s.atol, s.max_step, s.start,
-                   sim.interval, 0.0, float(t_bound == t_time), 0.0, math.nan)
-        ipar[:] = (0, k_grid, n_grid, 0, -1, 0, 0,
-                   YIELD_EVERY if sim.progress else 1 << 62, 0)
+                first_step: float | None, k_grid: int, n_grid: int) -> Segment:
+        c, fpar, ipar = self.c, self.fpar, self.ipar
+        fpar[nt.F_T], fpar[nt.F_BOUND], fpar[nt.F_STEP] = st.t, t_bound, first_step or 0.0
+        fpar[nt.F_TIME_EVENT] = t_bound == t_time
+        ipar[nt.I_GRID], ipar[nt.I_RESUME] = k_grid, 0
+        if self.handles_start:
+            ipar[nt.I_START], self.handles_start = 1, False
         nfev = 0
         while True:
-            nk.segment(self.deriv, self.zc, self.observe, st.x, st.m, st.z, self.zdir,
-                       fpar, ipar, self.out_t, self.out_y, self.x_ev, self.x_bad)
-            rows = int(ipar[nk.I_ROWS])
-            if rows:
-                sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
-            if not math.isnan(fpar[nk.F_BAD_T]):
-                # Python raises where compiled code gave NaN: a formula failing on the grid.
-                st.t = float(fpar[nk.F_BAD_T])
-                sim._outputs(st.t, self.x_bad, st.m, st.z)
-                fpar[nk.F_BAD_T] = math.nan
-            sim.stats["steps"] += int(ipar[nk.I_STEPS])
-            nfev += int(ipar[nk.I_NFEV])
-            status = int(ipar[nk.I_STATUS])
-            if status == nk.CROSSING:
-                i = int(ipar[nk.I_EVENT])
-                hit = (float(fpar[nk.F_EVENT_T]), self.x_ev.copy(),
+            nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
+                       c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
+                       self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno)
+            counts = ipar.tolist()
+            self._collect(sim, st, counts)
+            nfev += counts[nt.I_NFEV]
+            status, k, step = counts[nt.I_STATUS], counts[nt.I_GRID], float(fpar[nt.F_STEP])
+            if status == nt.CROSSING:
+                i = counts[nt.I_EVENT]
+                hit = (float(fpar[nt.F_EVENT_T]), self.x_ev.copy(),
                        [(sim.model.zc_owner[i], "state")])
-                return Segment(hit, False, int(ipar[nk.I_GRID]), float(fpar[nk.F_STEP]), nfev)
-            st.t = float(fpar[nk.F_T])
-            if status == nk.BOUND:
-                return Segment(None, t_bound == t_time and st.t >= t_bound,
-                               int(ipar[nk.I_GRID]), float(fpar[nk.F_STEP]), nfev)
-            if status == nk.YIELD:
+                return Segment(hit, False, k, step, nfev)
+            st.t = float(fpar[nt.F_T])
+            if status == nt.BOUND:
+                return Segment(None, t_bound == t_time and st.t >= t_bound, k, step, nfev)
+            if status in (nt.STOPPED, nt.SETTLED_AT_BOUND):
+                return Segment(None, False, k, step, nfev, stopped=status == nt.STOPPED)
+            if status == nt.START_FOR_PYTHON:
+                if sim._event(st, init=True):
+                    return Segment(None, False, k, first_step, nfev, stopped=True)
+                continue  # the loop cleared I_START
+            if status == nt.YIELD:
                 if sim.progress:
                     sim.progress(st.t)
-                ipar[nk.I_RESUME] = 1
+                if sim._interrupted():
+                    return Segment(None, False, k, step, nfev, interrupted=True)
+                ipar[nt.I_RESUME] = 1
                 continue
-            message = ("the state became infinite or NaN" if status == nk.NONFINITE
+            message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
             block = _failing_block(sim, st)
-            raise sim._fail(f"{message} (solver {s.solver}, numba)", st.t, block)
+            raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block)
+
+    def _collect(self, sim: "Simulator", st: "RunState", counts: list[int]) -> None:
+        """Rows, event log and counts of the last call of the loop into the run's records."""
+        fpar = self.fpar
+        rows = counts[nt.I_ROWS]
+        if rows:
+            sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
+        entries = counts[nt.I_LOG]
+        if entries:
+            ids, kinds, events = sim.model.block_ids, self.c.kinds, sim.recorder.events
+            for t, b, k in zip(self.log_t[:entries].tolist(), self.log_b[:entries].tolist(),
+                               self.log_k[:entries].tolist()):
+                events.append(Event(t, ids[b], kinds[k]))
+        if not math.isnan(fpar[nt.F_BAD_T]):
+            # Python raises where compiled code gave NaN: a formula failing on the grid.
+            st.t = float(fpar[nt.F_BAD_T])
+            sim._outputs(st.t, self.x_bad, st.m, st.z)
+            fpar[nt.F_BAD_T] = math.nan
+        stats = sim.stats
+        stats["steps"] += counts[nt.I_STEPS]
+        stats["events"] += counts[nt.I_EVENTS]
+        stats["restarts"] += counts[nt.I_RESTARTS]
 
 
 def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
@@ -114,16 +178,14 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
     return sim._nonfinite_block(st, SimpleNamespace(t=st.t, x=st.x))
 
 
-def _register_type() -> None:
-    """numba types a _Pointer argument once, not by building a FunctionType per call."""
-    from numba.core.typing.typeof import typeof_impl
+def _compile(model: CompiledModel) -> Compiled | None:
+    """Translate and load the model's numba functions (None: the model stays in Python).
 
-    fn_type = types.FunctionType(nk.MODEL_SIGNATURE)
-    typeof_impl.register(_Pointer)(lambda val, context: fn_type)
+    The event functions are compiled too where numba can (no Python helpers, no raise);
+    otherwise events are handled in Python and only the continuous functions are compiled.
+    """
+    from numba.experimental.function_type import _get_wrapper_address
 
-
-def _compile(model: CompiledModel) -> tuple | None:
-    """Translate and load the model's numba functions (None: the model stays in Python)."""
     from blocksim.engine import native_source
 
     started = time.perf_counter()
@@ -131,38 +193,37 @@ def _compile(model: CompiledModel) -> tuple | None:
     derived.observe(model)
     functions["observe"] = dataflow.split(model.derived["observe_source"])["observe"]
     constants = model.functions["outputs"].__globals__
-    try:
-        source = native_source.module_source(functions, constants, len(model.signal_names))
-        module = native_source.load(source)
-        compiled = tuple(getattr(module, name) for name in native_source.NAMES)
-    except Exception as exc:  # numba's typing errors have no common base class
-        log.warning("%s: numba backend unavailable for this model, running in Python "
-                    "(%s: %s)", model.source, type(exc).__name__, str(exc).splitlines()[0]
-                    if str(exc) else "")
+    kinds = native_source.event_kinds(functions)
+    events = tuple(name for name in native_source.EVENT_NAMES if name not in model.empty)
+    module, compiled_events = None, True
+    for attempt in (events, None):
+        try:
+            source = native_source.module_source(functions, constants, attempt or (), kinds)
+            module = native_source.load(source)
+            compiled_events = attempt is not None
+            break
+        except Exception as exc:  # numba's typing errors have no common base class
+            level = logging.DEBUG if attempt is not None else logging.WARNING
+            what = ("event functions stay in Python" if attempt is not None
+                    else "numba backend unavailable for this model, running in Python")
+            log.log(level, "%s: %s (%s: %s)", model.source, what, type(exc).__name__,
+                    str(exc).splitlines()[0] if str(exc) else "")
+    if module is None:
         return None
-    log.info("%s: numba functions ready in %.2f s", model.source, time.perf_counter() - started)
-    return tuple(_Pointer(fn) for fn in compiled)
-
-
-class _Pointer(types.WrapperAddressProtocol):
-    """A compiled model function passed to the loop by its C address.
-
-    Handing numba the dispatcher itself makes it look the address up on every call
-    (tens of microseconds for three functions); the address never changes, so it is
-    taken once. The object keeps the dispatcher, and so the machine code, alive.
-    """
-
-    def __init__(self, dispatcher):
-        from numba.experimental.function_type import _get_wrapper_address
-
-        self.dispatcher = dispatcher
-        self.address = _get_wrapper_address(dispatcher, nk.MODEL_SIGNATURE)
-
-    def __wrapper_address__(self) -> int:
-        return self.address
-
-    def signature(self):
-        return nk.MODEL_SIGNATURE
-
-
-_register_type()
+    addresses = np.zeros(nt.N_ADDRESSES, dtype=np.int64)
+    dispatchers = []
+    slots = {"deriv": nt.A_DERIV, "zc": nt.A_ZC, "observe": nt.A_OBSERVE,
+             "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER}
+    for name in native_source.NAMES + (events if compiled_events else ()):
+        dispatcher = getattr(module, name)
+        sig = nt.EVENT_SIGNATURE if name in native_source.EVENT_NAMES else nt.MODEL_SIGNATURE
+        addresses[slots[name]] = _get_wrapper_address(dispatcher, sig)
+        dispatchers.append(dispatcher)
+    log.info("%s: numba functions ready in %.2f s (events %s)", model.source,
+             time.perf_counter() - started, "compiled" if compiled_events else "in Python")
+    return Compiled(tuple(dispatchers), addresses, compiled_events, tuple(kinds),
+                    derived.zc_moves(model).astype(float), np.array(model.zc_owner,
+                                                                    dtype=np.int64),
+                    np.array(derived.observe_reads(model), dtype=np.int64),
+                    np.array(derived.observed_states(model) or [], dtype=np.int64),
+                    np.ascontiguousarray(model.zc_direction, dtype=float))

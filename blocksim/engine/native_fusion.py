@@ -11,6 +11,8 @@ placeholders gives a template; consecutive instances with the same template beco
 
 over index and parameter arrays, in the original order (so the result is the same as the
 straight-line code, dependencies between instances included). Signals live in one array S.
+Evenly spaced indices need no array: `dx_[1 + _k] = x_[0 + _k] - x_[1 + _k]` is a chain
+of lags, a loop LLVM vectorises.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import re
 import numpy as np
 
 _TOKEN = re.compile(
-    r"(?P<slot>\b(?:x_|dx_|g_|m_|z_)\[\d+\])"
+    r"(?P<slot>\b(?:x_|dx_|g_|m_|zn_|z_)\[\d+\])"
     r"|(?P<sig>\bs\d+\b)"
     r"|(?P<num>(?<![\w.])(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))")
 MIN_RUN = 4  # shorter runs stay straight-line
@@ -43,6 +45,22 @@ def _plain(token: tuple[str, str]) -> str:
     return f"S[{text[1:]}]" if kind == "sig" else text
 
 
+def _kinds(values: list[tuple[str, str]]) -> list[str]:
+    """What each placeholder stands for: a signal, a number, or a slot of which array."""
+    return [token.split("[", 1)[0] if kind == "slot" else kind for kind, token in values]
+
+
+def _index(arrays: dict[str, np.ndarray], name: str, values: list[int]) -> str:
+    """The index expression of a run's k-th element: `a + d * _k` when the indices are
+    evenly spaced (what LLVM vectorises: a chain of lags reads x_[k] and writes dx_[k]),
+    else an index array registered under `name`."""
+    step = values[1] - values[0]
+    if all(b - a == step for a, b in zip(values, values[1:])):
+        return f"{values[0]} + _k" if step == 1 else f"{values[0]} + {step} * _k"
+    arrays[name] = np.array(values, dtype=np.int64)
+    return f"{name}[_k]"
+
+
 def fuse(chunks: list[tuple[int | None, list[str]]], prefix: str
          ) -> tuple[list[str], dict[str, np.ndarray]]:
     """Lines of a function body (indented 4) from (owner, lines) chunks, and the arrays
@@ -55,8 +73,10 @@ def fuse(chunks: list[tuple[int | None, list[str]]], prefix: str
         owner, text, values = templated[i]
         j = i + 1
         if owner is not None:
+            kinds = _kinds(values)
             while (j < len(templated) and templated[j][0] is not None
-                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]):
+                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
+                   and _kinds(templated[j][2]) == kinds):
                 j += 1
         if j - i < MIN_RUN:
             for _, t, vals in templated[i:j]:
@@ -76,15 +96,11 @@ def fuse(chunks: list[tuple[int | None, list[str]]], prefix: str
                 arrays[name] = np.array([float(c) for c in column])
                 fields.append(f"{name}[_k]")
             elif kind == "sig":
-                arrays[name] = np.array([int(c[1:]) for c in column], dtype=np.int64)
-                fields.append(f"S[{name}[_k]]")
+                fields.append(f"S[{_index(arrays, name, [int(c[1:]) for c in column])}]")
             else:
                 base = column[0].split("[", 1)[0]
-                if any(c.split("[", 1)[0] != base for c in column):
-                    raise ValueError("slot arrays differ within a run")  # cannot happen
-                arrays[name] = np.array([int(c[len(base) + 1:-1]) for c in column],
-                                        dtype=np.int64)
-                fields.append(f"{base}[{name}[_k]]")
+                index = _index(arrays, name, [int(c[len(base) + 1:-1]) for c in column])
+                fields.append(f"{base}[{index}]")
         body = text.format(*fields)
         out.append(f"    for _k in range({len(run)}):")
         out += ["        " + line for line in body.split("\n")]

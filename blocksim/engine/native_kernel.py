@@ -1,185 +1,43 @@
-"""The compiled integration loop of the numba backend: DOPRI5, output grid and event location.
+"""The compiled integration loop of the numba backend: DOPRI5, output grid, event location
+and, where the model's event functions compile, event handling.
 
-One call integrates a whole segment of the hybrid run (from a restart to the next located
-crossing or to the segment's bound) without returning to Python: it takes the steps
-(`dopri5.py`'s method and coefficients), records the output grid through `observe`, checks
-the zero crossings after each step, latches the unwatched sign changes and, at a crossing,
-locates it exactly as `events.locate` does (Brent's method on the dense output, then the
-first float at which the sign has changed). The engine only handles what happens at the
-event. The model's functions arrive as first-class function pointers with one signature,
-so this module is compiled once per machine (cache=True) for every model.
+One call integrates the hybrid run from a restart onwards without returning to Python: it
+takes the steps (`dopri5.py`'s method and coefficients), records the output grid through
+`observe`, checks the zero crossings after each step, latches the unwatched sign changes
+and, at a crossing, locates it exactly as `events.locate` does (`native_locate`). With
+compiled event functions it then settles the event as `Simulator._event` does
+(`native_events`), restarts and goes on; otherwise, or when an event needs Python, it
+returns the located crossing. The model's functions arrive as machine addresses with fixed
+signatures (`native_types`), so this module is compiled once per machine (cache=True) for
+every model.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from numba import njit, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.engine import dopri5
-
-MODEL_SIGNATURE = types.void(types.float64, types.float64[::1], types.float64[::1],
-                             types.float64[::1], types.float64[::1])
-_FN = types.FunctionType(MODEL_SIGNATURE)
-
-# fpar slots (float parameters in, results out)
-F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)
-F_EVENT_T, F_TIME_EVENT, F_NEXT_STEP, F_BAD_T = 8, 9, 10, 11
-N_FPAR = 12
-# ipar slots
-I_STATUS, I_GRID, I_N_GRID, I_ROWS, I_EVENT, I_STEPS, I_NFEV, I_MAX_STEPS, I_RESUME = range(9)
-N_IPAR = 9
-# statuses
-BOUND, CROSSING, YIELD, UNDERFLOW, NONFINITE = 0, 1, 2, 3, 4
+from blocksim.engine import native_events as ne
+from blocksim.engine.native_locate import changed, locate, sign, ulp
+from blocksim.engine.native_types import (
+    A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BOUND, CROSSING, F_ATOL, F_BAD_T,
+    F_BOUND, F_EVENT_T, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_START,
+    F_STEP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_LOG,
+    I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS,
+    I_START, I_STATUS, I_STEPS, I_STOP_KIND, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND,
+    START_FOR_PYTHON, STOPPED, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST, Z_RUN, as_event_function,
+    as_model_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
 _EXPONENT, _RTOL_FLOOR = dopri5.ERROR_EXPONENT, dopri5.RTOL_FLOOR
-_EPS4 = 4 * float(np.finfo(float).eps)
-
-
-@njit(cache=True, nogil=True)
-def _sign(v):
-    if v > 0.0:
-        return 1.0
-    if v < 0.0:
-        return -1.0
-    return v  # 0.0 or NaN, as np.sign
-
-
-@njit(cache=True, nogil=True)
-def _ulp(t):
-    t = abs(t)
-    return np.nextafter(t, np.inf) - t
-
-
-@njit(cache=True, nogil=True)
-def _dense(t, t0, h, x0, rc, out):
-    """Hairer's continuous extension of the step (t0, t0 + h) at t (rc: 4 x n)."""
-    s = (t - t0) / h
-    s1 = 1.0 - s
-    for j in range(x0.size):
-        out[j] = x0[j] + s * (rc[0, j] + s1 * (rc[1, j] + s * (rc[2, j] + s1 * rc[3, j])))
-
-
-@njit(cache=True, nogil=True)
-def _g(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g):
-    if t == t1:
-        for j in range(x1.size):
-            xd[j] = x1[j]
-    else:
-        _dense(t, t0, h, x0, rc, xd)
-    zc(t, xd, m, z, g)
-    return g[i]
-
-
-@njit(cache=True, nogil=True)
-def _changed(zc, i, zi, t, t0, t1, h, x0, x1, rc, m, z, xd, g):
-    return _sign(_g(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g)) != zi
-
-
-@njit(cache=True, nogil=True)
-def _brent(zc, i, xa, xb, fa, fb, t0, t1, h, x0, x1, rc, m, z, xd, g):
-    """Brent's root finder (as scipy's brentq) to 4 ulp; the bracket [xa, xb] changes sign."""
-    xtol = 4.0 * _ulp(max(abs(xa), abs(xb)))
-    xpre, xcur, fpre, fcur = xa, xb, fa, fb
-    xblk, fblk, spre, scur = 0.0, 0.0, 0.0, 0.0
-    if fpre == 0.0:
-        return xpre
-    if fcur == 0.0:
-        return xcur
-    for _ in range(100):
-        if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
-            xblk, fblk = xpre, fpre
-            spre = scur = xcur - xpre
-        if abs(fblk) < abs(fcur):
-            xpre, xcur, xblk = xcur, xblk, xcur
-            fpre, fcur, fblk = fcur, fblk, fcur
-        delta = (xtol + _EPS4 * abs(xcur)) / 2.0
-        sbis = (xblk - xcur) / 2.0
-        if fcur == 0.0 or abs(sbis) < delta:
-            return xcur
-        if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-            else:
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
-            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
-                spre, scur = scur, stry
-            else:
-                spre, scur = sbis, sbis
-        else:
-            spre, scur = sbis, sbis
-        xpre, fpre = xcur, fcur
-        if abs(scur) > delta:
-            xcur += scur
-        else:
-            xcur += delta if sbis > 0.0 else -delta
-        fcur = _g(zc, i, xcur, t0, t1, h, x0, x1, rc, m, z, xd, g)
-    return xcur
-
-
-@njit(cache=True, nogil=True)
-def _locate(zc, i, zi, ta, tb, t0, t1, h, x0, x1, rc, m, z, xd, g):
-    """The first float in (ta, tb] where sign(g_i) != zi: `events.locate`, compiled.
-
-    (ta, tb) lies in the step (t0, t1) whose dense output (x0, x1, rc) gives the state.
-    """
-    lo, hi = ta, tb
-    g1 = _g(zc, i, tb, t0, t1, h, x0, x1, rc, m, z, xd, g)
-    if zi != 0.0 and _sign(g1) == -zi:
-        a = ta
-        found = False
-        for _ in range(8):
-            ga = _g(zc, i, a, t0, t1, h, x0, x1, rc, m, z, xd, g)
-            sa = _sign(ga)
-            if sa == zi:
-                found = True
-                break
-            if sa == -zi:
-                if a == ta:
-                    break
-                hi = a
-                g1 = ga
-            a = ta + (hi - ta) / 2.0
-        if found:
-            root = _brent(zc, i, a, hi, ga, g1, t0, t1, h, x0, x1, rc, m, z, xd, g)
-            lo = ta
-            step = _ulp(root)
-            if _changed(zc, i, zi, root, t0, t1, h, x0, x1, rc, m, z, xd, g):
-                hi = root
-                for _ in range(12):
-                    trial = root - step
-                    if trial <= ta:
-                        break
-                    if not _changed(zc, i, zi, trial, t0, t1, h, x0, x1, rc, m, z, xd, g):
-                        lo = trial
-                        break
-                    hi = trial
-                    step *= 2.0
-            else:
-                lo = root
-                for _ in range(12):
-                    trial = root + step
-                    if trial >= hi:
-                        break
-                    if _changed(zc, i, zi, trial, t0, t1, h, x0, x1, rc, m, z, xd, g):
-                        hi = trial
-                        break
-                    lo = trial
-                    step *= 2.0
-    if lo > ta and _changed(zc, i, zi, lo, t0, t1, h, x0, x1, rc, m, z, xd, g):
-        lo = ta
-    while True:
-        mid = lo + (hi - lo) / 2.0
-        if mid <= lo or mid >= hi:
-            return hi
-        if _changed(zc, i, zi, mid, t0, t1, h, x0, x1, rc, m, z, xd, g):
-            hi = mid
-        else:
-            lo = mid
+EV_PAIRS = 64  # (block, kind) entries one pass of `update` may log here
+_F1, _F2, _I1, _I2 = (types.float64[::1], types.float64[:, ::1], types.int64[::1],
+                      types.int64[:, ::1])
 
 
 @njit(cache=True, nogil=True)
@@ -191,7 +49,7 @@ def _rms(v):
 
 
 @njit(cache=True, nogil=True)
-def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1):
+def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1, S):
     """Hairer's starting step, as `dopri5.initial_step`."""
     n = x0.size
     if span <= 0.0 or n == 0:
@@ -206,7 +64,7 @@ def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1)
     h0 = min(h0, span)
     for j in range(n):
         work[j] = x0[j] + h0 * f0[j]
-    deriv(t0 + h0, work, m, z, f1)
+    deriv(t0 + h0, work, m, z, f1, S)
     d2 = 0.0
     for j in range(n):
         sc = atol + abs(x0[j]) * rtol
@@ -219,42 +77,93 @@ def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1)
     return min(100.0 * h0, h1, span, max_step)
 
 
-@njit((_FN, _FN, _FN, types.float64[::1], types.float64[::1], types.float64[::1],
-       types.float64[::1], types.float64[::1], types.int64[::1], types.float64[::1],
-       types.float64[:, ::1], types.float64[::1], types.float64[::1]), cache=True, nogil=True)
-def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x_bad):
+@njit(cache=True, nogil=True, inline="always")
+def _coefficients(columns, h, x, x_new, K, rc):
+    """Hairer's dense-output coefficients of the step for the states `columns`."""
+    for j in columns:
+        d = 0.0
+        for r in range(7):
+            d += _D[r] * K[r, j]
+        rc[0, j] = x_new[j] - x[j]
+        rc[1, j] = h * K[0, j] - rc[0, j]
+        rc[2, j] = rc[0, j] - h * K[6, j] - rc[1, j]
+        rc[3, j] = h * d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _interpolate(tg, t, t_new, h, x, x_new, rc, columns, out):
+    """The states `columns` of the step (t, t_new) at tg into `out` (others untouched)."""
+    if tg == t_new:
+        for j in columns:
+            out[j] = x_new[j]
+        return
+    s = (tg - t) / h
+    s1 = 1.0 - s
+    for j in columns:
+        out[j] = x[j] + s * (rc[0, j] + s1 * (rc[1, j] + s * (rc[2, j] + s1 * rc[3, j])))
+
+
+def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
+             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
 
-    Returns through fpar/ipar: the status, the time reached (x updated in place) or the
-    located crossing (x_ev, F_EVENT_T, I_EVENT), the grid rows written to out_t/out_y
-    (from row 0), the last step size, and the step and evaluation counts. The first grid
-    row with a non-finite logged value leaves its time in F_BAD_T and its state in x_bad,
-    so the engine can re-evaluate it in Python (where a domain error raises and names
-    the block).
+    Returns through fpar/ipar: the status, the time reached (x, m, z updated in place) or
+    the located crossing for Python (x_ev, F_EVENT_T, I_EVENT), the output rows written
+    to out_t/out_y (grid rows and the two limits of each event settled here, from row 0),
+    the event log (log_t/log_b/log_k, I_LOG entries), the last step size, and the counts
+    of steps, evaluations, events and restarts. `observed` are the states `observe` reads
+    (the grid interpolates only those); if the logged signals are states, `selection` names
+    them, one per column, and the grid copies them without calling observe (else it is
+    empty). The first grid row with a non-finite logged
+    value leaves its time in F_BAD_T and its state in x_bad, so the engine can
+    re-evaluate it in Python (where a domain error raises and names the block).
     """
+    deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
+    observe = as_model_function(fns[A_OBSERVE])
+    update, pre = as_event_function(fns[A_UPDATE]), as_event_function(fns[A_PRE])
+    after = as_event_function(fns[A_AFTER])
+    has_update, has_pre, has_after = fns[A_UPDATE] != 0, fns[A_PRE] != 0, fns[A_AFTER] != 0
+    events_on = ipar[I_EVENTS_ON] != 0
     n, nz = x.size, z.size
+    all_states = np.arange(n)
+    direct = selection.size == out_y.shape[1] and selection.size > 0
     t, t_bound = fpar[F_T], fpar[F_BOUND]
     rtol, atol, max_step = max(fpar[F_RTOL], _RTOL_FLOOR), fpar[F_ATOL], fpar[F_MAX_STEP]
     start, interval = fpar[F_START], fpar[F_INTERVAL]
+    horizon, zeno_span = fpar[F_HORIZON], fpar[F_ZENO_SPAN]
     bound_is_event = fpar[F_TIME_EVENT] != 0.0
     k_grid, n_grid, max_steps = ipar[I_GRID], ipar[I_N_GRID], ipar[I_MAX_STEPS]
+    S = np.empty(max(ipar[I_SIGNALS], 1))  # the signals: scratch space of model functions
     K = np.empty((7, n))
     rc = np.empty((4, n))
-    xs, x_new, xd = np.empty(n), np.empty(n), np.empty(n)
-    g, s_new = np.empty(nz), np.empty(nz)
+    xs, x_new, xd, f = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    g, s_new, zn = np.empty(nz), np.empty(nz), np.empty(nz)
+    m0, z0, ev = np.empty(m.size), np.empty(nz), np.zeros(2 + 2 * EV_PAIRS, dtype=np.int64)
     ylog = np.empty(out_y.shape[1])
-    f = np.empty(n)
-    deriv(t, x, m, z, f)
-    nfev, steps, rows = 1, 0, 0
+    nfev, steps, rows, nlog, n_events, restarts = 1, 0, 0, 0, 0, 0
+    if ipar[I_START] == 1:  # the start of the run: blocks set up their modes
+        ipar[I_START] = 0  # once: a resumed call goes on from where it paused
+        result, rows, nlog = ne.settle(
+            deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
+            t, x, m, z, zmove, horizon, 1, -1, ipar[I_STOP_KIND], ipar[I_MAX_PASSES],
+            out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new, g, m0, z0, ev,
+            ylog, S)
+        if result != ne.HANDLED:
+            ipar[I_STATUS] = START_FOR_PYTHON if result == ne.FALLBACK else STOPPED
+            ipar[I_ROWS], ipar[I_LOG] = rows, nlog
+            ipar[I_STEPS] = ipar[I_NFEV] = ipar[I_EVENTS] = ipar[I_RESTARTS] = 0
+            return
+    deriv(t, x, m, z, f, S)
     span = t_bound - t
     if ipar[I_RESUME] == 1:
         h = fpar[F_NEXT_STEP]
     elif fpar[F_STEP] > 0.0:
         h = min(fpar[F_STEP], span, max_step)
     else:
-        h = _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd)
+        h = _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd, S)
         nfev += 1
     status = BOUND
+    h_next = h
     while True:
         min_step = 10.0 * (np.nextafter(t, np.inf) - t)
         h = min(h, max_step)
@@ -278,13 +187,13 @@ def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x
                     for r in range(s):
                         acc += _A[s, r] * K[r, j]
                     xs[j] = x[j] + h * acc
-                deriv(t + _C[s] * h, xs, m, z, K[s])
+                deriv(t + _C[s] * h, xs, m, z, K[s], S)
             for j in range(n):
                 acc = 0.0
                 for r in range(6):
                     acc += _B[r] * K[r, j]
                 x_new[j] = x[j] + h * acc
-            deriv(t_new, x_new, m, z, K[6])
+            deriv(t_new, x_new, m, z, K[6], S)
             nfev += 6
             err = 0.0
             for j in range(n):
@@ -317,21 +226,15 @@ def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x
         if status != BOUND:
             break
         steps += 1
-        # Dense-output coefficients of this step (used by the grid and by location).
-        for j in range(n):
-            d = 0.0
-            for r in range(7):
-                d += _D[r] * K[r, j]
-            rc[0, j] = x_new[j] - x[j]
-            rc[1, j] = h * K[0, j] - rc[0, j]
-            rc[2, j] = rc[0, j] - h * K[6, j] - rc[1, j]
-            rc[3, j] = h * d
+        # Dense-output coefficients of this step, computed when needed: for every state
+        # where a crossing is located, for the logged ones where the grid falls.
+        rc_all = rc_observed = False
         hit = -1
         t_hit = np.inf
         if nz:
-            zc(t_new, x_new, m, z, g)
+            zc(t_new, x_new, m, z, g, S)
             for i in range(nz):
-                s_new[i] = _sign(g[i])
+                s_new[i] = sign(g[i])
             for i in range(nz):
                 zi, si = z[i], s_new[i]
                 if si == zi:
@@ -339,46 +242,103 @@ def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x
                 up = si > zi
                 d = zdir[i]
                 if d == 0.0 or (d > 0.0 and up) or (d < 0.0 and not up):
+                    if not rc_all:
+                        _coefficients(all_states, h, x, x_new, K, rc)
+                        rc_all = rc_observed = True
                     if hit < 0:
-                        t_hit, hit = _locate(zc, i, zi, t, t_new, t, t_new, h, x, x_new, rc,
-                                             m, z, xd, g), i
-                    elif _changed(zc, i, zi, t_hit, t, t_new, h, x, x_new, rc, m, z, xd, g):
+                        t_hit, hit = locate(zc, i, zi, t, t_new, t, t_new, h, x, x_new, rc,
+                                            m, z, xd, g, S), i
+                    elif changed(zc, i, zi, t_hit, t, t_new, h, x, x_new, rc, m, z, xd, g, S):
                         # Only a crossing before the earliest one so far matters.
-                        ti = _locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m, z, xd,
-                                     g)
+                        ti = locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m, z, xd,
+                                    g, S)
                         if ti < t_hit:
                             t_hit, hit = ti, i
         t_end = t_hit if hit >= 0 else t_new
         time_event = hit < 0 and t_new >= t_bound and bound_is_event
+        near = t_end - 4.0 * ulp(t_end) if hit >= 0 or time_event else np.inf
         while k_grid <= n_grid:
             tg = start + k_grid * interval
-            if tg > t_end or (tg >= t_end - 4.0 * _ulp(t_end) and (hit >= 0 or time_event)):
-                break
+            if tg > t_end or tg >= near:
+                break  # past the step, or within roundoff of an event: the event's rows
+            if not rc_observed:
+                _coefficients(observed, h, x, x_new, K, rc)
+                rc_observed = True
+            # Interpolate the observed states (written out: as a call, this costs 5x more).
             if tg == t_new:
-                for j in range(n):
-                    xd[j] = x_new[j]
+                for q in range(observed.size):
+                    xd[observed[q]] = x_new[observed[q]]
             else:
-                _dense(tg, t, h, x, rc, xd)
-            observe(tg, xd, m, z, ylog)
+                sg = (tg - t) / h
+                sg1 = 1.0 - sg
+                for q in range(observed.size):
+                    j = observed[q]
+                    xd[j] = x[j] + sg * (rc[0, j] + sg1 * (rc[1, j] + sg * (rc[2, j]
+                                                                         + sg1 * rc[3, j])))
             out_t[rows] = tg
-            for j in range(ylog.size):
-                out_y[rows, j] = ylog[j]
-                if not math.isfinite(ylog[j]) and math.isnan(fpar[F_BAD_T]):
+            if direct:  # the logged signals are states: no call of observe
+                for j in range(selection.size):
+                    out_y[rows, j] = xd[selection[j]]
+            else:
+                observe(tg, xd, m, z, ylog, S)
+                bad = False
+                for j in range(ylog.size):
+                    out_y[rows, j] = ylog[j]
+                    bad = bad or not math.isfinite(ylog[j])
+                if bad and math.isnan(fpar[F_BAD_T]):
                     fpar[F_BAD_T] = tg
-                    for q in range(n):
-                        x_bad[q] = xd[q]
+                    if not rc_all:
+                        _coefficients(all_states, h, x, x_new, K, rc)
+                        rc_all = True
+                    _interpolate(tg, t, t_new, h, x, x_new, rc, all_states, x_bad)
             rows += 1
             k_grid += 1
         if hit >= 0:
-            if t_hit == t_new:
-                for j in range(n):
-                    x_ev[j] = x_new[j]
-            else:
-                _dense(t_hit, t, h, x, rc, x_ev)
+            _interpolate(t_hit, t, t_new, h, x, x_new, rc, all_states, x_ev)
             fpar[F_EVENT_T] = t_hit
             ipar[I_EVENT] = hit
             status = CROSSING
-            break
+            if not events_on:
+                break
+            # Zeno detection as `Simulator._zeno_check`; a Zeno point is Python's to report.
+            run, began = zeno[Z_RUN] + 1.0, zeno[Z_BEGAN]
+            if not t_hit - zeno[Z_LAST] < zeno_span:
+                run, began = 0.0, t_hit
+            if run >= ipar[I_ZENO_EVENTS]:
+                break
+            saved = (zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN])
+            zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = t_hit, run, began
+            for j in range(n):
+                x[j] = x_ev[j]
+            result, rows, nlog = ne.settle(
+                deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
+                t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit], ipar[I_STOP_KIND],
+                ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog,
+                zn, xs, x_new, g, m0, z0, ev, ylog, S)
+            if result == ne.FALLBACK:
+                zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = saved
+                break
+            t = t_hit
+            n_events += result != ne.NOTHING
+            if result == ne.STOP:
+                status = STOPPED
+                break
+            while k_grid <= n_grid and start + k_grid * interval <= t + 4.0 * ulp(t):
+                k_grid += 1  # the event rows stand for a grid point at the event instant
+            if t >= t_bound:
+                status = SETTLED_AT_BOUND
+                break
+            # Restart, as a new segment would: the derivative anew, the last step size.
+            restarts += 1
+            deriv(t, x, m, z, f, S)
+            nfev += 1
+            h = min(h, t_bound - t, max_step)
+            status = BOUND
+            if steps + n_events >= max_steps:
+                status = YIELD
+                h_next = h
+                break
+            continue
         t = t_new
         for j in range(n):
             x[j] = x_new[j]
@@ -388,7 +348,7 @@ def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x
         if t >= t_bound:
             status = BOUND
             break
-        if steps >= max_steps:
+        if steps + n_events >= max_steps:
             status = YIELD
             break
         h = h_next
@@ -400,3 +360,15 @@ def segment(deriv, zc, observe, x, m, z, zdir, fpar, ipar, out_t, out_y, x_ev, x
     ipar[I_ROWS] = rows
     ipar[I_STEPS] = steps
     ipar[I_NFEV] = nfev
+    ipar[I_LOG] = nlog
+    ipar[I_EVENTS] = n_events
+    ipar[I_RESTARTS] = restarts
+
+
+with warnings.catch_warnings():
+    # Calls through function addresses are numba's "first-class functions", flagged as an
+    # experimental feature when the loop is compiled (once per machine); with fixed
+    # signatures and no closures they are what the feature was made for.
+    warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+    segment = njit((_I1, _F1, _F1, _F1, _F1, _F1, _I1, _I1, _I1, _F1, _I1, _F1, _F2, _F1, _F1,
+                    _F1, _I1, _I1, _F1), cache=True, nogil=True)(_segment)

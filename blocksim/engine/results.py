@@ -83,58 +83,77 @@ class Recorder:
     """Collects rows while a run goes on; `results()` freezes them at any moment.
 
     Single rows are kept as Python lists and turned into one array only when a block of
-    rows arrives (the compiled loop's output buffer) or at the end: building an array per
-    row costs more than the row itself.
+    rows arrives (the output grid of a step, the compiled loop's buffer) or at the end:
+    building an array per row costs more than the row itself.
     """
 
     def __init__(self, names: Sequence[str], indices: Sequence[Sequence[int]]):
         self.names = list(names)
-        self.indices = [np.asarray(ix, dtype=int) for ix in indices]
-        self.flat_index = np.concatenate(self.indices) if self.indices else np.zeros(0, int)
-        self._flat = self.flat_index.tolist()
-        self.times: list[float] = []
+        self.widths = [len(ix) for ix in indices]
+        self.width = sum(self.widths)
+        self._times: list[float] = []
         self._singles: list[list[float]] = []
-        self._parts: list[np.ndarray] = []
+        self._t_parts: list[np.ndarray] = []
+        self._y_parts: list[np.ndarray] = []
+        self._count = 0
         self.events: list[Event] = []
 
-    def add(self, t: float, signals: Sequence[float]) -> None:
-        self.times.append(t)
-        self._singles.append([float(signals[i]) for i in self._flat])
+    def __len__(self) -> int:
+        """The number of rows so far."""
+        return self._count
+
+    @property
+    def last_time(self) -> float | None:
+        """The time of the last row (None before the first)."""
+        if self._times:
+            return self._times[-1]
+        return float(self._t_parts[-1][-1]) if self._t_parts else None
+
+    @property
+    def times(self) -> list[float]:
+        """All row times so far (a copy)."""
+        self._flush()
+        return np.concatenate(self._t_parts).tolist() if self._t_parts else []
 
     def add_logged(self, t: float, values: Sequence[float]) -> None:
         """A row given as the logged signals themselves (what `observe` returns)."""
-        self.times.append(t)
+        self._times.append(t)
         self._singles.append(list(values))
+        self._count += 1
 
     def add_rows(self, times: np.ndarray, rows: np.ndarray) -> None:
-        """Many rows of logged signals at once (the compiled loop's output buffer)."""
+        """Many rows of logged signals at once (copied: the caller may reuse its buffers)."""
         self._flush()
-        self.times.extend(times.tolist())
-        self._parts.append(np.array(rows, dtype=float))  # a copy: the buffer is reused
+        self._t_parts.append(np.array(times, dtype=float))
+        self._y_parts.append(np.array(rows, dtype=float).reshape(len(times), self.width))
+        self._count += len(times)
 
     def _flush(self) -> None:
         if self._singles:
-            part = np.array(self._singles, dtype=float).reshape(len(self._singles),
-                                                                len(self._flat))
-            self._parts.append(part)
-            self._singles = []
+            self._t_parts.append(np.array(self._times, dtype=float))
+            self._y_parts.append(np.array(self._singles, dtype=float).reshape(
+                len(self._singles), self.width))
+            self._times, self._singles = [], []
 
     def drop_last(self) -> None:
-        self.times.pop()
+        self._count -= 1
         if self._singles:
+            self._times.pop()
             self._singles.pop()
         else:
-            self._parts[-1] = self._parts[-1][:-1]
+            self._t_parts[-1] = self._t_parts[-1][:-1]
+            self._y_parts[-1] = self._y_parts[-1][:-1]
 
     def results(self, status: str = "finished", message: str = "",
                 stats: dict[str, Any] | None = None) -> Results:
         self._flush()
-        data = (np.concatenate(self._parts) if self._parts
-                else np.zeros((0, len(self._flat))))
+        if len(self._t_parts) > 1:  # one block from then on: later calls cost nothing
+            self._t_parts = [np.concatenate(self._t_parts)]
+            self._y_parts = [np.concatenate(self._y_parts)]
+        time = self._t_parts[0].copy() if self._t_parts else np.zeros(0)
+        data = self._y_parts[0] if self._y_parts else np.zeros((0, self.width))
         signals, col = {}, 0
-        for name, ix in zip(self.names, self.indices):
-            block = data[:, col:col + len(ix)]
-            signals[name] = block[:, 0].copy() if len(ix) == 1 else block.copy()
-            col += len(ix)
-        return Results(np.array(self.times, dtype=float), signals, tuple(self.events), status,
-                       message, dict(stats or {}))
+        for name, width in zip(self.names, self.widths):
+            signals[name] = data[:, col].copy() if width == 1 else data[:, col:col + width].copy()
+            col += width
+        return Results(time, signals, tuple(self.events), status, message, dict(stats or {}))

@@ -6,11 +6,17 @@ the latched zero-crossing signs z. Blocks' modes read z, so they cannot change d
 continuous step; at an event the signs are re-read just after the event instant (a probe
 one "event horizon" later along the flow), which is what lets a state that sits exactly
 on a guard (Math 003) stay put instead of chattering.
+
+The continuous segments between events run in `segment.py` (Python, any solver) or in the
+compiled loop of the numba backend (`native.py`, dopri5), which also settles events itself
+when it can; this module runs the restarts, the start and time events, and the events the
+compiled loop hands back, and it is the reference for what the compiled code does.
 """
 from __future__ import annotations
 
 import logging
 import math
+import sys
 import time as clock
 from dataclasses import dataclass
 from typing import Callable
@@ -19,10 +25,9 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived, events as ev_mod
-from blocksim.engine.dopri5 import Dopri5Stepper
 from blocksim.engine.results import Event, Recorder, Results
-from blocksim.engine.steppers import (ADAPTIVE, FIXED, AdaptiveStepper, FixedStepper,
-                                      NoStateStepper, StepFailure)
+from blocksim.engine.segment import SMALL, PythonLoop, Segment
+from blocksim.engine.steppers import ADAPTIVE, FIXED
 from blocksim.errors import SimulationError
 from blocksim.model import SimulationSettings
 
@@ -30,12 +35,15 @@ log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
 BACKENDS = ("python", "numba")
-ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
 ZENO_EVENTS = 20
 ZENO_SPAN = 0.25
+# Wall time between two calls of `should_stop`: a Stop answered within a few frames, at a
+# cost that no run notices even when steps take microseconds.
+POLL_INTERVAL = 0.01
+STOP_MESSAGE = "interrupted by the user"
 
 
 @dataclass
@@ -50,24 +58,14 @@ class RunState:
 
 def _native_loop(model: CompiledModel, sim: "Simulator"):
     """The compiled loop for the numba backend, or None (Python path) if unavailable."""
-    try:
-        from blocksim.engine.native import NativeLoop  # imports numba: only when asked
-    except ImportError as exc:
-        log.warning("numba backend unavailable (%s); running in Python", exc)
-        return None
-    return NativeLoop.for_model(model, sim)
-
-
-@dataclass
-class Segment:
-    """How an integration segment ended: a located crossing (t, x, [(block, kind)]) or its
-    bound (a time event there if `time_event`), with the grid index and step size reached."""
-
-    hit: tuple[float, np.ndarray, list[tuple[int, str]]] | None
-    time_event: bool
-    k_grid: int
-    last_step: float | None
-    nfev: int
+    native = sys.modules.get("blocksim.engine.native")
+    if native is None:
+        try:
+            from blocksim.engine import native  # imports numba: only when asked
+        except ImportError as exc:
+            log.warning("numba backend unavailable (%s); running in Python", exc)
+            return None
+    return native.NativeLoop.for_model(model, sim)
 
 
 class Simulator:
@@ -88,13 +86,22 @@ class Simulator:
                                   f"(simulation.step)", s.start)
         self.progress = progress
         self.should_stop = should_stop
+        self._next_poll = -math.inf
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
-        self._update, self._pre, self._after = f["update"], f["pre_event"], f["after_event"]
+        # Functions no block writes code for do nothing: not calling them saves a call
+        # per event (pre/after) or per pass of the event iteration (update).
+        self._update, self._pre, self._after = (
+            None if name in model.empty else f[name]
+            for name in ("update", "pre_event", "after_event"))
         self._observe = derived.observe(model)
+        # Zero crossings that move with t or x: only these need the second look-ahead.
+        self._zc_moves = derived.zc_moves(model)
+        self._zc_moves_list = self._zc_moves.tolist()
         self.native = None
-        if s.resolved_backend not in BACKENDS:
-            raise SimulationError(f"unknown backend '{s.resolved_backend}'; choose one of "
+        backend = s.resolved_backend
+        if backend not in BACKENDS:
+            raise SimulationError(f"unknown backend '{backend}'; choose one of "
                                   f"{', '.join(BACKENDS)}", s.start)
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
@@ -105,37 +112,91 @@ class Simulator:
         interval = s.output_interval or (s.stop - s.start) / 500
         self.interval = interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
-        self._recent_events: list[float] = []
-        if s.resolved_backend == "numba" and s.solver == "dopri5" and model.n_states:
+        # Zeno detection state, shared with the compiled loop: time of the last located
+        # event, how many events in a row came within ZENO_SPAN horizons of the one
+        # before, and the time the run of such events began.
+        self.zeno = np.array([-math.inf, 0.0, -math.inf])
+        self._small = model.n_states <= SMALL and model.n_zc <= SMALL
+        if self._small:  # event-time values in lists: see `segment.py`
+            self._deriv_list = derived.list_function(model, "deriv")
+            self._zc_list = derived.list_function(model, "zc")
+        self.event_limits = (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN * self.horizon)
+        if backend == "numba" and s.solver == "dopri5" and model.n_states:
             self.native = _native_loop(model, self)
+        self.loop = PythonLoop(self) if self.native is None else None
+        self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
 
     # ----- evaluation helpers -----
     def _rhs(self, st: RunState) -> Callable[[float, np.ndarray], np.ndarray]:
-        deriv, m, z = self._deriv, st.m, st.z
+        deriv, m, z, vector = self._deriv, st.m, st.z, self._deriv_vector
+        if vector is None:
+            def rhs(t: float, x: np.ndarray) -> np.ndarray:
+                return np.array(deriv(t, x, m, z))
+            return rhs
 
-        def rhs(t: float, x: np.ndarray) -> np.ndarray:
-            return np.array(deriv(t, x, m, z))
-        return rhs
+        def vector_rhs(t: float, x: np.ndarray) -> np.ndarray:
+            try:
+                return vector(t, x, m, z)
+            except (ArithmeticError, ValueError):
+                deriv(t, x, m, z)  # the same failure, from lines naming the block
+                raise
+        return vector_rhs
 
     def _signs_after(self, st: RunState) -> np.ndarray:
-        """Zero-crossing signs one horizon after t, following the flow (forward Euler)."""
+        """Zero-crossing signs one horizon after t, following the flow (forward Euler).
+
+        Where a sign is still exactly zero (a state at rest on its guard, e.g. uD = 0 with
+        every derivative 0 at t = 0), one more Euler step sees second-order motion; a zero
+        crossing that reads neither t nor x (a mode signal) would read the same again.
+        """
         if not self.model.n_zc:
             return st.z
+        if self._small and self.model.n_states:
+            try:
+                return np.array(self._signs_after_lists(st))
+            except (ArithmeticError, ValueError):
+                pass  # the same failure again below, from lines naming the block
         h = self.horizon
-        dx = np.array(self._deriv(st.t, st.x, st.m, st.z)) if self.model.n_states else st.x
-        probe_x = st.x + h * dx if self.model.n_states else st.x
+        if not self.model.n_states:
+            return np.sign(np.array(self._zc(st.t + h, st.x, st.m, st.z), dtype=float))
+        probe_x = st.x + h * np.array(self._deriv(st.t, st.x, st.m, st.z))
         signs = np.sign(np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float))
-        if self.model.n_states and not signs.all():
-            # Still exactly zero (a state at rest on its guard, e.g. uD = 0 with every
-            # derivative 0 at t = 0): one more Euler step sees second-order motion.
+        zero = signs == 0.0
+        if zero.any() and (zero & self._zc_moves).any():
             dx2 = np.array(self._deriv(st.t + h, probe_x, st.m, st.z))
             ahead = np.sign(np.array(self._zc(st.t + 2 * h, probe_x + h * dx2, st.m, st.z),
                                      dtype=float))
-            signs = np.where(signs == 0, ahead, signs)
+            signs = np.where(zero, ahead, signs)
+        return signs
+
+    def _signs_after_lists(self, st: RunState) -> list[float]:
+        """`_signs_after` of a small model, on Python floats (the same operations)."""
+        t, h, sign = st.t, self.horizon, ev_mod.sign
+        x_, m_, z_ = st.x.tolist(), st.m.tolist(), st.z.tolist()
+        probe = [a + h * b for a, b in zip(x_, self._deriv_list(t, x_, m_, z_))]
+        signs = [sign(v) for v in self._zc_list(t + h, probe, m_, z_)]
+        if 0.0 in signs and any(s == 0.0 and moves for s, moves in zip(signs, self._zc_moves_list)):
+            ahead = [a + h * b for a, b in zip(probe, self._deriv_list(t + h, probe, m_, z_))]
+            again = self._zc_list(t + 2 * h, ahead, m_, z_)
+            signs = [sign(v) if s == 0.0 else s for s, v in zip(signs, again)]
         return signs
 
     def _record(self, st: RunState) -> None:
-        self.recorder.add(st.t, self._outputs(st.t, st.x, st.m, st.z))
+        self._grid_row(st.t, st.x, st)
+
+    def _interrupted(self) -> bool:
+        """Whether should_stop asks to end the run (asked at most every POLL_INTERVAL)."""
+        if self.should_stop is None:
+            return False
+        now = clock.perf_counter()
+        if now < self._next_poll:
+            return False
+        self._next_poll = now + POLL_INTERVAL
+        return bool(self.should_stop())
+
+    def _stopped_results(self, st: RunState) -> Results:
+        self.recorder.events.append(Event(float(st.t), "", "interrupted"))
+        return self.recorder.results("stopped", STOP_MESSAGE, self.stats)
 
     def _fail(self, message: str, t: float, block: str | None = None) -> SimulationError:
         results = self.recorder.results("failed", message, self.stats)
@@ -150,16 +211,18 @@ class Simulator:
         nothing changes (a refinement of an earlier estimate) leaves no trace.
         """
         model = self.model
-        m_before = st.m.copy()
+        m_before = st.m.copy() if located else None
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
-            self._pre(st.t, st.x, st.m, st.z)
+            if self._pre is not None:
+                self._pre(st.t, st.x, st.m, st.z)
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
+        update = self._update
         for _ in range(MAX_EVENT_PASSES):
             zn = self._signs_after(st)
             entries: list[tuple[int, str]] = []
-            changed = self._update(st.t, st.x, st.m, st.z, zn, init, entries)
+            changed = update is not None and update(st.t, st.x, st.m, st.z, zn, init, entries)
             flipped = np.flatnonzero(zn != st.z) if model.n_zc else ()
             st.z = zn
             log_entries += entries
@@ -175,7 +238,7 @@ class Simulator:
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
                              f"still changing: {', '.join(culprits)}", st.t,
                              culprits[0] if culprits else None)
-        if self._after(st.t, st.x, st.m, st.z):
+        if self._after is not None and self._after(st.t, st.x, st.m, st.z):
             st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
         something = bool(log_entries) or len(changed_by) > 1
         if located and not something:
@@ -189,15 +252,16 @@ class Simulator:
         return any(kind == "stop" for _, kind in log_entries)
 
     def _zeno_check(self, t: float, blocks: list[int]) -> None:
-        recent = self._recent_events
-        recent.append(t)
-        if len(recent) > ZENO_EVENTS + 1:
-            del recent[0]
-        if len(recent) > ZENO_EVENTS and all(
-                b - a < ZENO_SPAN * self.horizon for a, b in zip(recent, recent[1:])):
+        last, run, began = self.zeno
+        if t - last < ZENO_SPAN * self.horizon:
+            run += 1
+        else:
+            run, began = 0.0, t
+        self.zeno[:] = (t, run, began)
+        if run >= ZENO_EVENTS:
             names = ", ".join(sorted({self.model.block_ids[b] for b in blocks}))
             raise self._fail(
-                f"{ZENO_EVENTS} events within {recent[-1] - recent[0]:.3g} s (Zeno behaviour: "
+                f"{ZENO_EVENTS} events within {t - began:.3g} s (Zeno behaviour: "
                 f"events accumulate at this time; guard the model, e.g. with a limited "
                 f"integrator); last events from: {names}", t, names.split(", ")[0])
 
@@ -216,21 +280,24 @@ class Simulator:
     def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
         started = clock.perf_counter()
-        stopped = self._event(st, init=True)
+        stopped = False
+        if self.native is None or not self.native.handles_start:
+            stopped = self._event(st, init=True)  # else the compiled loop's first call
         n_grid = int(math.floor((s.stop - s.start) / self.interval + 1e-9))
         k_grid = 1
         first_step = None
         while st.t < s.stop and not stopped:
-            if self.should_stop and self.should_stop():
-                self.recorder.events.append(Event(st.t, "", "interrupted"))
-                return self.recorder.results("stopped", "interrupted by the user",
-                                             self.stats)
+            if self._interrupted():
+                return self._stopped_results(st)
             t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
             t_bound = min(s.stop, t_time)
             self.stats["restarts"] += 1
             seg = self._segment(st, t_bound, t_time, first_step, k_grid, n_grid)
             k_grid, first_step = seg.k_grid, seg.last_step
             self.stats["nfev"] += seg.nfev
+            if seg.interrupted:
+                return self._stopped_results(st)
+            stopped = seg.stopped
             if seg.hit:
                 t_ev, x_ev, located = seg.hit
                 st.t, st.x = t_ev, x_ev
@@ -240,7 +307,7 @@ class Simulator:
                 stopped = self._event(st)
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
-        if not stopped and self.recorder.times[-1] < s.stop:
+        if not stopped and self.recorder.last_time < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
         self.stats["wall_time"] = clock.perf_counter() - started
         status = "stopped" if stopped else "finished"
@@ -248,48 +315,9 @@ class Simulator:
 
     def _segment(self, st: RunState, t_bound: float, t_time: float,
                  first_step: float | None, k_grid: int, n_grid: int) -> Segment:
-        """Integrate from st towards t_bound, recording the grid, until a located crossing
-        (st stays at the segment's last step start) or t_bound (st there, signs latched)."""
         if self.native is not None:
             return self.native.segment(self, st, t_bound, t_time, first_step, k_grid, n_grid)
-        s, model = self.settings, self.model
-        stepper = self._stepper(st, t_bound, first_step)
-        while True:
-            try:
-                stepper.step()
-            except StepFailure as exc:
-                block = self._nonfinite_block(st, stepper)
-                raise self._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
-            self.stats["steps"] += 1
-            t_new = stepper.t
-            hit = self._check_crossings(st, stepper)
-            t_end = hit[0] if hit else t_new
-            time_event = not hit and t_new >= t_bound and t_bound == t_time
-            # Grid points up to the step end; one at an event instant is the event's rows.
-            grid = []
-            while k_grid <= n_grid:
-                tg = s.start + k_grid * self.interval
-                # A grid point within roundoff of an event is the event's two rows.
-                if tg > t_end or (tg >= t_end - 4 * math.ulp(t_end) and (hit or time_event)):
-                    break
-                grid.append(tg)
-                k_grid += 1
-            if grid:
-                many = getattr(stepper, "dense_many", None)
-                states = many(grid) if many else [stepper.dense(tg) for tg in grid]
-                for tg, xg in zip(grid, states):
-                    self._grid_row(tg, xg, st)
-            if hit:
-                return Segment(hit, False, k_grid, stepper.last_step, stepper.nfev)
-            # No event: silently latch signs that changed in unwatched directions.
-            st.t, st.x = t_new, stepper.x.copy()
-            if model.n_zc:
-                s_new = np.sign(np.array(self._zc(st.t, st.x, st.m, st.z), dtype=float))
-                st.z[:] = s_new  # in place: the running stepper's rhs reads this array
-            if self.progress:
-                self.progress(st.t)
-            if st.t >= t_bound:
-                return Segment(None, time_event, k_grid, stepper.last_step, stepper.nfev)
+        return self.loop.segment(st, t_bound, t_time, first_step, k_grid, n_grid)
 
     def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:
         try:
@@ -298,64 +326,6 @@ class Simulator:
             self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
             raise
         self.recorder.add_logged(t, values)
-
-    def _stepper(self, st: RunState, t_bound: float, first_step: float | None):
-        s = self.settings
-        rhs = self._rhs(st)
-        if s.solver in FIXED:
-            return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
-        if self.model.n_states == 0:
-            return NoStateStepper(st.t, t_bound, self.interval)
-        if s.solver == "dopri5":
-            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step)
-        sparsity = derived.jac_sparsity(self.model) if s.solver in ("radau", "bdf") else None
-        return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
-                               first_step, sparsity)
-
-    def _check_crossings(self, st: RunState, stepper):
-        """(event time, state there, [(block, kind)]) for the first crossing in the step."""
-        model = self.model
-        if not model.n_zc:
-            return None
-        t_new = stepper.t
-        g_new = np.array(self._zc(t_new, stepper.x, st.m, st.z), dtype=float)
-        s_new = np.sign(g_new)
-        idx = ev_mod.fired(st.z, s_new, model.zc_direction)
-        if not len(idx):
-            return None
-        if not stepper.locates_events:
-            return t_new, stepper.x.copy(), [(model.zc_owner[i], "state") for i in idx[:1]]
-        zc, m, z, dense = self._zc, st.m, st.z, stepper.dense
-        best_t, best_i = t_new, -1
-        for i in idx:
-            def g(t: float, i: int = i) -> float:
-                return zc(t, dense(t), m, z)[i]
-            if best_i >= 0 and float(np.sign(g(best_t))) == z[i]:
-                continue  # crosses after the earliest crossing found so far
-            t_i = ev_mod.locate(g, z[i], stepper.t_old, best_t)
-            if best_i < 0 or t_i < best_t:
-                best_t, best_i = t_i, i
-        if self.settings.solver in ACCURATE_LOCATION:
-            best_t = self._refine(st, stepper, best_i, best_t)
-            return best_t, stepper.solve_to(best_t), [(model.zc_owner[best_i], "state")]
-        return best_t, dense(best_t), [(model.zc_owner[best_i], "state")]
-
-    def _refine(self, st: RunState, stepper, i: int, t_est: float) -> float:
-        """Re-locate crossing i on states integrated to each trial time (implicit solvers)."""
-        zc, m, z = self._zc, st.m, st.z
-
-        def g(t: float) -> float:
-            return zc(t, stepper.solve_to(t), m, z)[i]
-
-        def changed(t: float) -> bool:
-            return float(np.sign(g(t))) != z[i]
-
-        lo, hi = stepper.t_old, stepper.t
-        width = (hi - lo) * 1e-3
-        a, b = max(lo, t_est - width), min(hi, t_est + width)
-        if changed(a) or not changed(b):
-            a, b = lo, hi
-        return ev_mod.locate(g, z[i], a, b)
 
     def _nonfinite_block(self, st: RunState, stepper) -> str | None:
         """The first block whose output or derivative is not finite at the last good state."""

@@ -39,6 +39,14 @@ class Stepper:
     def dense(self, t: float) -> np.ndarray:
         raise NotImplementedError
 
+    def dense_list(self, t: float) -> list[float]:
+        """`dense(t)` as a list of floats (what event location hands the model)."""
+        return self.dense(t).tolist()
+
+    def dense_rows(self, ts: list[float], columns: list[int]) -> np.ndarray:
+        """Some states (`columns`) at several times of the last step: one row per time."""
+        return np.array([self.dense(t)[columns] for t in ts]).reshape(len(ts), len(columns))
+
     @property
     def nfev(self) -> int:
         return 0

@@ -21,6 +21,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Event, Results, Simulator
+from blocksim.engine.simulator import STOP_MESSAGE  # noqa: F401 (the status message, for views)
 from blocksim.errors import BlocksimError, SimulationError
 from blocksim.model import Diagram, SimulationSettings
 
@@ -28,7 +29,6 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_INTERVAL = 0.1  # seconds between snapshots at most 10 per second
 PROGRESS_INTERVAL = 0.05
-STOP_MESSAGE = "interrupted by the user"
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,6 @@ class Snapshot:
     @classmethod
     def of(cls, results: Results, progress: float) -> "Snapshot":
         return cls(results.time, results.signals, results.events, progress)
-
-
-class _StopRequested(Exception):
-    """Raised from the progress callback: ends a long stretch without events at once."""
 
 
 class _Worker(QThread):
@@ -93,11 +89,7 @@ class _Worker(QThread):
             self.error.emit(f"internal error while compiling: {type(exc).__name__}: {exc}", None)
             return
         try:
-            results = self.sim.run()
-        except _StopRequested:
-            recorder = self.sim.recorder
-            recorder.events.append(Event(recorder.times[-1], "", "interrupted"))
-            results = recorder.results("stopped", STOP_MESSAGE, self.sim.stats)
+            results = self.sim.run()  # a Stop ends it through should_stop, even between events
         except SimulationError as exc:
             self._publish(exc.results, self._fraction())
             self.error.emit(str(exc), exc.results)
@@ -112,8 +104,6 @@ class _Worker(QThread):
 
     # ----- callbacks from the simulator, in this thread -----
     def _progress(self, t: float) -> None:
-        if self.stop_event.is_set():
-            raise _StopRequested()
         self._tick(t)
 
     def _should_stop(self) -> bool:
@@ -132,7 +122,7 @@ class _Worker(QThread):
                 self.progressed.emit(fraction)
         if now - self._last_snapshot >= self._snapshot_interval:
             recorder = self.sim.recorder
-            if recorder.times:
+            if len(recorder):
                 results = recorder.results("running")
                 self._publish(results, self._fraction())
                 # A snapshot copies everything so far: never spend over 5% of the run on it.
@@ -143,8 +133,8 @@ class _Worker(QThread):
     def _fraction(self, t: float | None = None) -> float:
         s = self.settings
         if t is None:
-            times = self.sim.recorder.times if self.sim else []
-            t = times[-1] if times else s.start
+            last = self.sim.recorder.last_time if self.sim else None
+            t = last if last is not None else s.start
         return min(1.0, max(0.0, (t - s.start) / (s.stop - s.start)))
 
     def _publish(self, results: Results | None, progress: float) -> None:

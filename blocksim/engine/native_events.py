@@ -1,0 +1,136 @@
+"""Event handling in compiled code: `Simulator._event` for a located crossing, step for step.
+
+With a model whose event functions (update, pre_event, after_event) numba can compile, the
+loop settles an event where it located it: it reads the signs one horizon ahead, runs the
+event iteration until nothing changes, records the left and right limits and logs what
+the blocks did, then restarts the integration, all without returning to Python. Anything
+out of the ordinary (an iteration that does not settle, a non-finite value, a full buffer,
+a Zeno point) is undone and handed to Python, which handles that event with the very same
+semantics and reports errors with its usual messages.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from blocksim.engine.native_locate import sign
+from blocksim.engine.native_types import KIND_STATE
+
+# results of `settle`
+HANDLED, NOTHING, STOP, FALLBACK = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def signs_after(deriv, zc, t, x, m, z, zmove, h, zn, dx, probe, g, S):
+    """`Simulator._signs_after`: the signs one horizon along the flow, a second Euler step
+    ahead where a moving zero crossing is still exactly zero. False if one is NaN (where
+    Python would have raised)."""
+    n, nz = x.size, z.size
+    deriv(t, x, m, z, dx, S)
+    for j in range(n):
+        probe[j] = x[j] + h * dx[j]
+    zc(t + h, probe, m, z, g, S)
+    again = False
+    for i in range(nz):
+        zn[i] = sign(g[i])
+        if zn[i] == 0.0 and zmove[i] != 0.0:
+            again = True
+    if again:
+        deriv(t + h, probe, m, z, dx, S)
+        for j in range(n):
+            dx[j] = probe[j] + h * dx[j]
+        zc(t + 2.0 * h, dx, m, z, g, S)
+        for i in range(nz):
+            if zn[i] == 0.0:
+                zn[i] = sign(g[i])
+    for i in range(nz):
+        if zn[i] != zn[i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _row(observe, t, x, m, z, ylog, S, out_t, out_y, row):
+    """Write the logged signals at (t, x) to output row `row`; False if one is not finite."""
+    observe(t, x, m, z, ylog, S)
+    out_t[row] = t
+    for j in range(ylog.size):
+        out_y[row, j] = ylog[j]
+        if not math.isfinite(ylog[j]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
+           t, x, m, z, zmove, horizon, init, block, stop_kind, max_passes,
+           out_t, out_y, rows, log_t, log_b, log_k, nlog,
+           zn, dx, probe, g, m0, z0, ev, ylog, S):
+    """Handle the crossing of a zero crossing owned by `block` at (t, x), or with `init`
+    the start of the run (no left limit, no crossing, blocks set up their modes).
+
+    Returns (result, rows, log entries): HANDLED or STOP with the left and right limits in
+    the output rows and the event log extended; NOTHING if no block did anything (no trace
+    left, m as before); FALLBACK with m and z as before, for Python to handle the event.
+    """
+    for j in range(m.size):
+        m0[j] = m[j]
+    for i in range(z.size):
+        z0[i] = z[i]
+    rows0, nlog0 = rows, nlog
+    if rows + 2 > out_t.size or nlog + 1 > log_t.size:
+        return FALLBACK, rows0, nlog0
+    if not init:
+        if not _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):  # the left limit
+            return FALLBACK, rows0, nlog0
+        rows += 1
+        if has_pre:
+            pre(t, x, m, z, zn, 0, ev, S)
+        log_t[nlog], log_b[nlog], log_k[nlog] = t, block, KIND_STATE
+        nlog += 1
+    passes = entries = 0
+    stop = settled = False
+    for _ in range(max_passes):
+        if not signs_after(deriv, zc, t, x, m, z, zmove, horizon, zn, dx, probe, g, S):
+            break
+        ev[0] = 0
+        changed = update(t, x, m, z, zn, init, ev, S) if has_update else 0
+        count = ev[0]
+        if 2 * count + 1 > ev.size - 1 or nlog + count > log_t.size:
+            break  # more entries than the buffers hold: Python handles this event
+        for k in range(count):
+            log_t[nlog], log_b[nlog], log_k[nlog] = t, ev[2 * k + 1], ev[2 * k + 2]
+            nlog += 1
+            stop = stop or ev[2 * k + 2] == stop_kind
+        entries += count
+        flipped = False
+        for i in range(z.size):
+            if zn[i] != z[i]:
+                flipped = True
+            z[i] = zn[i]
+        passes += 1
+        if changed == 0 and not flipped:
+            settled = True
+            break
+        finite = True
+        for j in range(x.size):
+            finite = finite and math.isfinite(x[j])
+        if not finite:
+            break
+    if settled and has_after and after(t, x, m, z, zn, 0, ev, S) != 0:
+        # pulses cleared: re-latch without edges
+        settled = signs_after(deriv, zc, t, x, m, z, zmove, horizon, zn, dx, probe, g, S)
+        for i in range(z.size):
+            z[i] = zn[i]
+    if settled and not init and entries == 0 and passes == 1:
+        for j in range(m.size):
+            m[j] = m0[j]  # a Memory must not sample at a non-event
+        return NOTHING, rows0, nlog0
+    if settled and _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):
+        return (STOP if stop else HANDLED), rows + 1, nlog
+    for j in range(m.size):
+        m[j] = m0[j]
+    for i in range(z.size):
+        z[i] = z0[i]
+    return FALLBACK, rows0, nlog0

@@ -1,0 +1,72 @@
+"""What the compiled loop and a model's numba functions agree on: signatures, the slots of
+the parameter arrays, statuses, and how a function's address becomes a callable.
+
+The model's functions reach the loop as plain machine addresses in an int64 array. numba
+would also accept them as first-class function objects, but it unboxes each such argument
+in Python (a few microseconds per function per call, as much as a small segment costs);
+an integer costs nothing, and `as_model_function` / `as_event_function` turn it back into
+a function value inside compiled code.
+"""
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+# deriv, zc, observe: f(t, x, m, z, out, S); S is scratch space for the signals.
+MODEL_SIGNATURE = types.void(types.float64, types.float64[::1], types.float64[::1],
+                             types.float64[::1], types.float64[::1], types.float64[::1])
+# update, pre_event, after_event: changed = f(t, x, m, z, zn, init, ev, S); `ev` collects
+# (block, kind code) pairs after a count in ev[0].
+EVENT_SIGNATURE = types.int64(types.float64, types.float64[::1], types.float64[::1],
+                              types.float64[::1], types.float64[::1], types.int64,
+                              types.int64[::1], types.float64[::1])
+MODEL_FN = types.FunctionType(MODEL_SIGNATURE)
+EVENT_FN = types.FunctionType(EVENT_SIGNATURE)
+
+# Slots of the address array.
+A_DERIV, A_ZC, A_OBSERVE, A_UPDATE, A_PRE, A_AFTER = range(6)
+N_ADDRESSES = 6
+
+# fpar slots (float parameters in, results out)
+F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)
+F_EVENT_T, F_TIME_EVENT, F_NEXT_STEP, F_BAD_T, F_HORIZON, F_ZENO_SPAN = range(8, 14)
+N_FPAR = 14
+# ipar slots
+(I_STATUS, I_GRID, I_N_GRID, I_ROWS, I_EVENT, I_STEPS, I_NFEV, I_MAX_STEPS, I_RESUME,
+ I_EVENTS_ON, I_LOG, I_EVENTS, I_RESTARTS, I_STOP_KIND, I_MAX_PASSES,
+ I_ZENO_EVENTS, I_SIGNALS, I_START) = range(18)
+N_IPAR = 18
+# Zeno state (shared with `Simulator.zeno`): last event time, run length, run start.
+Z_LAST, Z_RUN, Z_BEGAN = range(3)
+
+# Statuses: how a call of the loop ended.
+BOUND = 0  # reached the bound (a time event there if the bound is one)
+CROSSING = 1  # a located crossing for Python to handle (x_ev, F_EVENT_T, I_EVENT)
+YIELD = 2  # a pause for progress and should_stop; resume with I_RESUME = 1
+UNDERFLOW = 3  # step size too small
+NONFINITE = 4  # the state became infinite or NaN
+STOPPED = 5  # a Stop block ended the run at an event handled here
+SETTLED_AT_BOUND = 6  # an event handled here fell on the bound: no time event follows
+START_FOR_PYTHON = 7  # the start (I_START) needs Python's event handling; nothing done
+
+KIND_STATE = 0  # kind code of the "state" entry of a located crossing
+
+
+def _caster(fn_type: types.FunctionType):
+    @intrinsic
+    def cast(typingctx, address):
+        """The function at a machine address (of a cfunc wrapper of `fn_type`)."""
+        if not isinstance(address, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            value = cgutils.create_struct_proxy(fn_type)(context, builder)  # zero-filled
+            value.c_addr = builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+            return value._getvalue()
+        return fn_type(address), codegen
+    return cast
+
+
+as_model_function = _caster(MODEL_FN)
+as_event_function = _caster(EVENT_FN)

@@ -1,0 +1,225 @@
+"""The Python path of a continuous segment: steps, output grid and located crossings.
+
+A segment runs from a restart to the next located crossing or to its bound (the stop time
+or a time event). The numba backend runs the same contract in compiled code
+(`native.NativeLoop.segment`); `Simulator` only sees the `Segment` either returns.
+
+Small models (a few states and zero crossings, like most hybrid benchmarks) spend their
+time in per-call overhead, not in arithmetic: their zero crossings are evaluated on Python
+lists, by list variants of the generated functions (`derived.list_function`), and event
+location evaluates one zero crossing alone (`derived.zc_component`). When the logged signals
+are states, the output grid of many steps is interpolated in one pass (`DenseBatch`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from blocksim.engine import derived, events as ev_mod
+from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
+from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoStateStepper,
+                                      StepFailure)
+
+if TYPE_CHECKING:
+    from blocksim.engine.simulator import RunState, Simulator
+
+ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
+SMALL = 16  # up to this many states and zero crossings, event-time values stay in lists
+BATCH_STEPS = 256  # steps whose grid rows are interpolated together (see DenseBatch)
+
+
+@dataclass
+class Segment:
+    """How an integration segment ended: a located crossing (t, x, [(block, kind)]) or its
+    bound (a time event there if `time_event`), with the grid index and step size reached."""
+
+    hit: tuple[float, np.ndarray, list[tuple[int, str]]] | None
+    time_event: bool
+    k_grid: int
+    last_step: float | None
+    nfev: int
+    interrupted: bool = False  # should_stop said so: st holds the last step reached
+    stopped: bool = False  # a Stop block ended the run at an event (compiled events)
+
+
+class PythonLoop:
+    """Segments stepped in Python by the chosen solver."""
+
+    def __init__(self, sim: "Simulator"):
+        model = sim.model
+        self.sim = sim
+        self.small = model.n_states <= SMALL and model.n_zc <= SMALL
+        self.zc_list = derived.list_function(model, "zc") if self.small else None
+        self.direction = model.zc_direction.tolist()
+        self.selection = derived.observed_states(model)
+
+    def segment(self, st: "RunState", t_bound: float, t_time: float,
+                first_step: float | None, k_grid: int, n_grid: int) -> Segment:
+        """Integrate from st towards t_bound, recording the grid, until a located crossing
+        (st stays at the segment's last step start) or t_bound (st there, signs latched)."""
+        stepper = self._stepper(st, t_bound, first_step)
+        batch = (DenseBatch(self.selection) if self.selection is not None
+                 and isinstance(stepper, Dopri5Stepper) else None)
+        try:
+            return self._steps(stepper, batch, st, t_bound, t_time, k_grid, n_grid)
+        finally:
+            self._flush(batch)
+
+    def _flush(self, batch: DenseBatch | None) -> None:
+        if batch:
+            self.sim.recorder.add_rows(*batch.take())
+
+    def _steps(self, stepper, batch: DenseBatch | None, st: "RunState", t_bound: float,
+               t_time: float, k_grid: int, n_grid: int) -> Segment:
+        sim = self.sim
+        s, n_zc = sim.settings, sim.model.n_zc
+        while True:
+            try:
+                stepper.step()
+            except StepFailure as exc:
+                self._flush(batch)  # the results handed with the error include the grid
+                block = sim._nonfinite_block(st, stepper)
+                raise sim._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
+            sim.stats["steps"] += 1
+            t_new = stepper.t
+            hit, s_new = self._crossings(st, stepper) if n_zc else (None, None)
+            t_end = hit[0] if hit else t_new
+            time_event = not hit and t_new >= t_bound and t_bound == t_time
+            # Grid points up to the step end; one at an event instant is the event's rows.
+            k_end = self._last_grid_point(k_grid, n_grid, t_end, bool(hit or time_event))
+            if k_end >= k_grid:
+                grid = s.start + np.arange(k_grid, k_end + 1) * sim.interval
+                if batch is not None:
+                    batch.add(stepper, grid)
+                    if len(batch) >= BATCH_STEPS:
+                        self._flush(batch)
+                else:
+                    self._grid(grid, stepper, st)
+                k_grid = k_end + 1
+            if hit:
+                return Segment(hit, False, k_grid, stepper.last_step, stepper.nfev)
+            # No event: silently latch signs that changed in unwatched directions.
+            st.t, st.x = t_new, stepper.x.copy()
+            if n_zc:
+                st.z[:] = s_new  # in place: the running stepper's rhs reads this array
+            if sim.progress:
+                self._flush(batch)  # progress may look at the rows so far (live plots)
+                sim.progress(st.t)
+            if st.t >= t_bound:
+                return Segment(None, time_event, k_grid, stepper.last_step, stepper.nfev)
+            if sim._interrupted():
+                return Segment(None, False, k_grid, stepper.last_step, stepper.nfev, True)
+
+    def _last_grid_point(self, k: int, n_grid: int, t_end: float, at_event: bool) -> int:
+        """The last grid index k_end in [k - 1, n_grid] whose time start + k_end * interval
+        lies up to t_end, short of it by 4 ulp at an event (a grid point within roundoff of
+        an event is the event's two rows). From an estimate, corrected by the exact test."""
+        start, interval = self.sim.settings.start, self.sim.interval
+        limit = t_end - 4 * math.ulp(t_end) if at_event else math.inf
+
+        def inside(j: int) -> bool:
+            tg = start + j * interval
+            return not (tg > t_end or tg >= limit)
+
+        k_end = min(n_grid, max(k - 1, int((t_end - start) / interval) + 1))
+        while k_end >= k and not inside(k_end):
+            k_end -= 1
+        while k_end < n_grid and inside(k_end + 1):
+            k_end += 1
+        return k_end
+
+    def _grid(self, grid: np.ndarray, stepper, st: "RunState") -> None:
+        """The output grid inside the last step: a block of rows at once when the logged
+        signals are states, else one `observe` per point."""
+        sim = self.sim
+        if self.selection is not None:
+            sim.recorder.add_rows(grid, stepper.dense_rows(grid, self.selection))
+            return
+        times = grid.tolist()
+        many = getattr(stepper, "dense_many", None)
+        states = many(times) if many else [stepper.dense(tg) for tg in times]
+        for tg, xg in zip(times, states):
+            sim._grid_row(tg, xg, st)
+
+    def _stepper(self, st: "RunState", t_bound: float, first_step: float | None):
+        sim = self.sim
+        s = sim.settings
+        rhs = sim._rhs(st)
+        if s.solver in FIXED:
+            return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
+        if sim.model.n_states == 0:
+            return NoStateStepper(st.t, t_bound, sim.interval)
+        if s.solver == "dopri5":
+            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step)
+        sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
+        return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+                               first_step, sparsity)
+
+    def _signs_at_end(self, st: "RunState", stepper) -> tuple[list[int], np.ndarray]:
+        """(crossings that fired in a watched direction, signs at the step end)."""
+        t_new = stepper.t
+        if self.small:
+            m_, z_ = st.m.tolist(), st.z.tolist()
+            try:
+                g = self.zc_list(t_new, stepper.x.tolist(), m_, z_)
+            except (ArithmeticError, ValueError):
+                self.sim._zc(t_new, stepper.x, st.m, st.z)  # the same failure, naming the block
+                raise
+            signs = [ev_mod.sign(v) for v in g]
+            fired = [i for i, (old, new, d) in enumerate(zip(z_, signs, self.direction))
+                     if new != old and (d == 0.0 or (d > 0.0) == (new > old))]
+            return fired, np.array(signs)
+        signs = np.sign(np.array(self.sim._zc(t_new, stepper.x, st.m, st.z), dtype=float))
+        return ev_mod.fired(st.z, signs, self.sim.model.zc_direction).tolist(), signs
+
+    def _crossings(self, st: "RunState", stepper):
+        """((event time, state there, [(block, kind)]) of the first crossing in the step or
+        None, signs at the step end)."""
+        model = self.sim.model
+        idx, s_new = self._signs_at_end(st, stepper)
+        if not idx:
+            return None, s_new
+        t_new = stepper.t
+        if not stepper.locates_events:
+            return (t_new, stepper.x.copy(), [(model.zc_owner[idx[0]], "state")]), s_new
+        m_, z_, dense = st.m.tolist(), st.z.tolist(), stepper.dense_list
+        zc, m, z = self.sim._zc, st.m, st.z
+        best_t, best_i = t_new, -1
+        for i in idx:
+            def g(t: float, g_i: Callable = derived.zc_component(model, i)) -> float:
+                try:
+                    return g_i(t, dense(t), m_, z_)
+                except (ArithmeticError, ValueError):
+                    zc(t, stepper.dense(t), m, z)  # the same failure, naming the block
+                    raise
+            zi = z_[i]
+            if best_i >= 0 and ev_mod.sign(g(best_t)) == zi:
+                continue  # crosses after the earliest crossing found so far
+            t_i = ev_mod.locate(g, zi, stepper.t_old, best_t)
+            if best_i < 0 or t_i < best_t:
+                best_t, best_i = t_i, i
+        located = [(model.zc_owner[best_i], "state")]
+        if self.sim.settings.solver in ACCURATE_LOCATION:
+            best_t = self._refine(st, stepper, best_i, best_t)
+            return (best_t, stepper.solve_to(best_t), located), s_new
+        return (best_t, stepper.dense(best_t), located), s_new
+
+    def _refine(self, st: "RunState", stepper, i: int, t_est: float) -> float:
+        """Re-locate crossing i on states integrated to each trial time (implicit solvers)."""
+        zc, m, z = self.sim._zc, st.m, st.z
+
+        def g(t: float) -> float:
+            return zc(t, stepper.solve_to(t), m, z)[i]
+
+        def changed(t: float) -> bool:
+            return ev_mod.sign(g(t)) != z[i]
+
+        lo, hi = stepper.t_old, stepper.t
+        width = (hi - lo) * 1e-3
+        a, b = max(lo, t_est - width), min(hi, t_est + width)
+        if changed(a) or not changed(b):
+            a, b = lo, hi
+        return ev_mod.locate(g, z[i], a, b)

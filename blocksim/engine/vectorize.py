@@ -1,0 +1,122 @@
+"""Runs of same-type blocks in `deriv` as numpy operations, for the Python path.
+
+Straight-line Python costs tens of nanoseconds per line: a chain of 100 lags spends most of
+a derivative evaluation on 100 nearly identical lines. Where consecutive blocks wrote the
+same arithmetic line over different slots (after copy propagation a lag chain's derivative
+is `dx_[k] = x_[k - 1] - x_[k]`), the run becomes one line over slices,
+
+    dx_[1:100] = x[0:99] - x[1:100]
+
+computed elementwise by numpy with the very same floating-point operations. Only lines of
++, - and * qualify: Python raises on a division by zero or a power's overflow where numpy
+would return inf, and an error must name its block. The templates are those of the numba
+backend's block-type kernels (`native_fusion`).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from blocksim.compiler import dataflow
+from blocksim.engine import native_fusion
+
+MIN_RUN = 8  # shorter runs stay straight-line (a numpy call costs about a dozen lines)
+_ARITHMETIC = re.compile(r"^[\s+\-*()]*$")  # what may surround the placeholders
+_ARRAYS = {"x_": "x", "m_": "m", "z_": "z", "dx_": "dx_"}  # slot base -> the ndarray
+
+
+def _chunks(fn: dataflow.Function) -> list[tuple[int | None, list[str]]]:
+    chunks: list[tuple[int | None, list[str]]] = []
+    for st in fn.statements:
+        if chunks and st.owner is not None and chunks[-1][0] == st.owner:
+            chunks[-1][1].extend(st.lines)
+        else:
+            chunks.append((st.owner, list(st.lines)))
+    return chunks
+
+
+def _candidate(text: str) -> bool:
+    """One assignment `{0} = <+, -, * of placeholders>`."""
+    if "\n" not in text and text.startswith("{0} = "):
+        rest = re.sub(r"\{\d+\}", "", text[len("{0} = "):])
+        return "{0}" not in text[6:] and bool(_ARITHMETIC.match(rest))
+    return False
+
+
+def _slice(values: list[int]) -> str | None:
+    """`a:b` or `a:b:d` for evenly spaced increasing indices, else None."""
+    step = values[1] - values[0]
+    if step <= 0 or any(b - a != step for a, b in zip(values, values[1:])):
+        return None
+    stop = values[-1] + step
+    return f"{values[0]}:{stop}" if step == 1 else f"{values[0]}:{stop}:{step}"
+
+
+def _vector_line(text: str, run: list[tuple[Any, str, list[tuple[str, str]]]],
+                 arrays: dict[str, np.ndarray]) -> str | None:
+    """The run as one numpy line, or None if it does not qualify."""
+    fields = []
+    written = run[0][2][0][1].split("[", 1)[0]
+    for p, (kind, token) in enumerate(run[0][2]):
+        column = [r[2][p][1] for r in run]
+        if p > 0 and all(c == token for c in column):
+            if kind == "slot" and token.startswith(written + "["):
+                return None  # reads what the run writes
+            fields.append(token)
+            continue
+        if kind == "num":
+            name = f"_V{len(arrays)}"
+            arrays[name] = np.array([float(c) for c in column])
+            fields.append(name)
+            continue
+        base = token.split("[", 1)[0]
+        if kind != "slot" or base not in _ARRAYS or (p > 0 and base == written):
+            return None  # signals are Python locals: a varying one cannot be sliced
+        indices = [int(c[len(base) + 1:-1]) for c in column]
+        if p == 0 and len(set(indices)) != len(indices):
+            return None
+        where = _slice(indices)
+        if where is None:
+            name = f"_V{len(arrays)}"
+            arrays[name] = np.array(indices, dtype=np.int64)
+            where = name
+        fields.append(f"{_ARRAYS[base]}[{where}]")
+    return text.format(*fields)
+
+
+def vector_source(fn: dataflow.Function, name: str) -> tuple[str, dict[str, np.ndarray]] | None:
+    """Source of `name(t, x, m, z)`, `deriv` with its qualifying runs vectorised, and the
+    index and parameter arrays it uses; None if no run qualifies."""
+    arrays: dict[str, np.ndarray] = {}
+    chunks = _chunks(fn)
+    templated = [(owner, *native_fusion._template("\n".join(lines))) for owner, lines in chunks]
+    body: list[str] = []
+    found = False
+    i = 0
+    while i < len(templated):
+        owner, text, values = templated[i]
+        j = i + 1
+        if owner is not None and _candidate(text):
+            kinds = native_fusion._kinds(values)
+            while (j < len(templated) and templated[j][0] is not None
+                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
+                   and native_fusion._kinds(templated[j][2]) == kinds):
+                j += 1
+        line = _vector_line(text, templated[i:j], arrays) if j - i >= MIN_RUN else None
+        if line is not None:
+            body.append(line)
+            found = True
+        else:
+            for _, lines in chunks[i:j]:
+                body += lines
+        i = j
+    if not found:
+        return None
+    out = [f"def {name}(t, x, m, z):"]
+    for line in body:
+        if line.startswith("dx_ = [0.0] * "):
+            line = f"dx_ = np.zeros({line.rsplit(' ', 1)[1]})"
+        out += ["    " + part for part in line.split("\n")]
+    return "\n".join(out) + "\n", arrays

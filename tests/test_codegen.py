@@ -1,0 +1,114 @@
+"""What the code generator leaves out: outputs no block of a function reads, functions no
+block writes, copies of states; and the derived variants of its functions agree with it."""
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.compiler import compile_diagram, dataflow
+from blocksim.engine import derived
+from builders import DIAGRAMS, block, diagram
+
+
+def function_text(model, name: str) -> str:
+    code = model.code
+    start = code.index(f"def {name}(")
+    end = code.find("\ndef ", start + 1)
+    return code[start:] if end < 0 else code[start:end]
+
+
+@pytest.fixture(scope="module")
+def ball():
+    return blocksim.compile(blocksim.load(DIAGRAMS / "bouncing_ball.json"))
+
+
+def test_update_computes_only_the_outputs_its_blocks_read(ball):
+    update = function_text(ball, "update")
+    # The reset reads restitution.y (-mu * velocity.state), the limit reads velocity.y:
+    # nothing of the air resistance (gravity, |v|, v|v|, drag, the sum) is computed.
+    assert ball.signal_names.index("restitution.y") in _assigned(update)
+    assert ball.signal_names.index("velocity.y") in _assigned(update)
+    for name in ("gravity.y", "speed.y", "v_times_speed.y", "drag.y", "acceleration.y"):
+        assert ball.signal_names.index(name) not in _assigned(update), name
+    assert len(_assigned(update)) < len(ball.signal_names) // 2
+
+
+def _assigned(text: str) -> set[int]:
+    return {int(line.split("=")[0].strip()[1:]) for line in text.splitlines()
+            if line.strip().startswith("s") and "=" in line and line.strip()[1].isdigit()}
+
+
+def test_functions_without_block_code_are_empty_and_marked(ball):
+    assert ball.empty == {"pre_event", "after_event"}
+    assert function_text(ball, "pre_event").strip().endswith("return None")
+    assert function_text(ball, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
+                                                          "z):", "return", "False"]
+    memory = diagram([block("c", "Clock"), block("mem", "Memory"), block("y", "Output")],
+                     [("c.y", "mem.u"), ("mem.y", "y.u")], stop=1.0)
+    assert "pre_event" not in compile_diagram(memory).empty
+
+
+def test_copies_of_states_are_read_directly_in_deriv_and_zc():
+    blocks = [block("step", "Step", time=0.0)]
+    blocks += [block(f"lag{k}", "TransferFunction", num=1.0, den=[1.0, 1.0]) for k in range(5)]
+    wires = [("step.y", "lag0.u")] + [(f"lag{k}.y", f"lag{k + 1}.u") for k in range(4)]
+    model = compile_diagram(diagram(blocks + [block("y", "Output")],
+                                    wires + [("lag4.y", "y.u")], stop=1.0))
+    deriv = function_text(model, "deriv")
+    assert "dx_[3] = x_[2] - x_[3]" in deriv and "= x_[2]\n" not in deriv
+    assert "s3 = x_[2]" in function_text(model, "outputs")  # outputs keeps every signal
+
+
+def test_heads_convert_only_the_arrays_a_function_uses(ball):
+    assert "zn_ = zn.tolist()" in function_text(ball, "update")
+    assert "z_ = z.tolist()" not in function_text(ball, "zc")  # g = x, m, limits: no sign
+
+
+@pytest.mark.parametrize("name", ["bouncing_ball.json", "math003.json", "diode_ideal.json",
+                                  "rotating_pendulum.json"])
+def test_derived_functions_agree_with_the_generated_ones(name):
+    model = blocksim.compile(blocksim.load(DIAGRAMS / name))
+    rng = np.random.default_rng(7)
+    deriv_l, zc_l = derived.list_function(model, "deriv"), derived.list_function(model, "zc")
+    for _ in range(20):
+        t = float(rng.uniform(0, 1))
+        x = rng.normal(size=model.n_states)
+        m = model.m0.copy()
+        z = rng.choice([-1.0, 0.0, 1.0], size=model.n_zc)
+        dx = model.functions["deriv"](t, x, m, z)
+        g = model.functions["zc"](t, x, m, z)
+        assert deriv_l(t, x.tolist(), m.tolist(), z.tolist()) == dx
+        assert zc_l(t, x.tolist(), m.tolist(), z.tolist()) == g
+        for i in range(model.n_zc):
+            assert derived.zc_component(model, i)(t, x.tolist(), m.tolist(), z.tolist()) == g[i]
+
+
+def test_zero_crossings_that_do_not_move_with_the_flow(ball):
+    # velocity.reset reads position.sat, a mode: its look-ahead never needs repeating.
+    moves = derived.zc_moves(ball)
+    reset = ball.zc_owner.index(ball.block_ids.index("velocity"))
+    assert not moves[reset] and moves.sum() == ball.n_zc - 1
+
+
+def test_vectorised_deriv_of_a_chain_matches_the_straight_line_one():
+    n = 40
+    blocks = [block("step", "Step", time=0.0)]
+    blocks += [block(f"lag{k}", "TransferFunction", num=1.0, den=[1.0, 0.5 + k / n])
+               for k in range(n)]
+    wires = [("step.y", "lag0.u")] + [(f"lag{k}.y", f"lag{k + 1}.u") for k in range(n - 1)]
+    model = compile_diagram(diagram(blocks + [block("y", "Output")],
+                                    wires + [(f"lag{n - 1}.y", "y.u")], stop=1.0))
+    vector = derived.vector_deriv(model)
+    assert vector is not None
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        x = rng.normal(size=n)
+        m = np.array([float(rng.integers(0, 2))])
+        expected = model.functions["deriv"](0.5, x, m, np.zeros(0))
+        np.testing.assert_array_equal(vector(0.5, x, m, np.zeros(0)), expected)  # exactly
+
+
+def test_observe_reads_and_state_selection(ball):
+    assert derived.observed_states(ball) == [1, 0]  # the Scopes log position, velocity
+    assert derived.observe_reads(ball) == [0, 1]
+    text = dataflow.observe_source(derived.functions(ball), derived.logged_indices(ball))
+    assert "drag" not in text and text.count("\n") < 8
