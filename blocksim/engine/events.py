@@ -40,48 +40,59 @@ def sign(v: float) -> float:
     return v
 
 
-def brent(g: Callable[[float], float], xa: float, xb: float, fa: float, fb: float) -> float:
-    """A root of g in [xa, xb] (g(xa) = fa and g(xb) = fb differ in sign) to about 4 ulp.
+def brent_step(xpre: float, xcur: float, xblk: float, fpre: float, fcur: float, fblk: float,
+               spre: float, scur: float, xtol: float):
+    """One iteration of Brent's method (as scipy's brentq: same steps and stopping rule).
 
-    Brent's method as scipy's brentq (same steps and stopping rule), without its per-call
-    wrapping.
+    Returns (done, xpre, xcur, xblk, fpre, fblk, spre, scur): when done, xcur is the root;
+    otherwise the caller evaluates g(xcur) as the next fcur. Plain floats only, so the
+    numba backend compiles this very function (native_locate.py).
     """
+    if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
+        xblk, fblk = xpre, fpre
+        spre = scur = xcur - xpre
+    if abs(fblk) < abs(fcur):
+        xpre, xcur, xblk = xcur, xblk, xcur
+        fpre, fcur, fblk = fcur, fblk, fcur
+    delta = (xtol + EPS4 * abs(xcur)) / 2.0
+    sbis = (xblk - xcur) / 2.0
+    if fcur == 0.0 or abs(sbis) < delta:
+        return True, xpre, xcur, xblk, fpre, fblk, spre, scur
+    if abs(spre) > delta and abs(fcur) < abs(fpre):
+        if xpre == xblk:
+            stry = -fcur * (xcur - xpre) / (fcur - fpre)
+        else:
+            dpre = (fpre - fcur) / (xpre - xcur)
+            dblk = (fblk - fcur) / (xblk - xcur)
+            stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+        if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
+            spre, scur = scur, stry
+        else:
+            spre, scur = sbis, sbis
+    else:
+        spre, scur = sbis, sbis
+    xpre, fpre = xcur, fcur
+    if abs(scur) > delta:
+        xcur += scur
+    else:
+        xcur += delta if sbis > 0.0 else -delta
+    return False, xpre, xcur, xblk, fpre, fblk, spre, scur
+
+
+def brent(g: Callable[[float], float], xa: float, xb: float, fa: float, fb: float) -> float:
+    """A root of g in [xa, xb] (g(xa) = fa and g(xb) = fb differ in sign) to about 4 ulp."""
+    if fa == 0.0:
+        return xa
+    if fb == 0.0:
+        return xb
     xtol = 4.0 * math.ulp(max(abs(xa), abs(xb)))
     xpre, xcur, fpre, fcur = xa, xb, fa, fb
     xblk = fblk = spre = scur = 0.0
-    if fpre == 0.0:
-        return xpre
-    if fcur == 0.0:
-        return xcur
     for _ in range(BRENT_ITERATIONS):
-        if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
-            xblk, fblk = xpre, fpre
-            spre = scur = xcur - xpre
-        if abs(fblk) < abs(fcur):
-            xpre, xcur, xblk = xcur, xblk, xcur
-            fpre, fcur, fblk = fcur, fblk, fcur
-        delta = (xtol + EPS4 * abs(xcur)) / 2.0
-        sbis = (xblk - xcur) / 2.0
-        if fcur == 0.0 or abs(sbis) < delta:
+        done, xpre, xcur, xblk, fpre, fblk, spre, scur = brent_step(
+            xpre, xcur, xblk, fpre, fcur, fblk, spre, scur, xtol)
+        if done:
             return xcur
-        if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-            else:
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
-            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
-                spre, scur = scur, stry
-            else:
-                spre, scur = sbis, sbis
-        else:
-            spre, scur = sbis, sbis
-        xpre, fpre = xcur, fcur
-        if abs(scur) > delta:
-            xcur += scur
-        else:
-            xcur += delta if sbis > 0.0 else -delta
         fcur = g(xcur)
     return xcur
 

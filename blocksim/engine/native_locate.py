@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EPS4 = 4 * float(np.finfo(float).eps)
+from blocksim.engine import events
+
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -54,45 +55,24 @@ def changed(zc, i, zi, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
     return sign(value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S)) != zi
 
 
+_brent_step = njit(cache=True, nogil=True, inline="always")(events.brent_step)
+
+
 @njit(cache=True, nogil=True)
 def brent(zc, i, xa, xb, fa, fb, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
-    """Brent's root finder (as scipy's brentq) to 4 ulp; the bracket [xa, xb] changes sign."""
+    """Brent's root finder (`events.brent`) to 4 ulp; the bracket [xa, xb] changes sign."""
+    if fa == 0.0:
+        return xa
+    if fb == 0.0:
+        return xb
     xtol = 4.0 * ulp(max(abs(xa), abs(xb)))
     xpre, xcur, fpre, fcur = xa, xb, fa, fb
     xblk, fblk, spre, scur = 0.0, 0.0, 0.0, 0.0
-    if fpre == 0.0:
-        return xpre
-    if fcur == 0.0:
-        return xcur
-    for _ in range(100):
-        if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
-            xblk, fblk = xpre, fpre
-            spre = scur = xcur - xpre
-        if abs(fblk) < abs(fcur):
-            xpre, xcur, xblk = xcur, xblk, xcur
-            fpre, fcur, fblk = fcur, fblk, fcur
-        delta = (xtol + EPS4 * abs(xcur)) / 2.0
-        sbis = (xblk - xcur) / 2.0
-        if fcur == 0.0 or abs(sbis) < delta:
+    for _ in range(events.BRENT_ITERATIONS):
+        done, xpre, xcur, xblk, fpre, fblk, spre, scur = _brent_step(
+            xpre, xcur, xblk, fpre, fcur, fblk, spre, scur, xtol)
+        if done:
             return xcur
-        if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-            else:
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
-            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
-                spre, scur = scur, stry
-            else:
-                spre, scur = sbis, sbis
-        else:
-            spre, scur = sbis, sbis
-        xpre, fpre = xcur, fcur
-        if abs(scur) > delta:
-            xcur += scur
-        else:
-            xcur += delta if sbis > 0.0 else -delta
         fcur = value_at(zc, i, xcur, t0, t1, h, x0, x1, rc, m, z, xd, g, S)
     return xcur
 
