@@ -1,5 +1,8 @@
-"""GUI tests run without a display."""
+"""GUI tests run without a display, with their settings and autosave in a temporary folder
+and every dialog answered by the test."""
 import os
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -8,3 +11,33 @@ try:  # PySide6 6.12 on Python < 3.12 leaks references to None (see blocksim/gui
     protect_none()
 except ImportError:  # no PySide6: the GUI tests skip themselves
     pass
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """Autosave and settings in tmp_path; dialogs answered (messages are collected)."""
+    from blocksim.gui import dialogs
+
+    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
+    messages = []
+    monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
+                        messages.append((title, text)))
+    monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
+    return messages
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, env):
+    """A main window on a small saved diagram (a lag loop: step, sum, integ, fb, y)."""
+    from editor_helpers import lag_diagram
+
+    from blocksim.format import save_diagram
+    from blocksim.gui import app
+
+    path = tmp_path / "lag.json"
+    save_diagram(lag_diagram(), path)
+    win = app.create_window(str(path))
+    qtbot.addWidget(win)
+    return win

@@ -26,17 +26,6 @@ SHORTER = {"bouncing_ball": 8.0, "bouncing_ball_contact": 3.0, "diode_ideal": 5e
            "diode_pwl": 5e-5, "diode_realtime": 5e-5, "diode_shockley": 5e-5}
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    """Autosave and settings in tmp_path; every dialog answered by the test."""
-    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
-    messages = []
-    monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
-                        messages.append((title, text)))
-    monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
-    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
-    return messages
 
 
 def scene_picture(scene, path) -> QImage:

@@ -16,16 +16,10 @@ DIAGRAMS = files.examples_dir()
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    """Autosave and settings in tmp_path; every dialog answered by the test."""
-    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
-    messages = []
-    monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
-                        messages.append((title, text)))
-    monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
+def env(env, monkeypatch):
+    """As conftest's, but the recovery question is answered yes."""
     monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: True)
-    return messages
+    return env
 
 
 @pytest.fixture

@@ -3,24 +3,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from editor_helpers import lag_diagram, snapshot  # noqa: E402
+from editor_helpers import snapshot  # noqa: E402
 
-from blocksim.format import save_diagram  # noqa: E402
-from blocksim.gui import app, dialogs  # noqa: E402
+from blocksim.gui import app  # noqa: E402
 from blocksim.gui.commands import SetParams  # noqa: E402
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
-    monkeypatch.setattr(dialogs, "message", lambda *a, **k: None)
-    monkeypatch.setattr(dialogs, "ask_unsaved", lambda *a: "discard")
-    path = tmp_path / "lag.json"
-    save_diagram(lag_diagram(), path)
-    win = app.create_window(str(path))
-    qtbot.addWidget(win)
-    return win
 
 
 def test_window_opens_the_diagram_with_its_panels(window):

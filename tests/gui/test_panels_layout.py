@@ -10,25 +10,12 @@ from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView  # noqa: E402
 
 from blocksim.engine.simulator import BACKENDS  # noqa: E402
-from blocksim.format import save_diagram  # noqa: E402
-from blocksim.gui import app, dialogs  # noqa: E402
 from blocksim.gui.document import DiagramDocument  # noqa: E402
 from blocksim.gui.inspector import DiagramSettingsEditor  # noqa: E402
 from blocksim.gui.scene import DiagramScene  # noqa: E402
 from blocksim.gui.view import _grid_points  # noqa: E402
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
-    monkeypatch.setattr(dialogs, "message", lambda *a, **k: None)
-    monkeypatch.setattr(dialogs, "ask_unsaved", lambda *a: "discard")
-    path = tmp_path / "lag.json"
-    save_diagram(lag_diagram(), path)
-    win = app.create_window(str(path))
-    qtbot.addWidget(win)
-    return win
 
 
 def _current(dock) -> bool:

@@ -88,17 +88,6 @@ def exact_height(t: np.ndarray, bounces: np.ndarray) -> np.ndarray:
     return start + speed * since - G * since ** 2 / 2
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    """Autosave and settings in tmp_path; every dialog answered by the test."""
-    monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-    monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
-    messages = []
-    monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
-                        messages.append((title, text)))
-    monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
-    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
-    return messages
 
 
 def build_ball(window, qtbot) -> None:
