@@ -5,7 +5,7 @@ wrapping, dense-output objects built per call, a restart object per event). This
 keeps the same method, error norm and step-size control (Hairer, Norsett and Wanner,
 "Solving ODEs I", II.4 and II.6; FSAL, 4th-order continuous extension), but stores only
 arrays, evaluates dense output with one Horner scheme, and is restarted for almost nothing.
-The same coefficients drive the compiled loop of the numba backend (`native.py`).
+The same coefficients drive the compiled loop of the numba backend (`native_kernel.py`).
 """
 from __future__ import annotations
 
@@ -219,9 +219,6 @@ class Dopri5Stepper(Stepper):
         if at_end.any():
             rows[at_end] = self.x[columns]
         return rows
-
-    def solve_to(self, t: float) -> np.ndarray:
-        return self.dense(t)
 
     @property
     def nfev(self) -> int:

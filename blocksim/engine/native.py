@@ -7,8 +7,8 @@ per call. Where numba compiles the model's event functions, located events are s
 the loop too, with the semantics of `Simulator._event` (`native_events`): the loop returns
 only at time events, at the stop time, for progress and should_stop, or with an event it
 hands to Python (an iteration that does not settle, a non-finite value, a Zeno point),
-which Python then handles with its usual messages. The start, time events and models
-whose event code uses Python helpers keep the Python event path.
+which Python then handles with its usual messages. Time events, and every event (the
+start included) of a model whose event code uses Python helpers, keep the Python path.
 
 A model whose code the backend cannot translate at all (a Python helper in a block's
 continuous code, a formula function it lacks) runs on the Python path with a warning: the
@@ -157,9 +157,10 @@ class NativeLoop:
                                self.log_k[:entries].tolist()):
                 events.append(Event(t, ids[b], kinds[k]))
         if not math.isnan(fpar[nt.F_BAD_T]):
-            # Python raises where compiled code gave NaN: a formula failing on the grid.
+            # Python raises where compiled code gave NaN: a formula failing on the grid
+            # (as on the Python path, only one that the logged signals need).
             st.t = float(fpar[nt.F_BAD_T])
-            sim._outputs(st.t, self.x_bad, st.m, st.z)
+            sim._observed(st.t, self.x_bad, st)
             fpar[nt.F_BAD_T] = math.nan
         stats = sim.stats
         stats["steps"] += counts[nt.I_STEPS]

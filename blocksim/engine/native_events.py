@@ -1,4 +1,5 @@
-"""Event handling in compiled code: `Simulator._event` for a located crossing, step for step.
+"""Event handling in compiled code: `Simulator._event`, step for step, for a located crossing
+and for the start of the run.
 
 With a model whose event functions (update, pre_event, after_event) numba can compile, the
 loop settles an event where it located it: it reads the signs one horizon ahead, runs the
@@ -66,14 +67,17 @@ def _row(observe, t, x, m, z, ylog, S, out_t, out_y, row):
 def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
            t, x, m, z, zmove, horizon, init, block, stop_kind, max_passes,
            out_t, out_y, rows, log_t, log_b, log_k, nlog,
-           zn, dx, probe, g, m0, z0, ev, ylog, S):
+           zn, dx, probe, g, x0, m0, z0, ev, ylog, S):
     """Handle the crossing of a zero crossing owned by `block` at (t, x), or with `init`
     the start of the run (no left limit, no crossing, blocks set up their modes).
 
     Returns (result, rows, log entries): HANDLED or STOP with the left and right limits in
     the output rows and the event log extended; NOTHING if no block did anything (no trace
-    left, m as before); FALLBACK with m and z as before, for Python to handle the event.
+    left, m as before); FALLBACK with x, m and z as before, for Python to handle the event.
+    x0, m0 and z0 are scratch space for those copies.
     """
+    for j in range(x.size):
+        x0[j] = x[j]
     for j in range(m.size):
         m0[j] = m[j]
     for i in range(z.size):
@@ -129,6 +133,8 @@ def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_afte
         return NOTHING, rows0, nlog0
     if settled and _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):
         return (STOP if stop else HANDLED), rows + 1, nlog
+    for j in range(x.size):
+        x[j] = x0[j]  # resets of the passes so far: Python starts the event afresh
     for j in range(m.size):
         m[j] = m0[j]
     for i in range(z.size):

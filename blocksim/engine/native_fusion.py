@@ -17,6 +17,7 @@ of lags, a loop LLVM vectorises.
 from __future__ import annotations
 
 import re
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -61,23 +62,51 @@ def _index(arrays: dict[str, np.ndarray], name: str, values: list[int]) -> str:
     return f"{name}[_k]"
 
 
-def fuse(chunks: list[tuple[int | None, list[str]]], prefix: str
-         ) -> tuple[list[str], dict[str, np.ndarray]]:
+Chunk = tuple[int | None, list[str]]  # (owning block, its lines)
+Templated = tuple[int | None, str, list[tuple[str, str]]]  # (owner, template, tokens)
+
+
+def group(statements: Iterable[Any]) -> list[Chunk]:
+    """Consecutive statements (`dataflow.Statement`) of one block as one chunk: the unit
+    whose template is compared with its neighbours'."""
+    chunks: list[Chunk] = []
+    for st in statements:
+        if chunks and st.owner is not None and chunks[-1][0] == st.owner:
+            chunks[-1][1].extend(st.lines)
+        else:
+            chunks.append((st.owner, list(st.lines)))
+    return chunks
+
+
+def templates(chunks: list[Chunk]) -> list[Templated]:
+    return [(owner, *_template("\n".join(lines))) for owner, lines in chunks]
+
+
+def run_end(templated: list[Templated], i: int) -> int:
+    """The end (exclusive) of the run starting at chunk i: consecutive chunks of different
+    blocks with the same template over the same kinds of placeholders."""
+    owner, text, values = templated[i]
+    j = i + 1
+    if owner is None:
+        return j
+    kinds = _kinds(values)
+    while (j < len(templated) and templated[j][0] is not None
+           and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
+           and _kinds(templated[j][2]) == kinds):
+        j += 1
+    return j
+
+
+def fuse(chunks: list[Chunk], prefix: str) -> tuple[list[str], dict[str, np.ndarray]]:
     """Lines of a function body (indented 4) from (owner, lines) chunks, and the arrays
     (named `{prefix}I<n>` / `{prefix}P<n>`) that the generated loops index."""
     arrays: dict[str, np.ndarray] = {}
-    templated = [(owner, *_template("\n".join(lines))) for owner, lines in chunks]
+    templated = templates(chunks)
     out: list[str] = []
     i = 0
     while i < len(templated):
-        owner, text, values = templated[i]
-        j = i + 1
-        if owner is not None:
-            kinds = _kinds(values)
-            while (j < len(templated) and templated[j][0] is not None
-                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
-                   and _kinds(templated[j][2]) == kinds):
-                j += 1
+        text, values = templated[i][1:]
+        j = run_end(templated, i)
         if j - i < MIN_RUN:
             for _, t, vals in templated[i:j]:
                 body = t.format(*[_plain(v) for v in vals])

@@ -22,7 +22,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.engine import dopri5
 from blocksim.engine import native_events as ne
-from blocksim.engine.native_locate import changed, locate, sign, ulp
+from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
     A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BOUND, CROSSING, F_ATOL, F_BAD_T,
     F_BOUND, F_EVENT_T, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_START,
@@ -36,16 +36,7 @@ _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
 _EXPONENT, _RTOL_FLOOR = dopri5.ERROR_EXPONENT, dopri5.RTOL_FLOOR
 EV_PAIRS = 64  # (block, kind) entries one pass of `update` may log here
-_F1, _F2, _I1, _I2 = (types.float64[::1], types.float64[:, ::1], types.int64[::1],
-                      types.int64[:, ::1])
-
-
-@njit(cache=True, nogil=True)
-def _rms(v):
-    acc = 0.0
-    for j in range(v.size):
-        acc += v[j] * v[j]
-    return math.sqrt(acc / v.size) if v.size else 0.0
+_F1, _F2, _I1 = types.float64[::1], types.float64[:, ::1], types.int64[::1]
 
 
 @njit(cache=True, nogil=True)
@@ -88,19 +79,6 @@ def _coefficients(columns, h, x, x_new, K, rc):
         rc[1, j] = h * K[0, j] - rc[0, j]
         rc[2, j] = rc[0, j] - h * K[6, j] - rc[1, j]
         rc[3, j] = h * d
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _interpolate(tg, t, t_new, h, x, x_new, rc, columns, out):
-    """The states `columns` of the step (t, t_new) at tg into `out` (others untouched)."""
-    if tg == t_new:
-        for j in columns:
-            out[j] = x_new[j]
-        return
-    s = (tg - t) / h
-    s1 = 1.0 - s
-    for j in columns:
-        out[j] = x[j] + s * (rc[0, j] + s1 * (rc[1, j] + s * (rc[2, j] + s1 * rc[3, j])))
 
 
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
@@ -146,7 +124,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
         result, rows, nlog = ne.settle(
             deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
             t, x, m, z, zmove, horizon, 1, -1, ipar[I_STOP_KIND], ipar[I_MAX_PASSES],
-            out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new, g, m0, z0, ev,
+            out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev,
             ylog, S)
         if result != ne.HANDLED:
             ipar[I_STATUS] = START_FOR_PYTHON if result == ne.FALLBACK else STOPPED
@@ -290,11 +268,11 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                     if not rc_all:
                         _coefficients(all_states, h, x, x_new, K, rc)
                         rc_all = True
-                    _interpolate(tg, t, t_new, h, x, x_new, rc, all_states, x_bad)
+                    state_at(tg, t, t_new, h, x, x_new, rc, x_bad)
             rows += 1
             k_grid += 1
         if hit >= 0:
-            _interpolate(t_hit, t, t_new, h, x, x_new, rc, all_states, x_ev)
+            state_at(t_hit, t, t_new, h, x, x_new, rc, x_ev)
             fpar[F_EVENT_T] = t_hit
             ipar[I_EVENT] = hit
             status = CROSSING
@@ -314,7 +292,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
                 t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit], ipar[I_STOP_KIND],
                 ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog,
-                zn, xs, x_new, g, m0, z0, ev, ylog, S)
+                zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
             if result == ne.FALLBACK:
                 zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = saved
                 break

@@ -7,12 +7,10 @@ bisection on the sign test to the first float at which the sign has changed.
 """
 from __future__ import annotations
 
-
 import numpy as np
 from numba import njit
 
 from blocksim.engine import events
-
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -40,12 +38,18 @@ def dense(t, t0, h, x0, rc, out):
 
 
 @njit(cache=True, nogil=True)
-def value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
+def state_at(t, t0, t1, h, x0, x1, rc, out):
+    """The state of the step (t0, t1) at t: x1 itself at the step end, else `dense`."""
     if t == t1:
         for j in range(x1.size):
-            xd[j] = x1[j]
+            out[j] = x1[j]
     else:
-        dense(t, t0, h, x0, rc, xd)
+        dense(t, t0, h, x0, rc, out)
+
+
+@njit(cache=True, nogil=True)
+def value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
+    state_at(t, t0, t1, h, x0, x1, rc, xd)
     zc(t, xd, m, z, g, S)
     return g[i]
 

@@ -74,12 +74,12 @@ def event_kinds(functions: dict[str, dataflow.Function]) -> list[str]:
     return kinds
 
 
-def _chunks(fn: dataflow.Function, name: str, constants: dict[str, object],
-            statements: list[dataflow.Statement]) -> list[tuple[int | None, list[str]]]:
-    """Consecutive statements of one block grouped, for `native_fusion`."""
+def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.Statement]
+            ) -> list[tuple[int | None, list[str]]]:
+    """The statements grouped by block for `native_fusion`, once checked that numba can
+    compile them (NotNumbaCompatible if not)."""
     from blocksim.engine import native_funcs
 
-    chunks: list[tuple[int | None, list[str]]] = []
     for st in statements:
         if any("raise " in line for line in st.lines):
             raise NotNumbaCompatible(f"{name} raises (compiled code cannot report it)")
@@ -87,11 +87,7 @@ def _chunks(fn: dataflow.Function, name: str, constants: dict[str, object],
             if (ref in constants and callable(constants[ref])
                     and ref not in native_funcs.__all__):
                 raise NotNumbaCompatible(f"{name} calls Python helper {ref}")
-        if chunks and st.owner is not None and chunks[-1][0] == st.owner:
-            chunks[-1][1].extend(st.lines)
-        else:
-            chunks.append((st.owner, list(st.lines)))
-    return chunks
+    return native_fusion.group(statements)
 
 
 def _rewrite(fn: dataflow.Function, name: str, results: str | None,
@@ -118,7 +114,7 @@ def _rewrite(fn: dataflow.Function, name: str, results: str | None,
             tail.append("    return")
         else:
             body.append(st)
-    lines, arrays = native_fusion.fuse(_chunks(fn, name, constants, body), f"_{name}_")
+    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
     return head + lines + tail, arrays
 
 
@@ -153,7 +149,7 @@ def _rewrite_event(fn: dataflow.Function, name: str, kinds: list[str],
             body.append(dataflow.Statement([_EVENT.sub(code, line) for line in st.lines],
                                            st.owner, st.writes, st.reads, st.states,
                                            st.dynamic_state, st.stores))
-    lines, arrays = native_fusion.fuse(_chunks(fn, name, constants, body), f"_{name}_")
+    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
     return head + lines + tail, arrays
 
 

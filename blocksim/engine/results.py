@@ -109,12 +109,6 @@ class Recorder:
             return self._times[-1]
         return float(self._t_parts[-1][-1]) if self._t_parts else None
 
-    @property
-    def times(self) -> list[float]:
-        """All row times so far (a copy)."""
-        self._flush()
-        return np.concatenate(self._t_parts).tolist() if self._t_parts else []
-
     def add_logged(self, t: float, values: Sequence[float]) -> None:
         """A row given as the logged signals themselves (what `observe` returns)."""
         self._times.append(t)

@@ -51,7 +51,7 @@ class PythonLoop:
     def __init__(self, sim: "Simulator"):
         model = sim.model
         self.sim = sim
-        self.small = model.n_states <= SMALL and model.n_zc <= SMALL
+        self.small = sim._small  # event-time values in lists (the module docstring)
         self.zc_list = derived.list_function(model, "zc") if self.small else None
         self.direction = model.zc_direction.tolist()
         self.selection = derived.observed_states(model)

@@ -320,12 +320,16 @@ class Simulator:
         return self.loop.segment(st, t_bound, t_time, first_step, k_grid, n_grid)
 
     def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:
+        self.recorder.add_logged(t, self._observed(t, x, st))
+
+    def _observed(self, t: float, x: np.ndarray, st: RunState) -> list[float]:
+        """The logged signals at (t, x); a formula that fails there raises from `outputs`,
+        whose lines name the block."""
         try:
-            values = self._observe(t, x, st.m, st.z)
+            return self._observe(t, x, st.m, st.z)
         except (ArithmeticError, ValueError):
             self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
             raise
-        self.recorder.add_logged(t, values)
 
     def _nonfinite_block(self, st: RunState, stepper) -> str | None:
         """The first block whose output or derivative is not finite at the last good state."""

@@ -1,8 +1,9 @@
 """Solvers behind one narrow interface: take a step, interpolate inside it.
 
-Adaptive solvers wrap scipy's OdeSolver classes (DOPRI5, DOP853, Radau, BDF), which give
-error control and dense output; the fixed-step Euler and RK4 are ours. The engine restarts
-a stepper after every event, so a stepper never has to know about discontinuities.
+Adaptive solvers wrap scipy's OdeSolver classes (DOP853, Radau, BDF), which give error
+control and dense output; dopri5 has its own stepper (`dopri5.py`, on the same interface),
+and the fixed-step Euler and RK4 are ours. The engine restarts a stepper after every
+event, so a stepper never has to know about discontinuities.
 """
 from __future__ import annotations
 

@@ -27,16 +27,6 @@ _ARITHMETIC = re.compile(r"^[\s+\-*()]*$")  # what may surround the placeholders
 _ARRAYS = {"x_": "x", "m_": "m", "z_": "z", "dx_": "dx_"}  # slot base -> the ndarray
 
 
-def _chunks(fn: dataflow.Function) -> list[tuple[int | None, list[str]]]:
-    chunks: list[tuple[int | None, list[str]]] = []
-    for st in fn.statements:
-        if chunks and st.owner is not None and chunks[-1][0] == st.owner:
-            chunks[-1][1].extend(st.lines)
-        else:
-            chunks.append((st.owner, list(st.lines)))
-    return chunks
-
-
 def _candidate(text: str) -> bool:
     """One assignment `{0} = <+, -, * of placeholders>`."""
     if "\n" not in text and text.startswith("{0} = "):
@@ -90,20 +80,14 @@ def vector_source(fn: dataflow.Function, name: str) -> tuple[str, dict[str, np.n
     """Source of `name(t, x, m, z)`, `deriv` with its qualifying runs vectorised, and the
     index and parameter arrays it uses; None if no run qualifies."""
     arrays: dict[str, np.ndarray] = {}
-    chunks = _chunks(fn)
-    templated = [(owner, *native_fusion._template("\n".join(lines))) for owner, lines in chunks]
+    chunks = native_fusion.group(fn.statements)
+    templated = native_fusion.templates(chunks)
     body: list[str] = []
     found = False
     i = 0
     while i < len(templated):
-        owner, text, values = templated[i]
-        j = i + 1
-        if owner is not None and _candidate(text):
-            kinds = native_fusion._kinds(values)
-            while (j < len(templated) and templated[j][0] is not None
-                   and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
-                   and native_fusion._kinds(templated[j][2]) == kinds):
-                j += 1
+        text = templated[i][1]
+        j = native_fusion.run_end(templated, i) if _candidate(text) else i + 1
         line = _vector_line(text, templated[i:j], arrays) if j - i >= MIN_RUN else None
         if line is not None:
             body.append(line)
