@@ -139,6 +139,12 @@ class NativeLoop:
                     return Segment(None, False, k, step, nfev, interrupted=True)
                 ipar[nt.I_RESUME] = 1
                 continue
+            if status == nt.BAD_CROSSING:
+                # The Python function raises where compiled code gave NaN (a domain error):
+                # let it, so the run fails with the same message as on the Python backend.
+                sim._zc(st.t, st.x, st.m, st.z)
+                raise sim._fail("a zero-crossing function became NaN", st.t,
+                                _failing_block(sim, st))
             message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
             block = _failing_block(sim, st)

@@ -24,8 +24,8 @@ from blocksim.engine import dopri5
 from blocksim.engine import native_events as ne
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
-    A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BOUND, CROSSING, F_ATOL, F_BAD_T,
-    F_BOUND, F_EVENT_T, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_START,
+    A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BAD_CROSSING, BOUND, CROSSING, F_ATOL,
+    F_BAD_T, F_BOUND, F_EVENT_T, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_START,
     F_STEP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_LOG,
     I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS,
     I_START, I_STATUS, I_STEPS, I_STOP_KIND, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND,
@@ -211,8 +211,16 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
         t_hit = np.inf
         if nz:
             zc(t_new, x_new, m, z, g, S)
+            bad = False
             for i in range(nz):
                 s_new[i] = sign(g[i])
+                bad = bad or g[i] != g[i]
+            if bad:  # a formula failed (Python raises there): hand the state over to name it
+                t = t_new
+                for j in range(n):
+                    x[j] = x_new[j]
+                status = BAD_CROSSING
+                break
             for i in range(nz):
                 zi, si = z[i], s_new[i]
                 if si == zi:

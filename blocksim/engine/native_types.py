@@ -49,6 +49,7 @@ NONFINITE = 4  # the state became infinite or NaN
 STOPPED = 5  # a Stop block ended the run at an event handled here
 SETTLED_AT_BOUND = 6  # an event handled here fell on the bound: no time event follows
 START_FOR_PYTHON = 7  # the start (I_START) needs Python's event handling; nothing done
+BAD_CROSSING = 8  # a zero-crossing function gave NaN at the accepted step end (t, x)
 
 KIND_STATE = 0  # kind code of the "state" entry of a located crossing
 
