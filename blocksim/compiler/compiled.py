@@ -138,11 +138,11 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         settings=settings or diagram.simulation,
         block_ids=tuple(b.path for b in flat.blocks),
         block_types=tuple(b.block_type.name for b in flat.blocks),
-        x0=np.array(x0, dtype=float),
-        m0=np.array(m0, dtype=float),
+        x0=_frozen(x0),
+        m0=_frozen(m0),
         state_owner=tuple(state_owner),
         zc_owner=tuple(zc_owner),
-        zc_direction=np.array(zc_dir, dtype=float),
+        zc_direction=_frozen(zc_dir),
         signal_names=tuple(names),
         logged=tuple(logged),
         time_events=tuple(time_events),
@@ -151,3 +151,10 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         line_owner=tuple(line_owner),
         empty=frozenset(gen.empty),
     )
+
+
+def _frozen(values: list[float]) -> np.ndarray:
+    """A read-only float array: runs copy the initial values, they never change them."""
+    arr = np.array(values, dtype=float)
+    arr.flags.writeable = False
+    return arr

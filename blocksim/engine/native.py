@@ -81,14 +81,19 @@ class NativeLoop:
         self.log_k = np.empty(n_log, dtype=np.int64)
         # The parameters that stay the same for every call of the loop in this run.
         max_passes, zeno_events, zeno_span = sim.event_limits
-        self.fpar = np.array([0.0, 0.0, 0.0, s.rtol, s.atol, s.max_step, s.start, sim.interval,
-                              0.0, 0.0, 0.0, math.nan, sim.horizon, zeno_span])
+        self.fpar = fpar = np.zeros(nt.N_FPAR)
+        fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
+        fpar[nt.F_START], fpar[nt.F_INTERVAL] = s.start, sim.interval
+        fpar[nt.F_BAD_T], fpar[nt.F_HORIZON], fpar[nt.F_ZENO_SPAN] = (
+            math.nan, sim.horizon, zeno_span)
         watched = sim.progress is not None or sim.should_stop is not None
         size = model.n_states + len(model.signal_names)
         pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1))) if watched else 1 << 62
-        self.ipar = np.array([0, 0, n_grid, 0, -1, 0, 0, pause,
-                              0, compiled.events, 0, 0, 0, compiled.stop_kind, max_passes,
-                              zeno_events, len(model.signal_names), 0], dtype=np.int64)
+        self.ipar = ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
+        ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
+        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
+        ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
+        ipar[nt.I_SIGNALS] = len(model.signal_names)
         # With compiled event functions the loop also settles the start of the run (in
         # the first call), unless that needs Python.
         self.handles_start = compiled.events
@@ -233,4 +238,4 @@ def _compile(model: CompiledModel) -> Compiled | None:
                                                                     dtype=np.int64),
                     np.array(derived.observe_reads(model), dtype=np.int64),
                     np.array(derived.observed_states(model) or [], dtype=np.int64),
-                    np.ascontiguousarray(model.zc_direction, dtype=float))
+                    np.array(model.zc_direction, dtype=float))  # writable, as typed
