@@ -54,3 +54,14 @@ def test_should_stop_is_asked_at_most_every_few_milliseconds():
     r = blocksim.simulate(model, stop_time=200.0)
     assert r.status == "finished"
     assert 1 <= len(asked) < r.stats["steps"] / 10  # not once per step
+
+
+@pytest.mark.parametrize("backend", [
+    "python", pytest.param("numba", marks=pytest.mark.skipif(not HAS_NUMBA,
+                                                             reason="numba is not installed"))])
+def test_a_run_stopped_at_once_still_has_its_start(backend):
+    # Stop asked before anything ran: the start is settled and recorded all the same.
+    model = blocksim.compile(endless_oscillator())
+    r = blocksim.simulate(model, backend=backend, should_stop=lambda: True)
+    assert r.status == "stopped"
+    assert r.time[0] == 0.0 and r["y"][0] == 1.0

@@ -281,14 +281,18 @@ class Simulator:
         s, model = self.settings, self.model
         started = clock.perf_counter()
         stopped = False
-        if self.native is None or not self.native.handles_start:
-            stopped = self._event(st, init=True)  # else the compiled loop's first call
+        # The start is settled here, or else in the compiled loop's first call: a run is
+        # only interrupted after it, so even a stopped run has its start rows.
+        start_pending = self.native is not None and self.native.handles_start
+        if not start_pending:
+            stopped = self._event(st, init=True)
         n_grid = int(math.floor((s.stop - s.start) / self.interval + 1e-9))
         k_grid = 1
         first_step = None
         while st.t < s.stop and not stopped:
-            if self._interrupted():
+            if not start_pending and self._interrupted():
                 return self._stopped_results(st)
+            start_pending = False
             t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
             t_bound = min(s.stop, t_time)
             self.stats["restarts"] += 1
