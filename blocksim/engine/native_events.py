@@ -122,17 +122,19 @@ def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_afte
             finite = finite and math.isfinite(x[j])
         if not finite:
             break
-    if settled and has_after and after(t, x, m, z, zn, 0, ev, S) != 0:
-        # pulses cleared: re-latch without edges
-        settled = signs_after(deriv, zc, t, x, m, z, zmove, horizon, zn, dx, probe, g, S)
-        for i in range(z.size):
-            z[i] = zn[i]
     if settled and not init and entries == 0 and passes == 1:
         for j in range(m.size):
             m[j] = m0[j]  # a Memory must not sample at a non-event
         return NOTHING, rows0, nlog0
+    # The right limit, with the event's pulses (a HitCrossing's 1.0), then clear them.
     if settled and _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):
-        return (STOP if stop else HANDLED), rows + 1, nlog
+        if has_after and after(t, x, m, z, zn, 0, ev, S) != 0:
+            # pulses cleared: re-latch without edges
+            settled = signs_after(deriv, zc, t, x, m, z, zmove, horizon, zn, dx, probe, g, S)
+            for i in range(z.size):
+                z[i] = zn[i]
+        if settled:
+            return (STOP if stop else HANDLED), rows + 1, nlog
     for j in range(x.size):
         x[j] = x0[j]  # resets of the passes so far: Python starts the event afresh
     for j in range(m.size):

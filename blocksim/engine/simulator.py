@@ -61,6 +61,9 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
     native = sys.modules.get("blocksim.engine.native")
     if native is None:
         try:
+            from blocksim.engine import native_cache
+
+            native_cache.refresh()  # before the kernels load from numba's cache
             from blocksim.engine import native  # imports numba: only when asked
         except ImportError as exc:
             log.warning("numba backend unavailable (%s); running in Python", exc)
@@ -238,14 +241,14 @@ class Simulator:
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
                              f"still changing: {', '.join(culprits)}", st.t,
                              culprits[0] if culprits else None)
-        if self._after is not None and self._after(st.t, st.x, st.m, st.z):
-            st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
         something = bool(log_entries) or len(changed_by) > 1
         if located and not something:
             self.recorder.drop_last()
             st.m[:] = m_before  # a Memory must not sample at a non-event
             return False
-        self._record(st)
+        self._record(st)  # the right limit, with the event's pulses (a HitCrossing's 1.0)
+        if self._after is not None and self._after(st.t, st.x, st.m, st.z):
+            st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
         self.stats["events"] += not init
         for block, kind in (located or []) + log_entries:
             self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))

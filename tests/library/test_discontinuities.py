@@ -149,6 +149,23 @@ def test_hit_crossing_pulse_resets_an_integrator_exactly_at_the_crossing():
     np.testing.assert_allclose(r["y"][rows], [resets[0], 0.0], rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_hit_crossing_pulse_is_logged_at_the_right_limit(backend):
+    # A Scope on the pulse shows it: 1.0 in the right-limit row of each hit, 0.0 elsewhere.
+    pytest.importorskip("numba") if backend == "numba" else None
+    r = oscillator([block("h", "HitCrossing", level=0.5, direction="rising"),
+                    block("pulse", "Output")],
+                   [("sin.y", "h.u"), ("h.y", "pulse.u")], stop=8.0,
+                   output_interval=0.25).simulate(backend=backend)
+    hits = event_times(r, "h", "hit")
+    assert len(hits) == 2
+    ones = np.flatnonzero(r["pulse"] == 1.0)
+    np.testing.assert_array_equal(r.time[ones], hits)
+    for row in ones:  # the left limit before it reads 0
+        assert r.time[row - 1] == r.time[row] and r["pulse"][row - 1] == 0.0
+    assert np.count_nonzero(r["pulse"]) == 2
+
+
 def test_hit_crossing_directions():
     r = hit_and_reset("falling", stop=7.0)
     np.testing.assert_allclose(event_times(r, "h", "hit"), [math.pi - math.asin(0.5)],

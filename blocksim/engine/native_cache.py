@@ -1,0 +1,60 @@
+"""Keep numba's on-disk cache of the engine's kernels in step with their sources.
+
+numba (cache=True) re-compiles a function when its own file changes, but not when a function
+it calls and inlines lives in another file that changed: after an update of, say,
+native_events.py, the cached native_kernel would silently keep the old event handling.
+`refresh` stamps the cache with a hash of every compiled engine module (and the numba
+version) and clears the engine's cached kernels when the stamp no longer matches. No Qt, no
+numba import here: it runs before the kernels are imported.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import logging
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+ENGINE = Path(__file__).resolve().parent
+# The modules whose njit functions are cached, plus what they read at compile time.
+SOURCES = ("dopri5.py", "events.py", "native_events.py", "native_funcs.py", "native_kernel.py",
+           "native_locate.py", "native_types.py")
+STAMP = "blocksim-numba-stamp.txt"
+
+
+def fingerprint() -> str:
+    """A hash of the engine's compiled sources and the numba version."""
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        path = ENGINE / name
+        if path.exists():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    try:
+        digest.update(importlib.metadata.version("numba").encode())
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return digest.hexdigest()
+
+
+def refresh(cache: Path = ENGINE / "__pycache__") -> bool:
+    """Clear the engine's cached kernels if their sources changed; True if it cleared."""
+    stamp = cache / STAMP
+    current = fingerprint()
+    try:
+        if stamp.read_text(encoding="utf-8") == current:
+            return False
+    except OSError:
+        pass  # no stamp yet: clear whatever an older version left
+    stems = tuple(name[:-3] for name in SOURCES)
+    stale = [p for p in cache.glob("*.nb[ic]") if p.name.startswith(stems)]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(current, encoding="utf-8")
+    except OSError as exc:  # a read-only install: numba caches elsewhere or not at all
+        log.debug("cannot stamp the numba cache in %s: %s", cache, exc)
+    if stale:
+        log.info("engine sources changed: cleared %d cached numba kernels", len(stale))
+    return bool(stale)
