@@ -250,8 +250,9 @@ class HitCrossing(BlockType):
     The output is 1.0 only during the event at which u - level crosses zero in that
     direction (Simulink edge rules: rising is - to 0/+ or 0 to +) and 0.0 otherwise: the
     pulse is a discrete state set in the event iteration, where blocks triggered by it
-    (a ResetIntegrator's reset) see it, and cleared once the event has settled. Crossings
-    in the other direction are not located at all.
+    (a ResetIntegrator's reset) see it, and cleared once the event has settled and its
+    right limit is recorded (so a logged pulse reads 1.0 in that row: left limit 0.0, right
+    limit 1.0, 0.0 after). Crossings in the other direction are not located at all.
     """
 
     name = "HitCrossing"
