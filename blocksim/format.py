@@ -42,7 +42,18 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "resources" / "diagram.schema.json"
+def _schema_path() -> Path:
+    """resources/diagram.schema.json: beside the package in a checkout (and an editable
+    install), inside it as blocksim/resources in a wheel (see pyproject.toml)."""
+    here = Path(__file__).resolve().parent
+    candidates = (here.parent / "resources", here / "resources")
+    for folder in candidates:
+        if (folder / "diagram.schema.json").exists():
+            return folder / "diagram.schema.json"
+    return candidates[0] / "diagram.schema.json"  # missing: loading says which file
+
+
+SCHEMA_PATH = _schema_path()
 
 # Format upgrades: MIGRATIONS[n] turns a version-n document into a version-(n + 1) one.
 # It receives a copy it may modify and returns the upgraded dict (without touching "version",

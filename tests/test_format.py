@@ -547,3 +547,21 @@ def test_save_does_not_touch_diagram_path(tmp_path: Path) -> None:
     d = lag_diagram()
     save_diagram(d, tmp_path / "a.json")
     assert d.path is None
+
+
+def test_schema_ships_inside_wheels():
+    # pyproject maps resources/ to the package blocksim.resources, so a wheel install (with
+    # no checkout around it) finds the schema inside the package.
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = Path(__file__).resolve().parents[1]
+    setup = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    assert setup["setuptools"]["package-dir"]["blocksim.resources"] == "resources"
+    assert "blocksim.resources" in setup["setuptools"]["packages"]
+    assert setup["setuptools"]["package-data"]["blocksim.resources"] == ["*.json"]
+    assert SCHEMA_PATH == root / "resources" / "diagram.schema.json"
+    # Every package of the source tree is listed (they are listed, not found).
+    found = {".".join(p.relative_to(root).parent.parts)
+             for p in root.glob("blocks*/**/__init__.py")}
+    assert found <= set(setup["setuptools"]["packages"])
