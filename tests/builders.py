@@ -1,7 +1,10 @@
 """Small helpers to build and run diagrams in tests without writing JSON files."""
 from __future__ import annotations
 
+import contextlib
 import csv
+import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,21 @@ def diagram(blocks: list[dict], wires: list[tuple[str, str]], parameters: dict |
 
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@contextlib.contextmanager
+def benchmark_script(name: str, module_name: str):
+    """benchmarks/NAME imported as a module under module_name, for the length of the block
+    (registered in sys.modules while it runs: dataclasses look their module up there)."""
+    spec = importlib.util.spec_from_file_location(module_name, BENCHMARKS / name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(module_name, None)
 
 
 def cli_run(directory: Path, name: str, *args: Any) -> tuple[dict, list]:

@@ -1,21 +1,12 @@
 """benchmarks/report.py: one fast case (Math 003) through the script's entry point."""
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "report.py"
+from builders import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def report():
-    spec = importlib.util.spec_from_file_location("benchmark_report", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop(spec.name, None)
+    with benchmark_script("report.py", "benchmark_report") as module:
+        yield module
 
 
 def test_case_function_meets_the_acceptance_limit(report):

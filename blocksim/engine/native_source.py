@@ -90,32 +90,47 @@ def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.S
     return native_fusion.group(statements)
 
 
-def _rewrite(fn: dataflow.Function, name: str, results: str | None,
-             constants: dict[str, object]) -> tuple[list[str], dict]:
-    """deriv, zc or observe as numba source writing its results into `out`, with runs of
-    same-type blocks fused into loops (`native_fusion`); also the arrays those loops use."""
-    head = ["@njit(_SIG, cache=True, nogil=True, error_model='numpy')",
-            f"def {name}(t, x, m, z, out, S):"]
+def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
+               constants: dict[str, object], special) -> tuple[list[str], dict]:
+    """One generated function as numba source: the array heads become aliases, `special`
+    turns the other non-block lines into head or tail lines (returning True) or passes a
+    block's statement through (returning the statement to keep), and runs of same-type
+    blocks are fused into loops (`native_fusion`); also the arrays those loops use."""
+    head = [f"@njit({signature}, cache=True, nogil=True, error_model='numpy')",
+            f"def {name}({args}):"]
     tail: list[str] = []
     body: list[dataflow.Statement] = []
     for st in fn.statements:
         first = st.lines[0]
         if first in _HEADS:
             head.append(f"    {first.split(' ')[0]} = {first.split(' ')[0][:-1]}")
-        elif first.startswith(("dx_ = [0.0] * ", "g_ = [0.0] * ")):
+            continue
+        kept = special(st, head, tail)
+        if kept is not True:
+            body.append(kept)
+    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
+    return head + lines + tail, arrays
+
+
+def _rewrite(fn: dataflow.Function, name: str, results: str | None,
+             constants: dict[str, object]) -> tuple[list[str], dict]:
+    """deriv, zc or observe as numba source writing its results into `out`."""
+    def special(st, head, tail):
+        first = st.lines[0]
+        if first.startswith(("dx_ = [0.0] * ", "g_ = [0.0] * ")):
             target, size = first.split(" ", 1)[0], int(first.rsplit(" ", 1)[1])
             head.append(f"    {target} = out")
             if not _assigns_all(fn, target, size):
                 head.append(f"    {target}[:] = 0.0")
-        elif first.startswith("return"):
+            return True
+        if first.startswith("return"):
             if results is not None:
                 values = first[len("return ["):-1].split(", ") if first != "return []" else []
-                tail += [f"    out[{k}] = S[{v[1:]}]" for k, v in enumerate(values)]
+                tail.extend(f"    out[{k}] = S[{v[1:]}]" for k, v in enumerate(values))
             tail.append("    return")
-        else:
-            body.append(st)
-    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
-    return head + lines + tail, arrays
+            return True
+        return st
+    return _translate(fn, name, "_SIG", "t, x, m, z, out, S", constants, special)
 
 
 def _assigns_all(fn: dataflow.Function, target: str, size: int) -> bool:
@@ -129,28 +144,21 @@ def _assigns_all(fn: dataflow.Function, target: str, size: int) -> bool:
 def _rewrite_event(fn: dataflow.Function, name: str, kinds: list[str],
                    constants: dict[str, object]) -> tuple[list[str], dict]:
     """update, pre_event or after_event as numba source; see the module docstring."""
-    head = ["@njit(_ESIG, cache=True, nogil=True, error_model='numpy')",
-            f"def {name}(t, x, m, z, zn, init, ev, S):"]
-    tail: list[str] = []
-    body: list[dataflow.Statement] = []
-    for st in fn.statements:
+    def code(match: re.Match) -> str:
+        kind = kinds.index(ast.literal_eval(match.group(2)))
+        return f"_log(ev, {match.group(1)}, {kind})"
+
+    def special(st, head, tail):
         first = st.lines[0]
-        if first in _HEADS:
-            head.append(f"    {first.split(' ')[0]} = {first.split(' ')[0][:-1]}")
-        elif first in ("x[:] = x_", "m[:] = m_"):
-            continue  # x_ and m_ are x and m themselves
-        elif first.startswith("return"):
+        if first in ("x[:] = x_", "m[:] = m_"):
+            return True  # x_ and m_ are x and m themselves
+        if first.startswith("return"):
             tail.append("    return 1 if changed else 0" if first == "return changed"
                         else "    return 0")
-        else:
-            def code(match: re.Match) -> str:
-                kind = kinds.index(ast.literal_eval(match.group(2)))
-                return f"_log(ev, {match.group(1)}, {kind})"
-            body.append(dataflow.Statement([_EVENT.sub(code, line) for line in st.lines],
-                                           st.owner, st.writes, st.reads, st.states,
-                                           st.dynamic_state, st.stores))
-    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
-    return head + lines + tail, arrays
+            return True
+        return dataflow.Statement([_EVENT.sub(code, line) for line in st.lines], st.owner,
+                                  st.writes, st.reads, st.states, st.dynamic_state, st.stores)
+    return _translate(fn, name, "_ESIG", "t, x, m, z, zn, init, ev, S", constants, special)
 
 
 def module_source(functions: dict[str, dataflow.Function], constants: dict[str, object],

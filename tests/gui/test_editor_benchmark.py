@@ -1,28 +1,19 @@
 """benchmarks/editor.py: its diagram generator, and a tiny run through the script's entry
 point. No timing is asserted here: the speed targets live in the benchmark's report."""
-import importlib.util
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("PySide6")
 
 import blocksim  # noqa: E402
+from builders import benchmark_script  # noqa: E402
 from blocksim.gui.autolayout import needs_layout  # noqa: E402
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "editor.py"
-
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("editor_benchmark", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop(spec.name, None)
+    with benchmark_script("editor.py", "editor_benchmark") as module:
+        yield module
 
 
 @pytest.mark.parametrize("n", [50, 137])

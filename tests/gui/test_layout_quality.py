@@ -1,15 +1,14 @@
 """The automatic layout on big generated diagrams and its parts: columns, crossing counts,
 feedback rows, the readability score. Geometry only; no timing (see benchmarks/editor.py)."""
 import copy
-import importlib.util
 import itertools
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("PySide6")
+
+from builders import benchmark_script  # noqa: E402
 
 from blocksim.format import diagram_to_dict, load_diagram  # noqa: E402
 from blocksim.gui.autolayout import layout_diagram  # noqa: E402
@@ -21,17 +20,10 @@ from blocksim.gui.ordering import count_inversions  # noqa: E402
 from blocksim.gui.portinfo import block_placement, port_info, scope_names  # noqa: E402
 from blocksim.gui.routing import route  # noqa: E402
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "editor.py"
-
-
 @pytest.fixture(scope="module")
 def generate():
-    spec = importlib.util.spec_from_file_location("editor_benchmark_for_layout", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module.generate
-    sys.modules.pop(spec.name, None)
+    with benchmark_script("editor.py", "editor_benchmark_for_layout") as module:
+        yield module.generate
 
 
 def _drawing(diagram):
