@@ -4,7 +4,7 @@ live snapshots of the data so far, Stop, and the results (partial ones on failur
 Snapshots are read from the simulator's recorder inside the worker thread, from its own
 progress/should_stop callbacks, where the recorder is consistent; so the recorder needs no
 lock. Only the newest snapshot is kept for the GUI thread: a slow GUI skips frames instead
-of queueing them.
+of queueing them. The worker thread makes no Qt call; the GUI thread polls it with a timer.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Event, Results, Simulator
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_INTERVAL = 0.1  # seconds between snapshots at most 10 per second
 PROGRESS_INTERVAL = 0.05
+POLL_INTERVAL_MS = 30  # how often the GUI thread looks at the worker's news
 
 
 @dataclass(frozen=True)
@@ -50,31 +51,35 @@ class Snapshot:
         return cls(results.time, results.signals, results.events, progress)
 
 
-class _Worker(QThread):
-    """Compiles and runs one diagram; reports through queued signals."""
+class _Worker:
+    """Compiles and runs one diagram in a Python thread.
 
-    progressed = Signal(float)
-    snapshotReady = Signal()
-    done = Signal(object)
-    error = Signal(str, object)
+    It makes no Qt call at all: it leaves progress, the newest snapshot and the outcome in
+    fields under its lock, and the runner polls them from the GUI thread. (Cross-thread
+    signal emission from a busy Python thread was the one place a test run once hung.)
+    """
 
     def __init__(self, diagram: Diagram, settings: SimulationSettings,
                  params: Mapping[str, Any] | None):
-        super().__init__()
         self.diagram, self.settings, self.params = diagram, settings, params
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
         self.latest: Snapshot | None = None
+        self.progress: float | None = None  # newest progress not yet shown
+        self.outcome: tuple | None = None  # ("done", results) or ("error", message, partial)
         self.sim: Simulator | None = None
         self._last_progress = -math.inf
         self._progress_shown = -1.0
         self._last_snapshot = -math.inf
         self._snapshot_interval = SNAPSHOT_INTERVAL
+        self.thread = threading.Thread(target=self.run, name="blocksim-run", daemon=True)
 
-    def take_snapshot(self) -> Snapshot | None:
+    def take(self) -> tuple[float | None, Snapshot | None, tuple | None]:
+        """Progress, snapshot and outcome not yet delivered (each None if nothing new)."""
         with self.lock:
-            snap, self.latest = self.latest, None
-        return snap
+            taken = self.progress, self.latest, self.outcome
+            self.progress = self.latest = None
+        return taken
 
     def run(self) -> None:
         try:
@@ -82,25 +87,30 @@ class _Worker(QThread):
             self.sim = Simulator(model, self.settings, progress=self._progress,
                                  should_stop=self._should_stop)
         except BlocksimError as exc:
-            self.error.emit(str(exc), None)
+            self._end("error", str(exc), None)
             return
         except Exception as exc:
             log.exception("compiling %s failed", self.diagram.source)
-            self.error.emit(f"internal error while compiling: {type(exc).__name__}: {exc}", None)
+            self._end("error", f"internal error while compiling: {type(exc).__name__}: {exc}",
+                      None)
             return
         try:
             results = self.sim.run()  # a Stop ends it through should_stop, even between events
         except SimulationError as exc:
             self._publish(exc.results, self._fraction())
-            self.error.emit(str(exc), exc.results)
+            self._end("error", str(exc), exc.results)
             return
         except Exception as exc:
             log.exception("simulating %s failed", self.diagram.source)
             partial = self.sim.recorder.results("failed", str(exc), self.sim.stats)
-            self.error.emit(f"internal error: {type(exc).__name__}: {exc}", partial)
+            self._end("error", f"internal error: {type(exc).__name__}: {exc}", partial)
             return
         self._publish(results, 1.0 if results.status == "finished" else self._fraction())
-        self.done.emit(results)
+        self._end("done", results)
+
+    def _end(self, *outcome) -> None:
+        with self.lock:
+            self.outcome = outcome
 
     # ----- callbacks from the simulator, in this thread -----
     def _progress(self, t: float) -> None:
@@ -119,7 +129,8 @@ class _Worker(QThread):
             fraction = self._fraction(t)
             if fraction > self._progress_shown:  # never backwards
                 self._progress_shown = fraction
-                self.progressed.emit(fraction)
+                with self.lock:
+                    self.progress = fraction
         if now - self._last_snapshot >= self._snapshot_interval:
             recorder = self.sim.recorder
             if len(recorder):
@@ -140,11 +151,9 @@ class _Worker(QThread):
     def _publish(self, results: Results | None, progress: float) -> None:
         if results is None:
             return
+        snap = Snapshot.of(results, progress)
         with self.lock:
-            pending = self.latest is not None
-            self.latest = Snapshot.of(results, progress)
-        if not pending:
-            self.snapshotReady.emit()
+            self.latest = snap  # an older one not yet taken is skipped
 
 
 class SimulationRunner(QObject):
@@ -165,7 +174,10 @@ class SimulationRunner(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._worker: _Worker | None = None
-        self._threads: set[_Worker] = set()  # alive until their thread ends
+        self._threads: set[_Worker] = set()  # until their thread has ended
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_INTERVAL_MS)
+        self._timer.timeout.connect(self._poll)
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self._shutdown)
@@ -178,15 +190,11 @@ class SimulationRunner(QObject):
             raise RuntimeError("a simulation is already running; stop it first")
         frozen = copy.deepcopy(diagram)
         worker = _Worker(frozen, settings or frozen.simulation, params)
-        worker.progressed.connect(self.progressChanged)
-        worker.snapshotReady.connect(self._deliver_snapshot)
-        worker.done.connect(self._done)
-        worker.error.connect(self._error)
-        worker.finished.connect(self._thread_ended)  # bound slot: queued to this thread
         self._worker = worker
         self._threads.add(worker)
         log.info("simulating %s", diagram.source)
-        worker.start()
+        worker.thread.start()
+        self._timer.start()
         self.started.emit()
 
     def stop(self) -> None:
@@ -201,45 +209,42 @@ class SimulationRunner(QObject):
         """Block until every worker thread has ended (for shutdown and tests)."""
         deadline = None if timeout_ms < 0 else clock.perf_counter() + timeout_ms / 1000
         for worker in list(self._threads):
-            left = -1 if deadline is None else max(0, int((deadline - clock.perf_counter()) * 1000))
-            if not (worker.wait() if left < 0 else worker.wait(left)):
+            left = None if deadline is None else max(0.0, deadline - clock.perf_counter())
+            worker.thread.join(left)
+            if worker.thread.is_alive():
                 return False
+            if worker is not self._worker:
+                self._threads.discard(worker)
         return True
 
     # ----- in the GUI thread -----
-    def _deliver_snapshot(self) -> None:
-        worker = self.sender()
-        snap = worker.take_snapshot() if isinstance(worker, _Worker) else None
-        if snap is not None:
-            self.snapshot.emit(snap)
-
-    def _done(self, results: Results) -> None:
-        self._flush()
-        self._worker = None
-        if results.status == "finished":
-            self.progressChanged.emit(1.0)
-        log.info("simulation %s: %d rows, %d events", results.status, len(results.time),
-                 len(results.events))
-        self.finished.emit(results)
-
-    def _error(self, message: str, partial: Results | None) -> None:
-        self._flush()
-        self._worker = None
-        log.info("simulation failed: %s", message)
-        self.failed.emit(message, partial)
-
-    def _flush(self) -> None:
-        """Deliver a snapshot still pending, so it cannot arrive after the end."""
+    def _poll(self) -> None:
+        """Deliver what the worker left: progress, the newest snapshot, then its outcome."""
         worker = self._worker
-        snap = worker.take_snapshot() if worker is not None else None
+        if worker is None:
+            self._timer.stop()
+            return
+        progress, snap, outcome = worker.take()
+        if progress is not None:
+            self.progressChanged.emit(progress)
         if snap is not None:
             self.snapshot.emit(snap)
-
-    def _thread_ended(self) -> None:
-        worker = self.sender()
-        if isinstance(worker, _Worker):
+        if outcome is None:
+            return
+        self._worker = None
+        self._timer.stop()
+        if not worker.thread.is_alive():
             self._threads.discard(worker)
-            worker.deleteLater()
+        if outcome[0] == "done":
+            results = outcome[1]
+            if results.status == "finished":
+                self.progressChanged.emit(1.0)
+            log.info("simulation %s: %d rows, %d events", results.status, len(results.time),
+                     len(results.events))
+            self.finished.emit(results)
+        else:
+            log.info("simulation failed: %s", outcome[1])
+            self.failed.emit(outcome[1], outcome[2])
 
     def _shutdown(self) -> None:
         self.stop()
