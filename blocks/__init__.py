@@ -4,8 +4,8 @@ Each family module lists its declarations in BLOCK_TYPES; this package joins the
 """
 from __future__ import annotations
 
-from blocks import continuous, discontinuities, math_ops, ports, sinks, sources
-from blocks import algebraic, linear, logic, lookup
+from . import continuous, discontinuities, math_ops, ports, sinks, sources
+from . import algebraic, linear, logic, lookup
 
 BLOCK_TYPES = tuple(
     block_type

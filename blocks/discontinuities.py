@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from math import inf
 
-from blocks.continuous import _EDGES, _edge_condition
+from .continuous import _EDGES, _edge_condition
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.

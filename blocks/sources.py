@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from blocks.lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
+from .lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
                            table_problem)
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 

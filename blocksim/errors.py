@@ -55,3 +55,7 @@ class SimulationError(BlocksimError):
         self.detail = message
         where = f"t = {time:.17g}" + (f", block '{block}'" if block else "")
         super().__init__(f"{where}: {message}")
+
+
+class SimulationInterrupted(SimulationError):
+    """A run ended by Ctrl-C (KeyboardInterrupt); `.results` holds what was computed so far."""

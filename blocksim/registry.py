@@ -1,5 +1,6 @@
 """The block-type registry: every block library plugs in through the `blocksim.blocks`
-entry point group, the standard library (`blocks/`) included.
+entry point group, the standard library (blocks/ in the repository, blocksim.blocks when
+installed) included.
 
 An entry point names a module (or an object) with a `BLOCK_TYPES` sequence of BlockType
 subclasses. Duplicate names are refused, so two libraries can never silently shadow each other.
@@ -7,8 +8,12 @@ subclasses. Duplicate names are refused, so two libraries can never silently sha
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
 from typing import Iterable
 
 from blocksim.blockspec import BlockType
@@ -34,9 +39,7 @@ def _load() -> dict[str, type[BlockType]]:
     found: dict[str, type[BlockType]] = {}
     sources = [(ep.name, ep.load) for ep in entry_points(group="blocksim.blocks")]
     if not any(name == "standard" for name, _ in sources):
-        # Running from a source tree that was never installed: the standard library is
-        # still the `blocks` package beside `blocksim`.
-        sources.append(("standard", lambda: importlib.import_module("blocks")))
+        sources.append(("standard", _standard_library))
     for source, loader in sources:
         try:
             obj = loader()
@@ -46,6 +49,29 @@ def _load() -> dict[str, type[BlockType]]:
         for block_type in _types_of(obj, source):
             register(block_type, found, source)
     return found
+
+
+def _standard_library() -> ModuleType:
+    """blocksim.blocks: installed, or (a source tree that was never installed) the blocks/
+    folder beside the package, loaded under the same name."""
+    try:
+        return importlib.import_module("blocksim.blocks")
+    except ModuleNotFoundError as exc:
+        if exc.name != "blocksim.blocks":
+            raise
+    folder = Path(__file__).resolve().parent.parent / "blocks"
+    spec = importlib.util.spec_from_file_location(
+        "blocksim.blocks", folder / "__init__.py", submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"no block library at {folder}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]
+        raise
+    return module
 
 
 def register(block_type: type[BlockType], into: dict[str, type[BlockType]] | None = None,

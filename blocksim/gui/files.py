@@ -14,9 +14,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
-import blocksim
 from blocksim import registry
 from blocksim.errors import DiagramFileError
+from blocksim.examples import example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
 from blocksim.format import load_diagram, save_diagram
 from blocksim.gui import dialogs
 from blocksim.gui.document import DiagramDocument
@@ -26,17 +26,6 @@ log = logging.getLogger(__name__)
 
 MAX_RECENT = 10
 ENV_SETTINGS = "BLOCKSIM_SETTINGS"  # an .ini file to use instead of the user's settings
-
-
-def examples_dir() -> Path:
-    """The example diagrams shipped beside the package (blocksim/../diagrams)."""
-    return Path(blocksim.__file__).resolve().parent.parent / "diagrams"
-
-
-def examples() -> list[Path]:
-    """Every example diagram, by name."""
-    folder = examples_dir()
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 def settings() -> QSettings:

@@ -1,0 +1,72 @@
+"""The example diagrams shipped with blocksim, found by name in a checkout or an installed wheel.
+
+The repository keeps them in diagrams/ beside the package; a wheel carries them as the
+package data of blocksim.diagrams (see pyproject.toml). `blocksim examples` lists them,
+`blocksim run NAME` accepts a name, and the editor's Examples menu shows them.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".json"
+
+
+def examples_dir() -> Path:
+    """The folder of example diagrams: diagrams/ in a checkout (and an editable install),
+    blocksim/diagrams in a wheel."""
+    here = Path(__file__).resolve().parent
+    candidates = (here / "diagrams", here.parent / "diagrams")
+    for folder in candidates:
+        if folder.is_dir() and any(folder.glob(f"*{SUFFIX}")):
+            return folder
+    return candidates[0]
+
+
+def example_paths() -> list[Path]:
+    """Every example diagram file, sorted by name."""
+    folder = examples_dir()
+    return sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []
+
+
+@dataclass(frozen=True)
+class Example:
+    """One shipped example: its name (the file stem), file and first sentence of its
+    description."""
+
+    name: str
+    path: Path
+    summary: str
+
+
+def _summary(path: Path) -> str:
+    """The first sentence of a diagram's description, read without compiling anything."""
+    try:
+        text = json.loads(path.read_text(encoding="utf-8")).get("description", "")
+    except (OSError, ValueError, AttributeError) as exc:
+        log.warning("cannot read the description of %s: %s", path, exc)
+        return ""
+    text = " ".join(str(text).split())
+    for end in (". ", ": "):
+        if end in text:
+            text = text.split(end, 1)[0]
+            break
+    return text.rstrip(".")
+
+
+def examples() -> list[Example]:
+    """The shipped examples with their one-line summaries."""
+    return [Example(p.stem, p, _summary(p)) for p in example_paths()]
+
+
+def find_example(name: str) -> Path | None:
+    """The file of the example called `name` (with or without .json), or None."""
+    stem = name[: -len(SUFFIX)] if name.endswith(SUFFIX) else name
+    if not stem or "/" in stem or "\\" in stem:
+        return None
+    path = examples_dir() / f"{stem}{SUFFIX}"
+    return path if path.is_file() else None
