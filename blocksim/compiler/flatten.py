@@ -6,15 +6,23 @@ a block's ports may depend on them (Sum's signs).
 """
 from __future__ import annotations
 
+import logging
+import math
+import reprlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from blocksim import expressions, registry
 from blocksim.blockspec import BlockType, Param, ParamValues
+from blocksim.compiler import limits
+from blocksim.compiler.budget import ParameterBudget
 from blocksim.errors import CompileError, ExpressionError
 from blocksim.model import Diagram
+
+log = logging.getLogger(__name__)
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
@@ -43,23 +51,24 @@ class FlatDiagram:
 
 
 def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) -> Any:
-    """Turn a file value into the value a block sees, checking kind, choices and bounds."""
+    """Turn a file value into the value a block sees, checking kind, choices, bounds, size
+    and finiteness (CompileError naming the parameter and the value)."""
     kind = prm.kind
     try:
         if kind in ("text", "signs"):
             if not isinstance(raw, str):
-                raise CompileError(f"parameter '{prm.name}' must be text, got {raw!r}")
+                raise CompileError(f"parameter '{prm.name}' must be text, got {_short(raw)}")
+            if kind == "signs" and len(raw) > limits.MAX_PORTS:
+                raise CompileError(f"parameter '{prm.name}' has {len(raw)} signs, one per "
+                                   f"port (at most {limits.MAX_PORTS})")
             return raw
         if kind == "choice":
-            if raw not in prm.choices:
-                raise CompileError(f"parameter '{prm.name}' is {raw!r}; "
+            if not isinstance(raw, str) or raw not in prm.choices:
+                raise CompileError(f"parameter '{prm.name}' is {_short(raw)}; "
                                    f"choose one of {', '.join(map(repr, prm.choices))}")
             return raw
-        if kind == "bool":
-            if isinstance(raw, bool):
-                return raw
-            value = expressions.evaluate(raw, names)
-            return bool(np.asarray(value).ravel()[0]) if np.size(value) else False
+        if kind == "bool" and isinstance(raw, bool):
+            return raw
         if (type(raw) is float or (type(raw) is int and abs(raw) < _FLOAT_RANGE)) \
                 and kind in ("scalar", "vector"):
             return _plain_number(prm, float(raw), raw)  # most parameters: no numpy needed
@@ -67,43 +76,87 @@ def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) ->
     except ExpressionError as exc:
         raise CompileError(f"parameter '{prm.name}': {exc}") from None
     arr = np.asarray(value, dtype=float)
+    _check_values(prm, arr, raw)
+    if kind == "bool":
+        return bool(arr.ravel()[0]) if arr.size else False
     if kind in ("scalar", "int"):
         if arr.size != 1:
-            raise CompileError(f"parameter '{prm.name}' must be one number, got {raw!r}")
+            raise CompileError(f"parameter '{prm.name}' must be one number, got {_short(raw)}")
         value = float(arr.ravel()[0])
         if kind == "int":
-            if value != int(value):
-                raise CompileError(f"parameter '{prm.name}' must be a whole number, got {raw!r}")
+            if abs(value) > limits.MAX_INT or value != int(value):
+                raise CompileError(f"parameter '{prm.name}' must be a whole number, got "
+                                   f"{_short(raw)}")
             value = int(value)
     elif kind == "vector":
         if arr.size == 0:
             raise CompileError(f"parameter '{prm.name}' is empty")
-        value = float(arr) if arr.ndim == 0 else arr  # tables may be 2-D: blocks check shapes
-    if np.any(np.isnan(arr)):
-        raise CompileError(f"parameter '{prm.name}' is not a number: {raw!r}")
-    if prm.low is not None and np.any(arr < prm.low):
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
-    if prm.high is not None and np.any(arr > prm.high):
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
+        most = limits.MAX_TABLE_ELEMENTS if prm.table else limits.MAX_SIGNALS
+        if arr.size > most:
+            what = "a table" if prm.table else "a signal's width"
+            raise CompileError(f"parameter '{prm.name}' has {arr.size} elements (at most "
+                               f"{most} for {what})")
+        value = float(arr) if arr.ndim == 0 else expressions.freeze(arr)  # tables may be 2-D
     return value
+
+
+def _check_values(prm: Param, arr: np.ndarray, raw: Any) -> None:
+    """NaN never; +-inf only where the declaration allows it; the declared bounds."""
+    if arr.size == 0:
+        return
+    bad = np.flatnonzero(~np.isfinite(arr) if not prm.allow_inf else np.isnan(arr))
+    if bad.size:
+        raise _not_finite(prm, raw, float(arr.ravel()[bad[0]]),
+                          int(bad[0]) if arr.size > 1 else None)
+    if prm.low is not None and np.any(arr < prm.low):
+        raise CompileError(f"parameter '{prm.name}' = {_shown(raw, arr)} is below its minimum "
+                           f"{prm.low:g}")
+    if prm.high is not None and np.any(arr > prm.high):
+        raise CompileError(f"parameter '{prm.name}' = {_shown(raw, arr)} is above its maximum "
+                           f"{prm.high:g}")
+
+
+def _not_finite(prm: Param, raw: Any, value: float, element: int | None) -> CompileError:
+    what = f": element {element} is {value}" if element is not None else f" is {value}"
+    need = "a number (+-inf allowed)" if prm.allow_inf else "finite"
+    return CompileError(f"parameter '{prm.name}' = {_short(raw)}{what}; it must be {need}")
 
 
 _FLOAT_RANGE = 2 ** 1023  # ints below this convert to float without overflow
 
 
+def _shown(raw: Any, arr: np.ndarray) -> str:
+    """The file value, and what it evaluates to when that is an expression of one number."""
+    if isinstance(raw, str) and arr.size == 1:
+        return f"{_short(raw)} (= {float(arr.ravel()[0]):g})"
+    return _short(raw)
+
+
+def _short(raw: Any) -> str:
+    """A file value for a one-line message, shortened if long."""
+    text = repr(raw) if isinstance(raw, (str, int, float)) else _SHORT.repr(raw)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxstring = 3, 6, 60
+
+
 def _plain_number(prm: Param, value: float, raw: Any) -> float:
     """`resolve_param` of a number for a scalar or vector parameter: the same checks."""
-    if value != value:
-        raise CompileError(f"parameter '{prm.name}' is not a number: {raw!r}")
+    if value != value or (not prm.allow_inf and value in (math.inf, -math.inf)):
+        raise _not_finite(prm, raw, value, None)
     if prm.low is not None and value < prm.low:
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
+        raise CompileError(f"parameter '{prm.name}' = {_short(raw)} is below its minimum "
+                           f"{prm.low}")
     if prm.high is not None and value > prm.high:
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
+        raise CompileError(f"parameter '{prm.name}' = {_short(raw)} is above its maximum "
+                           f"{prm.high}")
     return value
 
 
 def _params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapping[str, Any],
-                path: str) -> ParamValues:
+                path: str, budget: ParameterBudget | None = None) -> ParamValues:
     declared = {prm.name: prm for prm in block_type.params}
     unknown = sorted(set(raw) - set(declared))
     if unknown:
@@ -122,6 +175,8 @@ def _params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapp
             values[name] = resolve_param(prm, value, names, path)
         except CompileError as exc:
             raise CompileError(exc.detail, block=path) from None
+        if budget is not None:
+            budget.charge(values[name], f"parameter '{name}'", block=path)
     return ParamValues(values, names=names)
 
 
@@ -131,11 +186,34 @@ class _Flattener:
         self.blocks: list[FlatBlock] = []
         self.wires: dict[Endpoint, Endpoint] = {}
         self.aliases: set[str] = set()  # paths of Inport/Outport blocks to dissolve
+        self.budget = ParameterBudget(source)
+        # The endpoints a user sees for the hidden ports of subsystem port blocks:
+        # ("sub/u", "__in") is input 'u' of block 'sub', ("sub/y", "__out") its output 'y'.
+        self.shown: dict[Endpoint, Endpoint] = {}
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
 
-    def add(self, diagram: Diagram, names: Mapping[str, Any], prefix: str) -> dict[str, dict]:
+    def scope(self, parameters: Mapping[str, Any], names: Mapping[str, Any], path: str,
+              overrides: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """The names a level sees: its own parameters over the enclosing ones, which are
+        shared, not copied (a level of 20 arrays costs nothing more per nesting level)."""
+        if not parameters and not overrides:
+            return names
+        where = "subsystem parameter '{}'" if path else "diagram parameter '{}'"
+
+        def charge(name: str, value: Any) -> None:
+            self.budget.charge(value, where.format(name), block=path or None)
+
+        try:
+            own = expressions.resolve_parameters(parameters, overrides, scope=names,
+                                                 on_value=charge)
+        except ExpressionError as exc:
+            raise self.error(str(exc), block=path or None) from None
+        return MappingProxyType({**names, **own})
+
+    def add(self, diagram: Diagram, names: Mapping[str, Any], prefix: str,
+            depth: int = 0) -> dict[str, dict]:
         """Flatten one level; returns {block id: {"in": {port: endpoint}, "out": {...}}}."""
         ports: dict[str, dict[str, dict[str, Endpoint]]] = {}
         for blk in diagram.blocks:
@@ -150,28 +228,28 @@ class _Flattener:
                 if blk.params:
                     raise self.error(f"a Subsystem takes no parameters, got "
                                      f"{', '.join(blk.params)}", block=path)
-                inner_names = dict(names)
-                if blk.subsystem.parameters:
-                    try:
-                        inner_names.update(expressions.resolve_parameters(
-                            {**{k: v for k, v in names.items()}, **blk.subsystem.parameters},
-                            source=path))
-                    except ExpressionError as exc:
-                        raise self.error(str(exc), block=path) from None
-                inner = self.add(blk.subsystem, inner_names, path + "/")
+                if depth >= limits.MAX_NESTING:
+                    raise self.error(f"subsystems are nested more than {limits.MAX_NESTING} "
+                                     f"levels deep", block=path)
+                inner_names = self.scope(blk.subsystem.parameters, names, path)
+                inner = self.add(blk.subsystem, inner_names, path + "/", depth + 1)
                 ports[blk.id] = self._subsystem_ports(blk.subsystem, inner, path)
                 continue
             try:
-                p = _params_for(block_type, blk.params, names, path)
+                p = _params_for(block_type, blk.params, names, path, self.budget)
                 impl = block_type()
-                problem = impl.check(p)
-                inputs = [port.name for port in impl.input_ports(p)]
-                outputs = [port.name for port in impl.output_ports(p)]
-                feed = {k: tuple(v) for k, v in impl.feedthrough(p).items()}
+                problem = call_block(impl.check, p)
+                inputs = [port.name for port in call_block(impl.input_ports, p)]
+                outputs = [port.name for port in call_block(impl.output_ports, p)]
+                feed = {k: tuple(v) for k, v in call_block(impl.feedthrough, p).items()}
             except CompileError as exc:
                 raise CompileError(exc.detail, block=exc.block or path, file=self.source) from None
             if problem:
                 raise self.error(problem, block=path)
+            for kind, found in (("inputs", inputs), ("outputs", outputs)):
+                if len(found) > limits.MAX_PORTS:
+                    raise self.error(f"{len(found)} {kind} (at most {limits.MAX_PORTS})",
+                                     block=path)
             if blk.type == "Inport":
                 inputs = [_IN_HIDDEN]
                 feed = {"y": (_IN_HIDDEN,)}
@@ -204,13 +282,15 @@ class _Flattener:
                                  block=prefix + wire.dst.block, port=wire.dst.port)
             if dst in self.wires:
                 raise self.error(f"input is driven twice (by {self._name(self.wires[dst])} and "
-                                 f"{prefix}{wire.src})", block=dst[0], port=dst[1])
+                                 f"{prefix}{wire.src})", block=prefix + wire.dst.block,
+                                 port=wire.dst.port)
             self.wires[dst] = src
         return ports
 
-    @staticmethod
-    def _name(endpoint: Endpoint) -> str:
-        return f"{endpoint[0]}.{endpoint[1]}"
+    def _name(self, endpoint: Endpoint) -> str:
+        """An endpoint as the file names it ('sub.y', not the hidden 'sub/y.__out')."""
+        block, port = self.shown.get(endpoint, endpoint)
+        return f"{block}.{port}"
 
     def _subsystem_ports(self, diagram: Diagram, inner: dict, path: str) -> dict:
         def ordered(kind: str) -> list[str]:
@@ -220,6 +300,8 @@ class _Flattener:
 
         ins = {bid: (f"{path}/{bid}", _IN_HIDDEN) for bid in ordered("Inport")}
         outs = {bid: (f"{path}/{bid}", _OUT_HIDDEN) for bid in ordered("Outport")}
+        for bid, endpoint in (*ins.items(), *outs.items()):
+            self.shown[endpoint] = (path, bid)
         return {"in": ins, "out": outs}
 
     def resolve_aliases(self) -> FlatDiagram:
@@ -259,11 +341,32 @@ class _Flattener:
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:
     """Resolve parameters and flatten subsystems; CompileError names file, block and port."""
-    source = diagram.source
-    try:
-        names = expressions.resolve_parameters(diagram.parameters, overrides or {}, source=source)
-    except ExpressionError as exc:
-        raise CompileError(str(exc), file=source) from None
-    flattener = _Flattener(source)
+    flattener = _Flattener(diagram.source)
+    names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
+
+
+# What a block type's code may raise for values it cannot handle (or by a bug of its own).
+BLOCK_FAULTS = (ExpressionError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                ArithmeticError, RecursionError, MemoryError, AssertionError)
+
+
+def call_block(method: Callable[..., Any], *args: Any) -> Any:
+    """Call a block type's own code; whatever it raises becomes a CompileError (the caller
+    adds the block), so a faulty third-party block cannot end a compile in a traceback."""
+    try:
+        return method(*args)
+    except CompileError:
+        raise
+    except BLOCK_FAULTS as exc:
+        log.debug("%s failed", getattr(method, "__qualname__", method), exc_info=True)
+        name = getattr(method, "__name__", "?")
+        raise CompileError(f"the block's {name}() failed: {type(exc).__name__}: "
+                           f"{_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
