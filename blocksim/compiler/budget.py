@@ -22,8 +22,9 @@ class ParameterBudget:
     """The memory of every parameter value a compile keeps; an array shared by several
     scopes or blocks counts once."""
 
-    def __init__(self, source: str | None, limit: int = limits.MAX_PARAMETER_BYTES):
-        self.source, self.limit = source, limit
+    def __init__(self, source: str | None, limit: int | None = None):
+        self.source = source
+        self.limit = limit if limit is not None else limits.MAX_PARAMETER_BYTES
         self.used = 0
         self._seen: dict[int, np.ndarray] = {}  # id -> the array (kept, so ids stay unique)
 

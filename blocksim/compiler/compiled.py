@@ -86,16 +86,28 @@ class CompiledModel:
         return self.signal_names[index].rsplit(".", 1)[0]
 
     def block_of_exception(self, exc: BaseException) -> str | None:
-        """The block whose generated line raised `exc` (deepest such frame), if any."""
+        """The block whose generated line raised `exc` (deepest such frame), if any: in the
+        generated module, or in a function derived from it and registered with
+        `register_lines`."""
         found = None
+        derived = self.derived.get("line_owners", {})
         tb = exc.__traceback__
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == GENERATED_FILENAME:
-                line = tb.tb_lineno - 1
-                if 0 <= line < len(self.line_owner) and self.line_owner[line] is not None:
-                    found = self.block_ids[self.line_owner[line]]
+            code = tb.tb_frame.f_code
+            owners = (self.line_owner if code.co_filename == GENERATED_FILENAME
+                      else derived.get((code.co_filename, code.co_name)))
+            line = tb.tb_lineno - 1
+            if owners is not None and 0 <= line < len(owners) and owners[line] is not None:
+                found = self.block_ids[owners[line]]
             tb = tb.tb_next
         return found
+
+    def register_lines(self, filename: str, function: str, source: str) -> None:
+        """Let `block_of_exception` name blocks in `function`, compiled from `source` (a
+        `dataflow.Source`, which knows each line's block) under `filename`."""
+        owners = getattr(source, "owners", None)
+        if owners is not None:
+            self.derived.setdefault("line_owners", {})[(filename, function)] = owners
 
 
 def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
