@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from blocksim.expressions import MAX_DEPTH, MAX_ELEMENTS, MAX_LENGTH, MAX_WORK
+from blocksim.expressions import MAX_DEPTH, MAX_ELEMENTS, MAX_LENGTH, MAX_SECONDS, MAX_WORK
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -69,10 +69,10 @@ MIN_RTOL = EPS
 rule, followed by our dopri5) and the compiler says so in a warning."""
 HONOURED_RTOL = 100 * EPS
 
-__all__ = ["MAX_SIGNALS", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES", "MAX_PORTS", "MAX_NESTING", "MAX_INT",
-           "MAX_RESULT_BYTES", "EVENT_BYTES", "MAX_STEPS", "MIN_STEP_ULPS", "MIN_SPAN_ULPS",
-           "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH", "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK",
-           "GIB", "MIB"]
+__all__ = ["MAX_SIGNALS", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES", "MAX_PORTS",
+           "MAX_NESTING", "MAX_INT", "MAX_RESULT_BYTES", "EVENT_BYTES", "MAX_STEPS",
+           "MIN_STEP_ULPS", "MIN_SPAN_ULPS", "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH",
+           "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK", "MAX_SECONDS", "GIB", "MIB"]
 
 
 def size_text(n_bytes: float) -> str:
