@@ -8,12 +8,14 @@ or the simulation setting.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 from blocksim.blockspec import Sizes
 from blocksim.compiler import limits
+from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.errors import CompileError
 from blocksim.model import SimulationSettings
 
@@ -94,9 +96,13 @@ def check_results(logged_columns: int, time_events: Iterable[tuple[str, Any, Any
     span = stop - start
     events, busiest = 0.0, (0.0, None)
     for path, impl, p in time_events:
-        count = impl.count_time_events(p, start, stop)
-        if count is None or not count >= 0:
-            continue
+        try:
+            count = impl.count_time_events(p, start, stop)
+        except BLOCK_FAULTS as exc:
+            raise CompileError(f"cannot count the block's time events: {type(exc).__name__}: "
+                               f"{exc}", block=path, file=source) from None
+        if isinstance(count, bool) or not isinstance(count, numbers.Real) or not count >= 0:
+            continue  # unknown
         events += count
         if count > busiest[0]:
             busiest = (count, path)

@@ -17,7 +17,8 @@ import numpy as np
 
 from blocksim import expressions
 from blocksim.blockspec import Emit, Sizes
-from blocksim.compiler.flatten import BLOCK_FAULTS, FlatBlock, FlatDiagram
+from blocksim.compiler.faults import BLOCK_FAULTS
+from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
 from blocksim.errors import CompileError
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, codegen, graph
-from blocksim.compiler.flatten import call_block, flatten
+from blocksim.compiler.faults import call_block
+from blocksim.compiler.flatten import flatten
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
 from blocksim.model import Diagram, SimulationSettings

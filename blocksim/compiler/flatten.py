@@ -6,12 +6,11 @@ a block's ports may depend on them (Sum's signs).
 """
 from __future__ import annotations
 
-import logging
 import math
 import reprlib
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -19,10 +18,9 @@ from blocksim import expressions, registry
 from blocksim.blockspec import BlockType, Param, ParamValues
 from blocksim.compiler import limits
 from blocksim.compiler.budget import ParameterBudget
+from blocksim.compiler.faults import call_block
 from blocksim.errors import CompileError, ExpressionError
 from blocksim.model import Diagram
-
-log = logging.getLogger(__name__)
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
@@ -346,27 +344,4 @@ def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> Fla
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
 
-
-# What a block type's code may raise for values it cannot handle (or by a bug of its own).
-BLOCK_FAULTS = (ExpressionError, ValueError, TypeError, KeyError, IndexError, AttributeError,
-                ArithmeticError, RecursionError, MemoryError, AssertionError)
-
-
-def call_block(method: Callable[..., Any], *args: Any) -> Any:
-    """Call a block type's own code; whatever it raises becomes a CompileError (the caller
-    adds the block), so a faulty third-party block cannot end a compile in a traceback."""
-    try:
-        return method(*args)
-    except CompileError:
-        raise
-    except BLOCK_FAULTS as exc:
-        log.debug("%s failed", getattr(method, "__qualname__", method), exc_info=True)
-        name = getattr(method, "__name__", "?")
-        raise CompileError(f"the block's {name}() failed: {type(exc).__name__}: "
-                           f"{_one_line(exc)}") from None
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= 200 else text[:197] + "..."
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from blocksim.blockspec import Sizes
-from blocksim.compiler.flatten import BLOCK_FAULTS, Endpoint, FlatBlock, FlatDiagram
+from blocksim.compiler.faults import BLOCK_FAULTS
+from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError
 
 

@@ -49,7 +49,8 @@ def check_settings(settings: SimulationSettings, source: str | None = None) -> N
     start = _number(settings, "start", source)
     stop = _number(settings, "stop", source)
     if not stop > start:
-        raise _fail("stop", stop, f"must be after 'start' = {start!r}", source)
+        raise _fail("stop", stop, f"the stop time must be after the start time "
+                    f"(start = {start!r})", source)
     scale = max(abs(start), abs(stop))
     span = stop - start
     if math.isinf(span):
