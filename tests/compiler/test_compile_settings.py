@@ -39,9 +39,12 @@ NAN, INF = math.nan, math.inf
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"stop": 0.0}, "simulation setting 'stop' = 0.0: must be after 'start' = 0.0"),
-    ({"stop": -1.0}, "simulation setting 'stop' = -1.0: must be after 'start' = 0.0"),
-    ({"start": 5.0, "stop": 5.0}, "'stop' = 5.0: must be after 'start' = 5.0"),
+    ({"stop": 0.0}, "simulation setting 'stop' = 0.0: the stop time must be after the start "
+                    "time (start = 0.0)"),
+    ({"stop": -1.0}, "simulation setting 'stop' = -1.0: the stop time must be after the start "
+                     "time (start = 0.0)"),
+    ({"start": 5.0, "stop": 5.0}, "'stop' = 5.0: the stop time must be after the start time "
+                                  "(start = 5.0)"),
     ({"stop": NAN}, "simulation setting 'stop' = nan: must be a finite number"),
     ({"stop": INF}, "simulation setting 'stop' = inf: must be a finite number"),
     ({"start": -INF}, "simulation setting 'start' = -inf: must be a finite number"),
@@ -112,7 +115,8 @@ def test_backend_from_the_environment_is_checked(monkeypatch):
 
 
 def test_without_settings_the_diagrams_own_are_checked():
-    with pytest.raises(CompileError, match="'stop' = 1.0: must be after 'start' = 2.0"):
+    with pytest.raises(CompileError, match=r"'stop' = 1.0: the stop time must be after the "
+                                           r"start time \(start = 2.0\)"):
         compile_diagram(lag(start=2.0, stop=1.0))
 
 
@@ -141,12 +145,13 @@ def test_validate_and_run_exit_2_on_settings_in_the_file(tmp_path, capsys, comma
     path = write(tmp_path, {"start": 3.0, "stop": 2.0})
     assert main([command, str(path)]) == 2
     err = capsys.readouterr().err
-    assert err == (f"blocksim: {path}: simulation setting 'stop' = 2.0: must be after "
-                   f"'start' = 3.0\n")
+    assert err == (f"blocksim: {path}: simulation setting 'stop' = 2.0: the stop time must be "
+                   f"after the start time (start = 3.0)\n")
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--stop-time", "0"], "simulation setting 'stop' = 0.0: must be after 'start' = 0.0"),
+    (["--stop-time", "0"], "simulation setting 'stop' = 0.0: the stop time must be after the "
+                           "start time (start = 0.0)"),
     (["--stop-time", "nan"], "simulation setting 'stop' = nan: must be a finite number"),
     (["--rtol", "nan"], "simulation setting 'rtol' = nan: must be a finite number"),
     (["--atol", "-1"], "simulation setting 'atol' = -1.0: must be a finite number > 0"),
