@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -72,6 +72,24 @@ def check_slots(blocks: Iterable[Any], sizes: Mapping[str, Sizes], source: str |
                        f"needs {total} signal and state elements in all, over the limit of "
                        f"{limits.MAX_SIGNALS}: use narrower signals or fewer blocks",
                        block=blk.path, port=port, file=source)
+
+
+def check_code(source: str, line_owner: Sequence[int | None], block_ids: Sequence[str],
+               file: str | None) -> None:
+    """Generated code within MAX_CODE_BYTES, checked before Python compiles it; names the
+    block that writes the most."""
+    if len(source) <= limits.MAX_CODE_BYTES:
+        return
+    written: dict[int, int] = {}
+    for line, owner in zip(source.split("\n"), line_owner):
+        if owner is not None:
+            written[owner] = written.get(owner, 0) + len(line) + 1
+    top = max(written, key=written.__getitem__) if written else None
+    raise CompileError(f"the diagram's generated code would be {limits.size_text(len(source))}"
+                       f" (at most {limits.size_text(limits.MAX_CODE_BYTES)}); this block writes "
+                       f"{limits.size_text(written.get(top, 0))} of it: use smaller matrices or "
+                       f"narrower signals", block=block_ids[top] if top is not None else None,
+                       file=file)
 
 
 def _param_of_size(blk: Any, n: int) -> str:

@@ -154,6 +154,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     try:
         gen = codegen.Generator(flat, layout, order, loops)
         source, line_owner = gen.source()
+        budget.check_code(source, line_owner, [b.path for b in flat.blocks], flat.source)
         functions = gen.compile(source, GENERATED_FILENAME)
     except (ValueError, KeyError, IndexError, TypeError, SyntaxError) as exc:
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc

@@ -26,6 +26,10 @@ MAX_SIGNALS = 100_000
 crossings together (each costs a line of generated code). Also the most elements a
 non-table vector parameter may have, since its length sets a signal's width."""
 
+MAX_CODE_BYTES = 12 * MIB
+"""Characters of generated code; Python's compiler needs about 100 bytes of memory per
+character (a 1000-state StateSpace writes 17 MB of sums: 2 GB and half a minute)."""
+
 MAX_TABLE_ELEMENTS = 1_000_000
 """Elements of one table or matrix parameter (`Param(table=True)`: lookup tables, time
 tables, state-space matrices); blocks keep a few Python floats per element."""
@@ -69,7 +73,7 @@ MIN_RTOL = EPS
 rule, followed by our dopri5) and the compiler says so in a warning."""
 HONOURED_RTOL = 100 * EPS
 
-__all__ = ["MAX_SIGNALS", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES", "MAX_PORTS",
+__all__ = ["MAX_SIGNALS", "MAX_CODE_BYTES", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES", "MAX_PORTS",
            "MAX_NESTING", "MAX_INT", "MAX_RESULT_BYTES", "EVENT_BYTES", "MAX_STEPS",
            "MIN_STEP_ULPS", "MIN_SPAN_ULPS", "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH",
            "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK", "MAX_SECONDS", "GIB", "MIB"]

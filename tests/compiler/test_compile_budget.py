@@ -156,3 +156,18 @@ def test_twenty_arrays_of_1e7_over_four_levels_are_refused_quickly():
                                  "diagram's parameter values to 534 MiB, over the limit of "
                                  "512 MiB")
     assert np.isfinite(limits.MAX_PARAMETER_BYTES)
+
+
+def test_generated_code_over_the_budget_names_the_block_that_writes_most(monkeypatch):
+    n = 40
+    d = diagram([block("c", "Constant"),
+                 block("ss", "StateSpace", A=np.full((n, n), -0.01).tolist(),
+                       B=np.ones((n, 1)).tolist(), C=np.ones((1, n)).tolist()),
+                 block("y", "Output")], [("c.y", "ss.u"), ("ss.y", "y.u")])
+    size = len(compile_diagram(d).code)
+    monkeypatch.setattr(limits, "MAX_CODE_BYTES", size - 1)
+    err = error(d)
+    assert err.block == "ss"
+    assert err.detail.startswith(f"the diagram's generated code would be "
+                                 f"{limits.size_text(size)} (at most ")
+    assert err.detail.endswith("of it: use smaller matrices or narrower signals")
