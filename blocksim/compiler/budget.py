@@ -125,9 +125,10 @@ def check_results(logged_columns: int, time_events: Iterable[tuple[str, Any, Any
         if count > busiest[0]:
             busiest = (count, path)
     if events > limits.MAX_STEPS:
+        total = "" if busiest[0] == events else f", {events:.3g} with the other blocks"
         raise CompileError(f"it makes about {busiest[0]:.3g} time events between {start:g} and "
-                           f"{stop:g} (at most {limits.MAX_STEPS:.0e} in a run): use a longer "
-                           f"period or a shorter run", block=busiest[1], file=source)
+                           f"{stop:g}{total} (at most {limits.MAX_STEPS:.0e} in a run): use a "
+                           f"longer period or a shorter run", block=busiest[1], file=source)
     interval = settings.output_interval or span / 500
     rows = math.floor(span / interval) + 2 + 2 * events
     columns = 1 + logged_columns

@@ -171,3 +171,12 @@ def test_generated_code_over_the_budget_names_the_block_that_writes_most(monkeyp
     assert err.detail.startswith(f"the diagram's generated code would be "
                                  f"{limits.size_text(size)} (at most ")
     assert err.detail.endswith("of it: use smaller matrices or narrower signals")
+
+
+def test_time_events_of_several_blocks_add_up():
+    d = diagram([block("p", "Pulse", period=4e-7), block("q", "Pulse", period=3e-7),
+                 block("y", "Output"), block("z", "Output")], [("p.y", "y.u"), ("q.y", "z.u")])
+    err = error(d, stop=10.0)
+    assert err.block == "q"
+    assert err.detail.startswith("it makes about 6.67e+07 time events between 0 and 10, "
+                                 "1.17e+08 with the other blocks (at most 1e+08 in a run)")
