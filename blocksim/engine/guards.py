@@ -1,0 +1,133 @@
+"""Run guards: the budgets and checks that turn a run which would spin, or would quietly
+produce garbage, into a clear message naming the block and what to change.
+
+- Settings (once per run): tolerances, step sizes and the output interval must be finite
+  and positive, and a run may not need more than MAX_STEPS steps by its settings alone
+  (a fixed step or a maximum step size far below the run's length) nor more than
+  MAX_OUTPUT_VALUES logged values on its output grid.
+- Progress (every WINDOW restarts of the integration, i.e. per event): a run whose events
+  come closer than the event horizon (far below anything the model resolves: time does not
+  advance) fails at once; one whose event rate, sustained over STRIKES windows in a row,
+  projects more than MAX_EVENTS events to the stop time fails early, as does one that
+  passes MAX_EVENTS. No sensible model comes near: the ball has ~300 events, a 1 kHz pulse
+  train over 100 s 200,000.
+- Stiffness on dopri5 (`dopri5.StiffnessTest`, budget STIFF_STEPS) and non-finite logged
+  signals (`NonFinite`) are reported here too.
+
+Each budget can be raised for one process by an environment variable BLOCKSIM_<NAME>
+(e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from blocksim.errors import SimulationError
+from blocksim.model import SimulationSettings
+
+MAX_EVENTS = 1_000_000  # events in one run
+MAX_STEPS = 10_000_000  # steps a run's settings may demand (span / step, span / max_step)
+STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
+MAX_OUTPUT_VALUES = 250_000_000  # output grid rows x logged columns (2 GB of floats)
+WINDOW = 1000  # restarts between two progress checks
+STRIKES = 10  # windows in a row whose event rate projects beyond MAX_EVENTS
+
+
+def budget(name: str, default: int) -> int:
+    """The budget `name` (e.g. "MAX_EVENTS"), or the environment's BLOCKSIM_<name>."""
+    text = os.environ.get(f"BLOCKSIM_{name}")
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if value > 0:
+            return int(min(value, 1e18))
+    return default
+
+
+def check_settings(s: SimulationSettings, fixed: bool, interval: float, columns: int) -> None:
+    """SimulationError (at the start time, no results) for settings no run can honour."""
+    def refuse(message: str) -> SimulationError:
+        return SimulationError(message, s.start if math.isfinite(s.start) else 0.0)
+
+    for name in ("start", "stop"):
+        if not math.isfinite(getattr(s, name)):
+            raise refuse(f"simulation {name} time {getattr(s, name)} is not a finite number")
+    positive = [("rtol", s.rtol), ("atol", s.atol), ("output_interval", interval)]
+    if fixed:
+        positive.append(("step", s.step))
+    for name, value in positive:
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise refuse(f"simulation setting {name} = {value} must be a positive finite number")
+    if not s.max_step > 0:
+        raise refuse(f"simulation setting max_step = {s.max_step} must be positive")
+    span = s.stop - s.start
+    limit = budget("MAX_STEPS", MAX_STEPS)
+    step, name = (s.step, "step") if fixed else (s.max_step, "max_step")
+    if span / step > limit:
+        raise refuse(f"{name} {step:.3g} s on a {span:.6g} s run needs {span / step:.3g} "
+                     f"steps, more than the {limit} a run may take (BLOCKSIM_MAX_STEPS); "
+                     f"use a larger {name} or a shorter run")
+    rows = span / interval
+    values = budget("MAX_OUTPUT_VALUES", MAX_OUTPUT_VALUES)
+    if rows * (columns + 1) > values:
+        raise refuse(f"output interval {interval:.3g} s on a {span:.6g} s run gives "
+                     f"{rows:.3g} output rows of {columns + 1} values, more than the "
+                     f"{values} a run may log (BLOCKSIM_MAX_OUTPUT_VALUES); use a larger "
+                     f"output interval")
+
+
+class ProgressGuard:
+    """Ends a run whose events would never let it reach the stop time (module docstring).
+
+    `check` is called whenever the restarts count reaches `due`: once per WINDOW restarts.
+    """
+
+    def __init__(self, start: float, stop: float, horizon: float):
+        self.stop, self.horizon = stop, horizon
+        self.max_events = budget("MAX_EVENTS", MAX_EVENTS)
+        self.due = WINDOW
+        self.mark_t, self.mark_n = start, 0
+        self.strikes = 0
+
+    def check(self, t: float, restarts: int, events: int) -> str | None:
+        """Why the run cannot go on (None: it can), from the window since the last check."""
+        n, dt = restarts - self.mark_n, t - self.mark_t
+        self.mark_t, self.mark_n, self.due = t, restarts, restarts + WINDOW
+        advice = (f"change the parameters of the block(s) making them (a period, a "
+                  f"hysteresis), shorten the run, or raise the budget of {self.max_events} "
+                  f"events (BLOCKSIM_MAX_EVENTS)")
+        if events > self.max_events:
+            return f"more than {self.max_events} events; {advice}"
+        if n <= 0:
+            return None
+        if not dt > n * self.horizon:
+            return (f"no progress: {n} events within {dt:.3g} s, closer than the time "
+                    f"resolution here ({self.horizon:.2g} s)")
+        projected = events + (self.stop - t) * n / dt
+        self.strikes = self.strikes + 1 if projected > self.max_events else 0
+        if self.strikes >= STRIKES:
+            return (f"events every {dt / n:.3g} s would make about {projected:.2g} events to "
+                    f"the stop time; {advice}")
+        return None
+
+
+def culprits(events: Sequence, count: int = 3) -> list[str]:
+    """The blocks most often in the last WINDOW entries of the event log, most first."""
+    tally = Counter(e.block for e in events[-WINDOW:] if e.block)
+    return [b for b, _ in tally.most_common(count)]
+
+
+def nonfinite_columns(rows: np.ndarray) -> list[tuple[int, int]]:
+    """(column, first row) of each column of `rows` holding a NaN or an infinity."""
+    bad = ~np.isfinite(rows)
+    return [(int(j), int(np.argmax(bad[:, j]))) for j in np.flatnonzero(bad.any(axis=0))]
+
+
+def describe(value: float) -> str:
+    return "NaN" if value != value else "+inf" if value > 0 else "-inf"
