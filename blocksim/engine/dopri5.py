@@ -164,7 +164,9 @@ class Dopri5Stepper(Stepper):
         self.f = np.asarray(fun(self.t, self.x), dtype=float)
         self.evals = 1
         span = self.t_bound - self.t
-        if first_step is not None and first_step > 0:
+        # A first step below the time resolution (the previous segment's last step, cut
+        # short by a time event one ulp ahead) is no guide: start afresh instead.
+        if first_step is not None and first_step >= 10 * math.ulp(self.t):
             self.h = min(first_step, span, max_step)
         else:
             self.h = initial_step(self._counted, self.t, self.x, self.f, span, self.rtol,
@@ -224,8 +226,10 @@ class Dopri5Stepper(Stepper):
             h *= max(MIN_FACTOR, SAFETY * err ** ERROR_EXPONENT) if finite else MIN_FACTOR
             rejected = True
         stiffness = self.stiffness
-        if stiffness is not None and stiffness.due():
-            stiffness.test(t, h, K[5], K[6], xs, x_new)  # xs: the sixth stage's argument
+        if stiffness is not None:
+            stiffness.accepted += 1  # `StiffnessTest.due`, written out (once per step)
+            if stiffness.positive or not stiffness.accepted % STIFF_EVERY:
+                stiffness.test(t, h, K[5], K[6], xs, x_new)  # xs: the sixth stage's argument
         self.t_old, self.x_old = t, x
         self.t, self.x, self.f = t_new, x_new, f_new
         self._abs_x = abs_new

@@ -14,8 +14,8 @@ produce garbage, into a clear message naming the block and what to change.
 - Stiffness on dopri5 (`dopri5.StiffnessTest`, budget STIFF_STEPS) and non-finite logged
   signals (`NonFinite`) are reported here too.
 
-Each budget can be raised for one process by an environment variable BLOCKSIM_<NAME>
-(e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
+Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
+before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
 """
 from __future__ import annotations
 
@@ -33,13 +33,19 @@ MAX_EVENTS = 1_000_000  # events in one run
 MAX_STEPS = 10_000_000  # steps a run's settings may demand (span / step, span / max_step)
 STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
 MAX_OUTPUT_VALUES = 250_000_000  # output grid rows x logged columns (2 GB of floats)
-WINDOW = 1000  # restarts between two progress checks
-STRIKES = 10  # windows in a row whose event rate projects beyond MAX_EVENTS
+WINDOW = 500  # restarts between two progress checks
+STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 
 
-def budget(name: str, default: int) -> int:
-    """The budget `name` (e.g. "MAX_EVENTS"), or the environment's BLOCKSIM_<name>."""
-    text = os.environ.get(f"BLOCKSIM_{name}")
+# The environment's overrides, read once (a run should not pay for reading it).
+_OVERRIDES = {key[len("BLOCKSIM_"):]: value for key, value in os.environ.items()
+              if key.startswith("BLOCKSIM_MAX_") or key == "BLOCKSIM_STIFF_STEPS"}
+
+
+def budget(name: str) -> int:
+    """The budget `name` of this module (e.g. "MAX_EVENTS"), or the value of the
+    environment variable BLOCKSIM_<name> when it is a positive number."""
+    text = _OVERRIDES.get(name)
     if text:
         try:
             value = float(text)
@@ -47,39 +53,55 @@ def budget(name: str, default: int) -> int:
             value = math.nan
         if value > 0:
             return int(min(value, 1e18))
-    return default
+    return globals()[name]
 
 
 def check_settings(s: SimulationSettings, fixed: bool, interval: float, columns: int) -> None:
     """SimulationError (at the start time, no results) for settings no run can honour."""
-    def refuse(message: str) -> SimulationError:
-        return SimulationError(message, s.start if math.isfinite(s.start) else 0.0)
-
-    for name in ("start", "stop"):
-        if not math.isfinite(getattr(s, name)):
-            raise refuse(f"simulation {name} time {getattr(s, name)} is not a finite number")
-    positive = [("rtol", s.rtol), ("atol", s.atol), ("output_interval", interval)]
-    if fixed:
-        positive.append(("step", s.step))
-    for name, value in positive:
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-            raise refuse(f"simulation setting {name} = {value} must be a positive finite number")
-    if not s.max_step > 0:
-        raise refuse(f"simulation setting max_step = {s.max_step} must be positive")
+    inf = math.inf
+    step = s.step if fixed else s.max_step
+    try:
+        valid = (-inf < s.start < inf and -inf < s.stop < inf and 0 < s.rtol < inf
+                 and 0 < s.atol < inf and 0 < interval < inf and s.max_step > 0
+                 and (not fixed or 0 < step < inf))
+    except TypeError:  # not a number at all
+        valid = False
+    if not valid:
+        raise _refused(s, fixed, interval)
     span = s.stop - s.start
-    limit = budget("MAX_STEPS", MAX_STEPS)
-    step, name = (s.step, "step") if fixed else (s.max_step, "max_step")
+    limit = budget("MAX_STEPS")
+    name = "step" if fixed else "max_step"
     if span / step > limit:
-        raise refuse(f"{name} {step:.3g} s on a {span:.6g} s run needs {span / step:.3g} "
-                     f"steps, more than the {limit} a run may take (BLOCKSIM_MAX_STEPS); "
-                     f"use a larger {name} or a shorter run")
+        raise _refuse(s, f"{name} {step:.3g} s on a {span:.6g} s run needs {span / step:.3g} "
+                      f"steps, more than the {limit} a run may take (BLOCKSIM_MAX_STEPS); "
+                      f"use a larger {name} or a shorter run")
     rows = span / interval
-    values = budget("MAX_OUTPUT_VALUES", MAX_OUTPUT_VALUES)
+    values = budget("MAX_OUTPUT_VALUES")
     if rows * (columns + 1) > values:
-        raise refuse(f"output interval {interval:.3g} s on a {span:.6g} s run gives "
-                     f"{rows:.3g} output rows of {columns + 1} values, more than the "
-                     f"{values} a run may log (BLOCKSIM_MAX_OUTPUT_VALUES); use a larger "
-                     f"output interval")
+        raise _refuse(s, f"output interval {interval:.3g} s on a {span:.6g} s run gives "
+                      f"{rows:.3g} output rows of {columns + 1} values, more than the "
+                      f"{values} a run may log (BLOCKSIM_MAX_OUTPUT_VALUES); use a larger "
+                      f"output interval")
+
+
+def _refuse(s: SimulationSettings, message: str) -> SimulationError:
+    start = s.start if isinstance(s.start, (int, float)) and math.isfinite(s.start) else 0.0
+    return SimulationError(message, start)
+
+
+def _refused(s: SimulationSettings, fixed: bool, interval: float) -> SimulationError:
+    """The error for the first setting that is not a finite positive number."""
+    for name in ("start", "stop"):
+        if not (isinstance(getattr(s, name), (int, float)) and math.isfinite(getattr(s, name))):
+            return _refuse(s, f"simulation {name} time {getattr(s, name)} is not a finite number")
+    checks = [("rtol", s.rtol), ("atol", s.atol), ("output_interval", interval)]
+    checks += [("step", s.step)] if fixed else [("max_step", s.max_step)]
+    for name, value in checks:
+        if not (isinstance(value, (int, float)) and 0 < value < math.inf) and not (
+                name == "max_step" and value == math.inf):
+            return _refuse(s, f"simulation setting {name} = {value} must be a positive "
+                           f"finite number")
+    return _refuse(s, "the simulation settings are not valid")
 
 
 class ProgressGuard:
@@ -90,7 +112,7 @@ class ProgressGuard:
 
     def __init__(self, start: float, stop: float, horizon: float):
         self.stop, self.horizon = stop, horizon
-        self.max_events = budget("MAX_EVENTS", MAX_EVENTS)
+        self.max_events = budget("MAX_EVENTS")
         self.due = WINDOW
         self.mark_t, self.mark_n = start, 0
         self.strikes = 0

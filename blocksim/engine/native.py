@@ -202,7 +202,7 @@ class NativeLoop:
             fpar[nt.F_BAD_T] = math.nan
             probe = (st.t, self.x_bad.copy())  # names the block below
         if rows:
-            total = float(np.sum(self.out_y[:rows]))
+            total = float(self.out_y[:rows].sum())
             if total - total != 0.0:  # a NaN or an infinity logged: report it
                 sim._check_rows(self.out_t[:rows], self.out_y[:rows], probe)
         stats = sim.stats

@@ -86,12 +86,8 @@ def _coefficients(columns, h, x, x_new, K, rc):
 
 @njit(cache=True, nogil=True)
 def _stiff(ipar, fpar, h, t, t_stop, budget, K, y6, y7):
-    """`dopri5.StiffnessTest` for the step from t of size h, just accepted (counted here):
-    True if the system is stiff and (t_stop - t) / h exceeds the budget."""
-    accepted = ipar[I_ACCEPTED] + 1
-    ipar[I_ACCEPTED] = accepted
-    if ipar[I_STIFF_POS] == 0 and accepted % _STIFF_EVERY != 0:
-        return False
+    """`dopri5.StiffnessTest.test` on the step from t of size h, just accepted, when a test
+    is due: True if the system is stiff and (t_stop - t) / h exceeds the budget."""
     num = den = 0.0
     for j in range(y7.size):
         dk, dy = K[6, j] - K[5, j], y7[j] - y6[j]
@@ -150,6 +146,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     horizon, zeno_span = fpar[F_HORIZON], fpar[F_ZENO_SPAN]
     bound_is_event = fpar[F_TIME_EVENT] != 0.0
     stiff_on = ipar[I_STIFF_ON] != 0
+    accepted = ipar[I_ACCEPTED]  # accepted steps of the run (stiffness tests are due by it)
     t_stop, stiff_budget = fpar[F_STOP], fpar[F_STIFF_BUDGET]
     k_grid, n_grid, max_steps = ipar[I_GRID], ipar[I_N_GRID], ipar[I_MAX_STEPS]
     S = np.empty(max(ipar[I_SIGNALS], 1))  # the signals: scratch space of model functions
@@ -176,7 +173,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     span = t_bound - t
     if ipar[I_RESUME] == 1:
         h = fpar[F_NEXT_STEP]
-    elif fpar[F_STEP] > 0.0:
+    elif fpar[F_STEP] >= 10.0 * ulp(t):  # as `Dopri5Stepper`: a step below that is no guide
         h = min(fpar[F_STEP], span, max_step)
     else:
         h = _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd, S)
@@ -244,7 +241,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 status = NONFINITE
         if status != BOUND:
             break
-        if stiff_on and _stiff(ipar, fpar, h, t, t_stop, stiff_budget, K, xs, x_new):
+        accepted += 1
+        if stiff_on and (accepted % _STIFF_EVERY == 0 or ipar[I_STIFF_POS] > 0) and _stiff(
+                ipar, fpar, h, t, t_stop, stiff_budget, K, xs, x_new):
             status = STIFF
             fpar[F_STEP] = h
             break
@@ -395,6 +394,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     ipar[I_LOG] = nlog
     ipar[I_EVENTS] = n_events
     ipar[I_RESTARTS] = restarts
+    ipar[I_ACCEPTED] = accepted
 
 
 with warnings.catch_warnings():

@@ -155,8 +155,8 @@ class Simulator:
         self.interval = interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
         self.guard = guards.ProgressGuard(s.start, s.stop, self.horizon)
-        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS", guards.STIFF_STEPS),
-                                        self._warn_stiff) if s.solver == "dopri5" else None)
+        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"), self._warn_stiff)
+                          if s.solver == "dopri5" else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
@@ -350,9 +350,9 @@ class Simulator:
     def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
         stopped = False
-        bad = np.flatnonzero(~np.isfinite(st.x))
-        if len(bad):
-            i = int(bad[0])
+        total = float(st.x.sum())
+        if total - total != 0.0 and not np.isfinite(st.x).all():
+            i = int(np.flatnonzero(~np.isfinite(st.x))[0])
             raise self._fail(f"initial state {st.x[i]} is not finite", st.t,
                              model.block_ids[model.state_owner[i]])
         # The start is settled here, or else in the compiled loop's first call: a run is
@@ -435,7 +435,7 @@ class Simulator:
         """Rows of logged signals into the results, checked for NaN and infinities;
         `probe` is a (t, x) where the model may be re-evaluated to name the block."""
         self.recorder.add_rows(times, rows)
-        total = float(np.sum(rows))
+        total = float(rows.sum())
         if total - total != 0.0:
             self._check_rows(np.asarray(times, dtype=float),
                              np.asarray(rows, dtype=float).reshape(len(times), -1), probe)
