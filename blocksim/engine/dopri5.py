@@ -140,7 +140,8 @@ class StiffnessTest:
         budget (t: the start of the step of size h)."""
         left = (self.stop - t) / h if h > 0.0 else math.inf
         if left > self.budget:
-            raise Stiff(f"the system is stiff: from t = {self.detected:.6g} dopri5 needs "
+            since = self.detected if self.detected is not None else t
+            raise Stiff(f"the system is stiff: from t = {since:.6g} dopri5 needs "
                         f"steps of about {h:.3g} s for stability alone (h*lambda > "
                         f"{STIFF_LIMIT}), some {left:.2g} more to the stop time, beyond the "
                         f"budget of {self.budget:.0f}; use solver radau or bdf",
