@@ -70,6 +70,8 @@ def initial_step(fun: Rhs, t0: float, x0: np.ndarray, f0: np.ndarray, span: floa
         return max(span, 0.0)
     scale = atol + np.abs(x0) * rtol
     d0, d1 = rms(x0 / scale), rms(f0 / scale)
+    if not (math.isfinite(d0) and math.isfinite(d1)):
+        return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, span)
     f1 = np.asarray(fun(t0 + h0, x0 + h0 * f0), dtype=float)

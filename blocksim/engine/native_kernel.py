@@ -54,6 +54,8 @@ def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1,
         d0 += (x0[j] / sc) ** 2
         d1 += (f0[j] / sc) ** 2
     d0, d1 = math.sqrt(d0 / n), math.sqrt(d1 / n)
+    if not (math.isfinite(d0) and math.isfinite(d1)):
+        return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, span)
     for j in range(n):

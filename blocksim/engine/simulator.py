@@ -456,7 +456,7 @@ class Simulator:
         t_probe, x_probe = probe if probe is not None else (st.t, st.x)
         origin = self._nonfinite_origin(t_probe, x_probe, st)
         for t, name, value in sorted(found):
-            message = f"block '{name}' logs {guards.describe(value)} from t = {t:.17g}"
+            message = f"block '{name}' logs {guards.describe(value)} from t = {t!r}"
             if origin and origin != name:
                 message += f"; the first block with a non-finite output is '{origin}'"
             if self.strict:
