@@ -11,8 +11,7 @@ produce garbage, into a clear message naming the block and what to change.
   projects more than MAX_EVENTS events to the stop time fails early, as does one that
   passes MAX_EVENTS. No sensible model comes near: the ball has ~300 events, a 1 kHz pulse
   train over 100 s 200,000.
-- Stiffness on dopri5 (`dopri5.StiffnessTest`, budget STIFF_STEPS) and non-finite logged
-  signals (`NonFinite`) are reported here too.
+- Stiffness on dopri5: the budget STIFF_STEPS of `dopri5.StiffnessTest`.
 
 Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
 before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
@@ -24,8 +23,7 @@ import os
 from collections import Counter
 from typing import Sequence
 
-import numpy as np
-
+from blocksim.compiler.compiled import CompiledModel
 from blocksim.errors import SimulationError
 from blocksim.model import SimulationSettings
 
@@ -139,17 +137,26 @@ class ProgressGuard:
         return None
 
 
-def culprits(events: Sequence, count: int = 3) -> list[str]:
-    """The blocks most often in the last WINDOW entries of the event log, most first."""
+def with_culprits(reason: str, events: Sequence, model: CompiledModel
+                  ) -> tuple[str, str | None]:
+    """(message, block) for a run ended by `ProgressGuard`: the reason, and the blocks most
+    often in the last WINDOW entries of the event log (most first)."""
     tally = Counter(e.block for e in events[-WINDOW:] if e.block)
-    return [b for b, _ in tally.most_common(count)]
+    ids = [b for b, _ in tally.most_common(3)]
+    if not ids:
+        return reason, None
+    types = dict(zip(model.block_ids, model.block_types))
+    names = ", ".join(f"'{b}' ({types.get(b, '?')})" for b in ids)
+    return f"{reason}; events from {names}", ids[0]
 
 
-def nonfinite_columns(rows: np.ndarray) -> list[tuple[int, int]]:
-    """(column, first row) of each column of `rows` holding a NaN or an infinity."""
-    bad = ~np.isfinite(rows)
-    return [(int(j), int(np.argmax(bad[:, j]))) for j in np.flatnonzero(bad.any(axis=0))]
-
-
-def describe(value: float) -> str:
-    return "NaN" if value != value else "+inf" if value > 0 else "-inf"
+def stuck_time_event(model: CompiledModel, t: float) -> tuple[str, str | None]:
+    """(message, block) for a time event that does not come after t: its events are closer
+    than the time resolution there (or its next time is not a number)."""
+    for src in model.time_events:
+        t_next = src.next_after(t)
+        if not t_next > t:
+            return (f"the next time event, {t_next!r}, does not come after t = {t!r}: its "
+                    f"events are closer than the time resolution here ({math.ulp(t):.2g} s); "
+                    f"change its timing", model.block_ids[src.block])
+    return "time events do not advance", None

@@ -14,13 +14,12 @@ compiled loop hands back, and it is the reference for what the compiled code doe
 
 A run that cannot end well ends early with a SimulationError carrying the results so far:
 settings no run can honour, events that stop time from advancing or that would exceed the
-event budget, a stiff system on dopri5 with too many steps ahead (`guards.py`). What it
-can survive it reports once as a warning (logger "blocksim.engine", and `Results.warnings`):
-a stiff system on dopri5, a logged signal that becomes NaN or infinite (an error with
-`strict=True`, naming the block that logs it and the first block whose output is not
-finite). numpy's floating-point warnings are silenced for the run: each such case is
-reported by one of these checks instead, naming the block. Ctrl-C raises
-SimulationInterrupted with the results so far.
+event budget, a stiff system on dopri5 with too many steps ahead (`guards.py`). What a run
+survives is reported once as a warning (logger "blocksim.engine" and `Results.warnings`):
+a stiff system on dopri5, a logged signal that becomes NaN or infinite (`nonfinite.py`; an
+error with `strict=True`). numpy's floating-point warnings are silenced during a run: these
+checks report such values instead, naming the block. Ctrl-C raises SimulationInterrupted
+with the results so far (status "interrupted").
 """
 from __future__ import annotations
 
@@ -34,7 +33,7 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.engine import derived, events as ev_mod, guards
+from blocksim.engine import derived, events as ev_mod, guards, nonfinite
 from blocksim.engine.dopri5 import StiffnessTest
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event, Recorder, Results
@@ -127,8 +126,8 @@ class Simulator:
         self.should_stop = should_stop
         self.strict = strict
         self.warnings: list[str] = []
-        self._reported: set[str] = set()  # logged signals reported as not finite
-        self._columns = [sig.name for sig in model.logged for _ in sig.indices]
+        self._logged_check = nonfinite.LoggedCheck([sig.name for sig in model.logged
+                                                    for _ in sig.indices])
         self._started = clock.perf_counter()
         self._state: RunState | None = None
         self._next_poll = -math.inf
@@ -396,26 +395,13 @@ class Simulator:
     def _check_progress(self, t: float) -> None:
         """End the run if its events keep it from reaching the stop time (`guards`)."""
         reason = self.guard.check(t, self.stats["restarts"], self.stats["events"])
-        if reason is None:
-            return
-        ids = guards.culprits(self.recorder.events)
-        types = dict(zip(self.model.block_ids, self.model.block_types))
-        names = ", ".join(f"'{b}' ({types.get(b, '?')})" for b in ids)
-        raise self._fail(f"{reason}; events from {names}" if names else reason, t,
-                         ids[0] if ids else None)
+        if reason is not None:
+            message, block = guards.with_culprits(reason, self.recorder.events, self.model)
+            raise self._fail(message, t, block)
 
     def _stuck_time_event(self, t: float) -> SimulationError:
-        """The error for a time event that does not come after t: its events are closer
-        than the time resolution there (or its next time is not a number)."""
-        model = self.model
-        for src in model.time_events:
-            t_next = src.next_after(t)
-            if not t_next > t:
-                block = model.block_ids[src.block]
-                return self._fail(f"the next time event, {t_next!r}, does not come after "
-                                  f"t = {t!r}: its events are closer than the time resolution "
-                                  f"here ({math.ulp(t):.2g} s); change its timing", t, block)
-        return self._fail("time events do not advance", t)
+        message, block = guards.stuck_time_event(self.model, t)
+        return self._fail(message, t, block)
 
     def _segment(self, st: RunState, t_bound: float, t_time: float,
                  first_step: float | None, k_grid: int, n_grid: int) -> Segment:
@@ -444,35 +430,17 @@ class Simulator:
                     probe: tuple[float, np.ndarray] | None) -> None:
         """Report each logged signal the first time it holds a NaN or an infinity: a
         warning, or with `strict` a failure (the rows are already in the results)."""
-        found = []
-        for j, i in guards.nonfinite_columns(rows):
-            name = self._columns[j]
-            if name not in self._reported:
-                self._reported.add(name)
-                found.append((float(times[i]), name, float(rows[i, j])))
+        found = self._logged_check.new(times, rows)
         if not found:
             return
         st = self._state
         t_probe, x_probe = probe if probe is not None else (st.t, st.x)
-        origin = self._nonfinite_origin(t_probe, x_probe, st)
-        for t, name, value in sorted(found):
-            message = f"block '{name}' logs {guards.describe(value)} from t = {t!r}"
-            if origin and origin != name:
-                message += f"; the first block with a non-finite output is '{origin}'"
+        source = nonfinite.origin(self.model, self._outputs, t_probe, x_probe, st.m, st.z)
+        for t, name, value in found:
+            message = self._logged_check.message(t, name, value, source)
             if self.strict:
-                raise self._fail(message, t, origin or name)
+                raise self._fail(message, t, source or name)
             self._warn(message)
-
-    def _nonfinite_origin(self, t: float, x: np.ndarray, st: RunState) -> str | None:
-        """The first block, in the order outputs are computed, whose output at (t, x) is
-        NaN or infinite (or whose formula fails there)."""
-        model = self.model
-        try:
-            y = np.array(self._outputs(t, x, st.m, st.z), dtype=float)
-        except (ArithmeticError, ValueError) as exc:
-            return model.block_of_exception(exc)
-        bad = {model.block_of_signal(int(i)) for i in np.flatnonzero(~np.isfinite(y))}
-        return next((b for b in derived.output_order(model) if b in bad), min(bad, default=None))
 
     def _observed(self, t: float, x: np.ndarray, st: RunState) -> list[float]:
         """The logged signals at (t, x); a formula that fails there raises from `outputs`,
@@ -486,7 +454,7 @@ class Simulator:
     def _nonfinite_block(self, st: RunState, stepper) -> str | None:
         """The first block whose output or derivative is not finite at the last good state."""
         model = self.model
-        block = self._nonfinite_origin(stepper.t, stepper.x, st)
+        block = nonfinite.origin(model, self._outputs, stepper.t, stepper.x, st.m, st.z)
         if block is not None:
             return block
         try:
