@@ -187,7 +187,6 @@ class NativeLoop:
         rows = counts[nt.I_ROWS]
         if rows:
             sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
-        probe = None
         entries = counts[nt.I_LOG]
         if entries:
             ids, kinds, events = sim.model.block_ids, self.c.kinds, sim.recorder.events
@@ -200,11 +199,9 @@ class NativeLoop:
             st.t = float(fpar[nt.F_BAD_T])
             sim._observed(st.t, self.x_bad, st)
             fpar[nt.F_BAD_T] = math.nan
-            probe = (st.t, self.x_bad.copy())  # names the block below
-        if rows:
-            total = float(self.out_y[:rows].sum())
-            if total - total != 0.0:  # a NaN or an infinity logged: report it
-                sim._check_rows(self.out_t[:rows], self.out_y[:rows], probe)
+            # Not a domain error: a NaN or an infinity (an overflow) to report. The loop
+            # flags the first such grid row of a call; the check reads all of them.
+            sim._check_rows(self.out_t[:rows], self.out_y[:rows], (st.t, self.x_bad.copy()))
         stats = sim.stats
         stats["steps"] += counts[nt.I_STEPS]
         stats["events"] += counts[nt.I_EVENTS]

@@ -8,7 +8,7 @@ in the order outputs are computed, whose output is not finite there.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
@@ -41,16 +41,17 @@ def origin(model: CompiledModel, outputs: Callable, t: float, x: np.ndarray, m: 
 class LoggedCheck:
     """The logged signals already reported, and the messages for new ones."""
 
-    def __init__(self, columns: Sequence[str]):
-        self.columns = list(columns)  # the logging block of each recorder column
+    def __init__(self, model: CompiledModel):
+        self.model = model
         self.reported: set[str] = set()
 
     def new(self, times: np.ndarray, rows: np.ndarray) -> list[tuple[float, str, float]]:
         """(first time, logging block, value) of each signal in `rows` that is not finite
         there and was not reported before (now it is), earliest first."""
+        columns = [sig.name for sig in self.model.logged for _ in sig.indices]
         found = []
         for j, i in first_bad(rows):
-            name = self.columns[j]
+            name = columns[j]
             if name not in self.reported:
                 self.reported.add(name)
                 found.append((float(times[i]), name, float(rows[i, j])))

@@ -147,8 +147,9 @@ class Recorder:
     def results(self, status: str = "finished", message: str = "",
                 stats: dict[str, Any] | None = None, warnings: Sequence[str] = ()) -> Results:
         self._flush()
-        parts = min(len(self._t_parts), len(self._y_parts))  # complete blocks only (Ctrl-C)
-        del self._t_parts[parts:], self._y_parts[parts:]
+        if len(self._t_parts) != len(self._y_parts):  # complete blocks only (Ctrl-C)
+            parts = min(len(self._t_parts), len(self._y_parts))
+            del self._t_parts[parts:], self._y_parts[parts:]
         if len(self._t_parts) > 1:  # one block from then on: later calls cost nothing
             self._t_parts = [np.concatenate(self._t_parts)]
             self._y_parts = [np.concatenate(self._y_parts)]

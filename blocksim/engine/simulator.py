@@ -27,6 +27,7 @@ import logging
 import math
 import sys
 import time as clock
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -100,6 +101,18 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
     return native.NativeLoop.for_model(model, sim)
 
 
+def _weakly(sim: "Simulator") -> Callable[[], None]:
+    """`sim._warn_stiff` through a weak reference: a Simulator must not be kept alive by a
+    reference cycle (its buffers would wait for the cyclic garbage collector)."""
+    ref = weakref.ref(sim)
+
+    def call() -> None:
+        alive = ref()
+        if alive is not None:
+            alive._warn_stiff()
+    return call
+
+
 class Simulator:
     """Runs one compiled model with one set of settings; `run()` returns Results."""
 
@@ -126,8 +139,7 @@ class Simulator:
         self.should_stop = should_stop
         self.strict = strict
         self.warnings: list[str] = []
-        self._logged_check = nonfinite.LoggedCheck([sig.name for sig in model.logged
-                                                    for _ in sig.indices])
+        self._logged_check = nonfinite.LoggedCheck(model)
         self._started = clock.perf_counter()
         self._state: RunState | None = None
         self._next_poll = -math.inf
@@ -154,7 +166,8 @@ class Simulator:
         self.interval = interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
         self.guard = guards.ProgressGuard(s.start, s.stop, self.horizon)
-        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"), self._warn_stiff)
+        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
+                                        _weakly(self))
                           if s.solver == "dopri5" else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
@@ -349,11 +362,12 @@ class Simulator:
     def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
         stopped = False
-        total = float(st.x.sum())
-        if total - total != 0.0 and not np.isfinite(st.x).all():
-            i = int(np.flatnonzero(~np.isfinite(st.x))[0])
-            raise self._fail(f"initial state {st.x[i]} is not finite", st.t,
-                             model.block_ids[model.state_owner[i]])
+        if model.derived.get("finite_x0") is not model.x0:  # checked once per model
+            if not np.isfinite(model.x0).all():
+                i = int(np.flatnonzero(~np.isfinite(model.x0))[0])
+                raise self._fail(f"initial state {model.x0[i]} is not finite", st.t,
+                                 model.block_ids[model.state_owner[i]])
+            model.derived["finite_x0"] = model.x0
         # The start is settled here, or else in the compiled loop's first call: a run is
         # only interrupted after it, so even a stopped run has its start rows.
         start_pending = self.native is not None and self.native.handles_start
