@@ -2,9 +2,11 @@
 produce garbage, into a clear message naming the block and what to change.
 
 - Settings (once per run): tolerances, step sizes and the output interval must be finite
-  and positive, and a run may not need more than MAX_STEPS steps by its settings alone
-  (a fixed step or a maximum step size far below the run's length) nor more than
-  MAX_OUTPUT_VALUES logged values on its output grid.
+  and positive, a fixed step and the output interval above the time resolution (a few
+  ulps of the run's times), and a run may not need more than MAX_STEPS steps by its
+  settings alone (a fixed step or a maximum step size far below the run's length). How
+  many output rows a run may log is the compiler's budget, not the engine's: a run that
+  is stopped early needs only the rows it reached.
 - Progress (every WINDOW restarts of the integration, i.e. per event): a run whose events
   come closer than the event horizon (far below anything the model resolves: time does not
   advance) fails at once; one whose event rate, sustained over STRIKES windows in a row,
@@ -30,7 +32,7 @@ from blocksim.model import SimulationSettings
 MAX_EVENTS = 1_000_000  # events in one run
 MAX_STEPS = 10_000_000  # steps a run's settings may demand (span / step, span / max_step)
 STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
-MAX_OUTPUT_VALUES = 250_000_000  # output grid rows x logged columns (2 GB of floats)
+RESOLUTION_ULPS = 4  # a fixed step or output interval below this many ulps of t is refused
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 
@@ -54,7 +56,7 @@ def budget(name: str) -> int:
     return globals()[name]
 
 
-def check_settings(s: SimulationSettings, fixed: bool, interval: float, columns: int) -> None:
+def check_settings(s: SimulationSettings, fixed: bool, interval: float) -> None:
     """SimulationError (at the start time, no results) for settings no run can honour."""
     inf = math.inf
     step = s.step if fixed else s.max_step
@@ -69,17 +71,16 @@ def check_settings(s: SimulationSettings, fixed: bool, interval: float, columns:
     span = s.stop - s.start
     limit = budget("MAX_STEPS")
     name = "step" if fixed else "max_step"
+    resolution = RESOLUTION_ULPS * math.ulp(max(abs(s.start), abs(s.stop)))
+    for what, value in (("output interval", interval), ("step", step if fixed else inf)):
+        if value < resolution:
+            raise _refuse(s, f"{what} {value:.3g} s is below the time resolution of this run "
+                          f"({resolution:.2g} s at t = {max(abs(s.start), abs(s.stop)):g}); "
+                          f"use a larger {what}")
     if span / step > limit:
         raise _refuse(s, f"{name} {step:.3g} s on a {span:.6g} s run needs {span / step:.3g} "
                       f"steps, more than the {limit} a run may take (BLOCKSIM_MAX_STEPS); "
                       f"use a larger {name} or a shorter run")
-    rows = span / interval
-    values = budget("MAX_OUTPUT_VALUES")
-    if rows * (columns + 1) > values:
-        raise _refuse(s, f"output interval {interval:.3g} s on a {span:.6g} s run gives "
-                      f"{rows:.3g} output rows of {columns + 1} values, more than the "
-                      f"{values} a run may log (BLOCKSIM_MAX_OUTPUT_VALUES); use a larger "
-                      f"output interval")
 
 
 def _refuse(s: SimulationSettings, message: str) -> SimulationError:

@@ -49,6 +49,7 @@ YIELD_WORK = 2_000_000  # ... fewer for large models: about this many values com
 YIELD_UNWATCHED = 25  # with no progress or should_stop: this many times further apart
 EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of the loop
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
+BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,13 @@ class NativeLoop:
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
-        """The loop for this model, or None (with a warning) if it must run in Python."""
+        """The loop for this model, or None (with a notice) if it must run in Python."""
+        s = sim.settings
+        rows = (s.stop - s.start) / sim.interval
+        if rows * (sim.recorder.width + 1) > BUFFER_VALUES:
+            notice(f"backend numba: an output grid of {rows:.3g} rows is more than its buffers "
+                   f"hold; {model.source} runs in Python")
+            return None
         compiled = model.derived.get("native", False)
         if compiled is False:
             compiled = model.derived["native"] = _compile(model)

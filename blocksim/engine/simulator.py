@@ -134,7 +134,7 @@ class Simulator:
         self.recorder = Recorder([sig.name for sig in model.logged],
                                  [sig.indices for sig in model.logged])
         interval = s.output_interval or (s.stop - s.start) / 500
-        guards.check_settings(s, s.solver in FIXED, interval, self.recorder.width)
+        guards.check_settings(s, s.solver in FIXED, interval)
         self.progress = progress
         self.should_stop = should_stop
         self.strict = strict

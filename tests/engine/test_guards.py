@@ -63,8 +63,9 @@ def pulse(period, state=False):
     (dict(atol=math.nan), "atol = nan"),
     (dict(max_step=math.nan), "max_step = nan"),
     (dict(max_step=1e-8, stop=10.0), "max_step 1e-08 s"),
-    (dict(output_interval=1e-20), "output interval 1e-20 s"),
-    (dict(solver="euler", step=1e-20), "step 1e-20 s"),
+    (dict(output_interval=1e-20), "output interval 1e-20 s is below the time resolution"),
+    (dict(solver="euler", step=1e-20), "step 1e-20 s is below the time resolution"),
+    (dict(solver="rk4", step=1e-9, stop=10.0), "step 1e-09 s on a 10 s run needs 1e+10"),
     (dict(stop=math.inf), "stop time inf"),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)

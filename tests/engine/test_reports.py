@@ -187,3 +187,14 @@ def test_the_kernel_cache_is_found_where_numba_keeps_it(tmp_path, monkeypatch):
     assert not native_cache.kernels_cached(tmp_path / "none")
     (elsewhere / "engine" / "native_kernel._segment-170.py311.nbi").write_bytes(b"")
     assert native_cache.kernels_cached(tmp_path / "none")
+
+
+@needs_numba
+def test_numba_runs_python_when_the_output_grid_exceeds_its_buffers(notice_log):
+    # 1e9 output rows: the Python path records them as they come (a run stopped early
+    # needs only those), the compiled loop would allocate them all at once.
+    r = blocksim.simulate(lag(), backend="numba", stop_time=1e7, output_interval=0.01,
+                          should_stop=lambda: True)
+    assert r.status == "stopped" and r.time[0] == 0.0
+    (message,) = notice_log()
+    assert "1e+09 rows" in message and "runs in Python" in message
