@@ -15,6 +15,7 @@ FORMAT_NAME = "blocksim"
 FORMAT_VERSION = 1
 
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
+BACKENDS = ("python", "numba")
 
 
 @dataclass

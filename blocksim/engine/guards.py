@@ -1,12 +1,9 @@
 """Run guards: the budgets and checks that turn a run which would spin, or would quietly
 produce garbage, into a clear message naming the block and what to change.
 
-- Settings (once per run): tolerances, step sizes and the output interval must be finite
-  and positive, a fixed step and the output interval above the time resolution (a few
-  ulps of the run's times), and a run may not need more than MAX_STEPS steps by its
-  settings alone (a fixed step or a maximum step size far below the run's length). How
-  many output rows a run may log is the compiler's budget, not the engine's: a run that
-  is stopped early needs only the rows it reached.
+- Settings are the compiler's to check (`blocksim.compiler.check_run`, which `Simulator`
+  calls for settings given to it directly): finite, positive, above the time resolution,
+  within the step and memory budgets.
 - Progress (every WINDOW restarts of the integration, i.e. per event): a run whose events
   come closer than the event horizon (far below anything the model resolves: time does not
   advance) fails at once; one whose event rate, sustained over STRIKES windows in a row,
@@ -26,13 +23,9 @@ from collections import Counter
 from typing import Sequence
 
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.errors import SimulationError
-from blocksim.model import SimulationSettings
 
 MAX_EVENTS = 1_000_000  # events in one run
-MAX_STEPS = 10_000_000  # steps a run's settings may demand (span / step, span / max_step)
 STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
-RESOLUTION_ULPS = 4  # a fixed step or output interval below this many ulps of t is refused
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 
@@ -54,53 +47,6 @@ def budget(name: str) -> int:
         if value > 0:
             return int(min(value, 1e18))
     return globals()[name]
-
-
-def check_settings(s: SimulationSettings, fixed: bool, interval: float) -> None:
-    """SimulationError (at the start time, no results) for settings no run can honour."""
-    inf = math.inf
-    step = s.step if fixed else s.max_step
-    try:
-        valid = (-inf < s.start < inf and -inf < s.stop < inf and 0 < s.rtol < inf
-                 and 0 < s.atol < inf and 0 < interval < inf and s.max_step > 0
-                 and (not fixed or 0 < step < inf))
-    except TypeError:  # not a number at all
-        valid = False
-    if not valid:
-        raise _refused(s, fixed, interval)
-    span = s.stop - s.start
-    limit = budget("MAX_STEPS")
-    name = "step" if fixed else "max_step"
-    resolution = RESOLUTION_ULPS * math.ulp(max(abs(s.start), abs(s.stop)))
-    for what, value in (("output interval", interval), ("step", step if fixed else inf)):
-        if value < resolution:
-            raise _refuse(s, f"{what} {value:.3g} s is below the time resolution of this run "
-                          f"({resolution:.2g} s at t = {max(abs(s.start), abs(s.stop)):g}); "
-                          f"use a larger {what}")
-    if span / step > limit:
-        raise _refuse(s, f"{name} {step:.3g} s on a {span:.6g} s run needs {span / step:.3g} "
-                      f"steps, more than the {limit} a run may take (BLOCKSIM_MAX_STEPS); "
-                      f"use a larger {name} or a shorter run")
-
-
-def _refuse(s: SimulationSettings, message: str) -> SimulationError:
-    start = s.start if isinstance(s.start, (int, float)) and math.isfinite(s.start) else 0.0
-    return SimulationError(message, start)
-
-
-def _refused(s: SimulationSettings, fixed: bool, interval: float) -> SimulationError:
-    """The error for the first setting that is not a finite positive number."""
-    for name in ("start", "stop"):
-        if not (isinstance(getattr(s, name), (int, float)) and math.isfinite(getattr(s, name))):
-            return _refuse(s, f"simulation {name} time {getattr(s, name)} is not a finite number")
-    checks = [("rtol", s.rtol), ("atol", s.atol), ("output_interval", interval)]
-    checks += [("step", s.step)] if fixed else [("max_step", s.max_step)]
-    for name, value in checks:
-        if not (isinstance(value, (int, float)) and 0 < value < math.inf) and not (
-                name == "max_step" and value == math.inf):
-            return _refuse(s, f"simulation setting {name} = {value} must be a positive "
-                           f"finite number")
-    return _refuse(s, "the simulation settings are not valid")
 
 
 class ProgressGuard:

@@ -33,21 +33,19 @@ from typing import Callable
 
 import numpy as np
 
-from blocksim.compiler.compiled import CompiledModel
+from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, events as ev_mod, guards, nonfinite
 from blocksim.engine.dopri5 import StiffnessTest
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.segment import SMALL, PythonLoop, Segment
-from blocksim.engine.steppers import ADAPTIVE, FIXED
 from blocksim.errors import SimulationError, SimulationInterrupted
-from blocksim.model import SimulationSettings
+from blocksim.model import BACKENDS, SimulationSettings  # noqa: F401 (BACKENDS: re-exported)
 
 log = logging.getLogger(__name__)
 report = logging.getLogger("blocksim.engine")  # the warnings a run records in its results
 
 MAX_EVENT_PASSES = 100
-BACKENDS = ("python", "numba")
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
@@ -123,18 +121,10 @@ class Simulator:
         is a warning)."""
         self.model = model
         self.settings = s = settings or model.settings
-        if s.solver not in ADAPTIVE and s.solver not in FIXED:
-            raise SimulationError(f"unknown solver '{s.solver}'; choose one of "
-                                  f"{', '.join([*ADAPTIVE, *FIXED])}", s.start)
-        if not s.stop > s.start:
-            raise SimulationError(f"stop time {s.stop} is not after start time {s.start}", s.start)
-        if s.solver in FIXED and not (s.step and s.step > 0):
-            raise SimulationError(f"solver '{s.solver}' needs a fixed step size "
-                                  f"(simulation.step)", s.start)
+        check_run(model, s)  # settings given here bypass compile_diagram's checks
         self.recorder = Recorder([sig.name for sig in model.logged],
                                  [sig.indices for sig in model.logged])
         interval = s.output_interval or (s.stop - s.start) / 500
-        guards.check_settings(s, s.solver in FIXED, interval)
         self.progress = progress
         self.should_stop = should_stop
         self.strict = strict
@@ -155,10 +145,7 @@ class Simulator:
         self._zc_moves = derived.zc_moves(model)
         self._zc_moves_list = self._zc_moves.tolist()
         self.native = None
-        backend = s.resolved_backend
-        if backend not in BACKENDS:
-            raise SimulationError(f"unknown backend '{backend}'; choose one of "
-                                  f"{', '.join(BACKENDS)}", s.start)
+        backend = s.resolved_backend  # one of BACKENDS: check_run saw to it
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
         # location leaves behind, far below any time scale a model resolves.
