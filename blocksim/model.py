@@ -109,9 +109,3 @@ class Diagram:
     def source(self) -> str:
         """How messages name this diagram: its file, or '<diagram>'."""
         return str(self.path) if self.path else "<diagram>"
-
-    def simulate(self, **options: Any):
-        """Compile and run this diagram; options as in `blocksim.simulate`."""
-        from blocksim.api import simulate
-
-        return simulate(self, **options)
