@@ -38,9 +38,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "blocksim"])
     app.setApplicationName("blocksim")
     app.setOrganizationName("blocksim")
-    window = create_window(options.diagram)
-    code = app.exec()
-    del window
+    from blocksim.gui import gcguard
+
+    with gcguard.holding():  # garbage collection on the GUI thread only, while the editor runs
+        window = create_window(options.diagram)
+        code = app.exec()
+        del window
     return int(code)
 
 
