@@ -9,16 +9,44 @@ from typing import Sequence
 log = logging.getLogger(__name__)
 
 
+_extra_windows: list = []  # windows opened for further recovered work, alive until closed
+
+
 def create_window(diagram: str | None = None):
-    """A shown main window, after offering recovery of autosaved work, with `diagram` open."""
+    """A shown main window, after offering recovery of autosaved work, with `diagram` open.
+
+    Work left by several crashed editors opens in one window each."""
     from blocksim.gui.mainwindow import MainWindow
 
     window = MainWindow()
     window.show()
-    recovered = window.offer_recovery()
+    recovered = window.offer_recovery(new_window=_extra_window)
     if diagram and not recovered:
         window.files.open_path(diagram, ask=False)
     return window
+
+
+def extra_windows() -> list:
+    """The windows `create_window` opened for recovered work besides its own."""
+    return list(_extra_windows)
+
+
+def _extra_window():
+    from PySide6.QtCore import Qt
+
+    from blocksim.gui.mainwindow import MainWindow
+
+    window = MainWindow()
+    window.setAttribute(Qt.WA_DeleteOnClose)
+    key = id(window)
+    window.destroyed.connect(lambda *_: _forget(key))
+    _extra_windows.append(window)
+    window.show()
+    return window
+
+
+def _forget(key: int) -> None:
+    _extra_windows[:] = [w for w in _extra_windows if id(w) != key]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
