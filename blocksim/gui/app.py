@@ -50,7 +50,10 @@ def _forget(key: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the editor until its window closes; `argv` without the program name."""
+    """Run the editor until its last window closes; `argv` without the program name.
+
+    Exit status 2, with one line on stderr, when no window can be opened (no display, a
+    system library missing for Qt's platform plugin)."""
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="blocksim-gui", description="blocksim diagram editor")
     parser.add_argument("diagram", nargs="?", help="a diagram file to open")
@@ -58,16 +61,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(args)
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from blocksim.gui import display
+
+    problem = display.missing_display()
+    if problem:
+        print(f"blocksim: {problem}", file=sys.stderr)
+        return display.EXIT_NO_DISPLAY
     from PySide6.QtWidgets import QApplication
 
+    from blocksim.gui import gcguard, qtmessages
     from blocksim.gui.qtcompat import protect_none
 
+    qtmessages.install()  # Qt's warnings to logging: quiet unless -v
     protect_none()
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "blocksim"])
+    with qtmessages.fatal_hook(display.explain_platform_failure):
+        app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "blocksim"])
     app.setApplicationName("blocksim")
     app.setOrganizationName("blocksim")
-    from blocksim.gui import gcguard
-
     with gcguard.holding():  # garbage collection on the GUI thread only, while the editor runs
         window = create_window(options.diagram)
         code = app.exec()

@@ -1,8 +1,8 @@
 """Pictures of diagrams (PNG, SVG) drawn by the editor's own scene and items.
 
 Used by `blocksim render DIAGRAM --out FILE`, the editor's Export Picture and tests: what you
-get is exactly what the editor shows, without the grid. Works headless (the offscreen Qt
-platform is chosen when there is no display). Pictures are written atomically.
+get is exactly what the editor shows, without the grid. Works headless (on Linux the offscreen
+Qt platform is used). Pictures are written atomically.
 """
 from __future__ import annotations
 
@@ -26,16 +26,22 @@ MAX_PNG_PIXELS = 250_000_000  # 1 GB of pixels in memory: beyond this, SVG is th
 
 
 def ensure_app():
-    """The running QApplication, or a new one (offscreen when there is no display)."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
-                                                 or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    """The running QApplication, or a new one: on Linux offscreen (unless QT_QPA_PLATFORM
+    says otherwise), since drawing a picture needs no display, nor the X11 libraries."""
     from PySide6.QtWidgets import QApplication
 
+    from blocksim.gui import display, qtmessages
     from blocksim.gui.qtcompat import protect_none
 
     protect_none()
-    return QApplication.instance() or QApplication(["blocksim-render"])
+    app = QApplication.instance()
+    if app is None:
+        if sys.platform.startswith("linux"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        qtmessages.install()  # Qt's warnings to logging, as in the editor
+        with qtmessages.fatal_hook(display.explain_platform_failure):
+            app = QApplication(["blocksim-render"])
+    return app
 
 
 def render_diagram(diagram: Diagram, out: str | os.PathLike[str],
