@@ -1,7 +1,6 @@
 """The simulation runner (a worker thread with progress, snapshots, Stop) and the scopes."""
 import csv
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +12,13 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 import blocksim
+from blocksim.examples import examples_dir
 from blocksim.gui.runner import SimulationRunner, Snapshot
 from blocksim.gui.scope_view import event_instants
 from blocksim.gui.scopes import ScopeManager, scope_paths
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
-BALL = Path(__file__).resolve().parents[2] / "diagrams" / "bouncing_ball.json"
+BALL = examples_dir() / "bouncing_ball.json"
 
 
 def ball_with_scopes(stop: float) -> Diagram:
