@@ -105,9 +105,10 @@ def test_no_qt_object_is_finalised_off_the_gui_thread_during_runs(env, qtbot):
     assert gcguard.stray_collections() == 0
     off_thread = [name for name, thread in deaths.records if thread != gui]
     assert off_thread == [], f"Qt objects destroyed off the GUI thread: {off_thread[:10]}"
-    # the test had Qt garbage to lose: pyqtgraph's menus, freed during the runs
-    assert any(name in ("QMenu", "ViewBoxMenu") for name, _ in during_runs), during_runs[:20]
-    assert len(deaths.records) > 500
+    # the test had Qt garbage in cycles to lose (pyqtgraph's menus, owned by Python), and lost
+    # it on the GUI thread, partly while the runs went on
+    assert sum(name in ("QMenu", "ViewBoxMenu") for name, _ in deaths.records) >= 10
+    assert len(deaths.records) > 500 and during_runs
     assert not gcguard.active() and gc.isenabled()  # the runs are over: as before
 
 
