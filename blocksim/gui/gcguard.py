@@ -104,12 +104,6 @@ def stray_collections() -> int:
     return _state.stray
 
 
-def collect_now(generation: int = 2) -> int:
-    """Collect on the GUI thread now; returns the number of unreachable objects found."""
-    _require_gui_thread()
-    return gc.collect(generation)
-
-
 # ----- the machinery -----
 def _require_gui_thread() -> None:
     app = QCoreApplication.instance()
@@ -173,12 +167,9 @@ def _tick() -> None:
     if count0 < t0:
         return
     generation = 0
-    if count1 >= t1:
-        generation = 1
-        now = time.perf_counter()
-        if count2 >= t2 and now >= s.next_full:
-            generation = 2
     started = time.perf_counter()
+    if count1 >= t1:
+        generation = 2 if count2 >= t2 and started >= s.next_full else 1
     gc.collect(generation)
     s.collections += 1
     if generation == 2:
