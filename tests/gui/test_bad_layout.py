@@ -56,14 +56,15 @@ def test_unusable_values_are_dropped_and_named():
     assert diagram.wires[0].points == []
 
 
-def test_render_places_the_blocks_anew_and_names_them(qapp, tmp_path, caplog):
+def test_render_places_the_blocks_anew_and_names_them(qapp, tmp_path, caplog, capsys):
     source = broken_math003(tmp_path)
     out = tmp_path / "broken.png"
     assert main(["render", str(source), "--out", str(out)]) == 0
     image = QImage(str(out))
     assert 300 < image.width() < 5000 and 150 < image.height() < 5000
-    text = caplog.text
+    text = caplog.text + capsys.readouterr().err  # the log, wherever the CLI sends it
     assert "broken.json" in text and "block 'part1'" in text and "block 'part2'" in text
+    assert "Traceback" not in text
 
 
 def test_the_editor_opens_such_a_file_and_saves_it_repaired(window, env, tmp_path):
