@@ -264,7 +264,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise BlocksimError(f"{diagram.source}: no subsystem {exc} at level "
                             f"'{args.level}'") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # render's messages name the file
+        raise BlocksimError(str(exc)) from None
+    except ValueError as exc:
         raise BlocksimError(f"cannot write {args.out}: {exc}") from None
     print(f"blocksim: wrote {written}", file=sys.stderr)
     return EXIT_OK

@@ -40,7 +40,7 @@ from blocksim.engine.notices import notice
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.segment import SMALL, PythonLoop, Segment
 from blocksim.errors import SimulationError, SimulationInterrupted
-from blocksim.model import BACKENDS, SimulationSettings  # noqa: F401 (BACKENDS: re-exported)
+from blocksim.model import SimulationSettings
 
 log = logging.getLogger(__name__)
 report = logging.getLogger("blocksim.engine")  # the warnings a run records in its results
@@ -145,7 +145,7 @@ class Simulator:
         self._zc_moves = derived.zc_moves(model)
         self._zc_moves_list = self._zc_moves.tolist()
         self.native = None
-        backend = s.resolved_backend  # one of BACKENDS: check_run saw to it
+        backend = s.resolved_backend  # python or numba: check_run saw to it
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
         # location leaves behind, far below any time scale a model resolves.
