@@ -20,7 +20,9 @@ from blocksim.blockspec import Emit, Sizes
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
+from blocksim.compiler.sampling import Sampling
 from blocksim.errors import CompileError
+from blocksim.sampletime import INHERITED, SampleTime
 
 
 @dataclass
@@ -61,11 +63,15 @@ class Generator:
     """Builds the source of the model's functions and compiles them."""
 
     def __init__(self, flat: FlatDiagram, layout: Layout, order: list[tuple[FlatBlock, str]],
-                 loops: dict[tuple[str, str], ConstraintLoop] | None = None):
+                 loops: dict[tuple[str, str], ConstraintLoop] | None = None,
+                 sampling: Sampling | None = None,
+                 hit_order: list[tuple[FlatBlock, str]] | None = None):
         self.flat = flat
         self.layout = layout
         self.order = order
         self.loops = loops or {}
+        self.sampling = sampling
+        self.hit_order = hit_order or []
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
                                           "np": np, **expressions.SCALAR_FUNCTIONS}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
@@ -120,6 +126,7 @@ class Generator:
             zn=[f"zn_[{i}]" for i in lay.zcs[blk.path]],
             index=self.index[blk.path],
             const=self._const,
+            rate=self.sampling.block_rates[blk.path] if self.sampling else SampleTime(INHERITED),
         )
 
     # ----- which outputs each function needs -----
@@ -203,11 +210,21 @@ class Generator:
             head = ["changed = False"] if result == "changed" else []
             bodies[name] = (self._body(code, pure=False), head, tail + [f"return {result}"])
 
+        sample = self._sample_lines()
+        if sample:
+            written = _arrays_in([ln for ln, _ in sample], ("x_", "m_"))
+            tail = [f"{a[0]}[:] = {a}" for a in ("x_", "m_") if a in written]
+            bodies["sample"] = (sample, ["hits_ = hits"], tail + ["return None"])
+        else:
+            self.empty.add("sample")
+            bodies["sample"] = ([], [], ["return None"])
+
         text: list[str] = []
         owners: list[int | None] = []
         for name, args in (("deriv", "t, x, m, z"), ("zc", "t, x, m, z"),
                            ("outputs", "t, x, m, z"), ("update", "t, x, m, z, zn, init, ev"),
-                           ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z")):
+                           ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z"),
+                           ("sample", "t, x, m, z, hits")):
             body, before, after = bodies[name]
             used = _arrays_in([ln for ln, _ in body], _HEADS)
             heads = [f"{a} = {a[:-1]}.tolist()" for a in _HEADS if a in used]
@@ -221,10 +238,39 @@ class Generator:
             owners.append(None)
         return "\n".join(text) + "\n", owners
 
+    def _sample_lines(self) -> list[tuple[str, int]]:
+        """The body of `sample(t, x, m, z, hits)`, run once at each sample hit.
+
+        Every output in the order of the hit (where a discrete block reads its inputs); a
+        discrete block whose rate hits (`hits[r]` true) first sets its held values from its
+        inputs, then its output reads them as usual. Once all outputs are set, the hitting
+        blocks update their discrete states.
+        """
+        sampling = self.sampling
+        if sampling is None or not sampling.rates:
+            return []
+        lines: list[tuple[str, int]] = []
+        held: dict[str, dict[str, list[str]]] = {}
+        discrete = [blk for blk in self.flat.blocks if blk.block_type.discrete]
+        for blk in discrete:
+            held[blk.path] = self._code(blk, "sample_output")
+        for blk, port in self.hit_order:
+            owner = self.index[blk.path]
+            if blk.path in held and held[blk.path].get(port):
+                lines += _guarded(f"hits_[{sampling.rate_of[blk.path]}]",
+                                  held[blk.path][port], owner)
+            lines += [(line, owner) for line in self._outputs_cache[blk.path].get(port, [])]
+        for blk in discrete:
+            update = self._code(blk, "sample_update")
+            if update:
+                lines += _guarded(f"hits_[{sampling.rate_of[blk.path]}]", update,
+                                  self.index[blk.path])
+        return lines
+
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
         code = compile(source, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
-        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event")
+        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample")
         return {name: self.namespace[name] for name in names}
 
 
@@ -264,6 +310,12 @@ def _propagate_copies(lines: list[tuple[str, int | None]]) -> list[tuple[str, in
             continue
         out.append((line, owner))
     return out
+
+
+def _guarded(condition: str, lines: list[str], owner: int) -> list[tuple[str, int]]:
+    """`if condition:` with the lines (and the lines inside them) indented under it."""
+    body = ["    " + part for line in lines for part in line.split("\n")]
+    return [(f"if {condition}:", owner)] + [(line, owner) for line in body]
 
 
 def _plain(lines: list[str]) -> list[tuple[str, None]]:

@@ -110,7 +110,8 @@ class NativeLoop:
         fpar[nt.F_STIFF_T] = math.nan
         # With compiled event functions the loop also settles the start of the run (in
         # the first call), unless that needs Python.
-        self.handles_start = compiled.events
+        # Not when a sample hit may fall on the start: hits are handled in Python.
+        self.handles_start = compiled.events and not model.rates
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
