@@ -59,6 +59,8 @@ def check_outputs(inputs: list[Path], outputs: list[Output]) -> None:
     for name in inputs:
         seen[_identity(name)] = "the diagram being run"
     for out in outputs:
+        if out.path.exists() and not out.path.is_file() and not out.path.is_dir():
+            continue  # a device, FIFO or socket (/dev/null): written to in place, any number
         key = _identity(out.path)
         if key in seen:
             raise BlocksimError(f"{out.option} {out.path}: that is {seen[key]}; "
