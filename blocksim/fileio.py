@@ -73,18 +73,18 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: b
     a device, FIFO or socket (`--out /dev/null`, `/dev/stdout`) is written to in place:
     replacing it would put a regular file where the device was.
     """
-    target = Path(os.path.realpath(path))
     opts = {} if binary else {"encoding": "utf-8", "newline": "\n"}
     try:
-        info: os.stat_result | None = target.stat()
+        info: os.stat_result | None = os.stat(path)  # through symlinks (/dev/stdout)
     except FileNotFoundError:
         info = None  # a new file: the umask decides its mode, as for any other file
     if info is not None and not stat.S_ISREG(info.st_mode):
         if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, "Is a directory", str(target))
-        with open(target, "wb" if binary else "w", **opts) as fh:
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        with open(path, "wb" if binary else "w", **opts) as fh:
             write(fh)
         return
+    target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(info.st_mode) if info is not None else None
     remove_stale_temporaries(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
