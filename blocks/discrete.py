@@ -23,9 +23,9 @@ def _width(p, in_widths, port: str, *params: str) -> int:
 class UnitDelay(BlockType):
     """Delay the input by one sample: y(k) = u(k-1), z^-1.
 
-    At each hit the output becomes the input sampled at the previous hit (`initial` until
-    the second hit); the output never reads the current input, so a Unit Delay breaks an
-    algebraic loop of discrete blocks. Works elementwise on vectors.
+    At hit k the output becomes the input sampled at hit k-1 (`initial` at the first hit)
+    and is held until the next hit; the output never reads the current input, so a Unit
+    Delay breaks an algebraic loop of discrete blocks. Works elementwise on vectors.
     """
 
     name = "UnitDelay"
@@ -41,17 +41,22 @@ class UnitDelay(BlockType):
 
     def sizes(self, p, in_widths):
         n = _width(p, in_widths, "u", "initial")
-        return Sizes({"y": n}, discrete=n)
+        return Sizes({"y": n}, discrete=2 * n)  # held outputs, then the delayed samples
 
     def initial_discrete(self, p, n):
-        return broadcast(p.initial, n)
+        return broadcast(p.initial, n // 2) * 2
 
     def output(self, e: Emit):
         return {"y": [f"{y} = {m}" for y, m in zip(e.y["y"], e.m)]}
 
+    def sample_output(self, e: Emit):
+        n = len(e.m) // 2
+        return {"y": [f"{held} = {state}" for held, state in zip(e.m[:n], e.m[n:])]}
+
     def sample_update(self, e: Emit):
-        u = broadcast_names(e.u["u"], len(e.m))
-        return [f"{m} = {v}" for m, v in zip(e.m, u)]
+        n = len(e.m) // 2
+        u = broadcast_names(e.u["u"], n)
+        return [f"{state} = {v}" for state, v in zip(e.m[n:], u)]
 
 
 class ZeroOrderHold(BlockType):

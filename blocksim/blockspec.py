@@ -228,10 +228,15 @@ class BlockType:
         """A message if the parameter values cannot work together, else None."""
         return None
 
+    def is_discrete(self, p: ParamValues) -> bool:
+        """Whether this instance is a discrete block (`discrete`; a PID is continuous or
+        discrete by its parameters)."""
+        return self.discrete
+
     def sample_time(self, p: ParamValues) -> SampleTime:
         """This block's declared sample time; a discrete block reads its `sample_time`
         parameter (ValueError says what is wrong with it)."""
-        if self.discrete:
+        if self.is_discrete(p):
             return parse_sample_time(p.sample_time)
         return SampleTime(self.rate)
 

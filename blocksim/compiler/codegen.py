@@ -251,7 +251,7 @@ class Generator:
             return []
         lines: list[tuple[str, int]] = []
         held: dict[str, dict[str, list[str]]] = {}
-        discrete = [blk for blk in self.flat.blocks if blk.block_type.discrete]
+        discrete = [blk for blk in self.flat.blocks if blk.path in sampling.rate_of]
         for blk in discrete:
             held[blk.path] = self._code(blk, "sample_output")
         for blk, port in self.hit_order:

@@ -159,9 +159,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     sampling = resolve_sampling(flat, sizes)
     # Between its hits a discrete block's outputs are held values: they read no input.
     hit_feedthrough = {blk.path: blk.feedthrough for blk in flat.blocks
-                       if blk.block_type.discrete}
+                       if blk.path in sampling.rate_of}
     for blk in flat.blocks:
-        if blk.block_type.discrete:
+        if blk.path in sampling.rate_of:
             blk.feedthrough = {port: () for port in blk.outputs}
     loops = graph.constraint_loops(flat)
     order = graph.output_order(flat, loops)

@@ -26,7 +26,7 @@ class Sampling:
     block_rates: Mapping[str, SampleTime]  # every block path -> its resolved sample time
     clock: Clock | None  # the common tick of the discrete rates (None: no discrete block)
     rates: tuple[Rate, ...]  # the distinct rates of discrete blocks, fastest first
-    rate_of: Mapping[str, int]  # discrete block path -> index in `rates`
+    rate_of: Mapping[str, int]  # discrete block path -> index in `rates` (every discrete block)
 
 
 def _sample_time(impl, p) -> SampleTime:
@@ -54,7 +54,7 @@ def resolve_sampling(flat: FlatDiagram, sizes: Mapping[str, Sizes]) -> Sampling:
     inputs_of = {blk.path: [flat.drivers[(blk.path, port)][0] for port in blk.inputs]
                  for blk in flat.blocks}
     resolved = resolve(declared, inputs_of)
-    discrete = [blk for blk in flat.blocks if blk.block_type.discrete]
+    discrete = [blk for blk in flat.blocks if call_block(blk.impl.is_discrete, blk.p)]
     for blk in discrete:
         if not resolved[blk.path].discrete:
             raise CompileError(
