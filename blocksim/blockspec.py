@@ -168,6 +168,11 @@ class Emit:
     # The block's resolved sample time (an inherited one as resolved from its inputs); a
     # discrete block's period and offset are `rate.period` and `rate.offset`.
     rate: SampleTime = field(default_factory=lambda: SampleTime(INHERITED))
+    # Inside an enabled subsystem: an expression that is nonzero while it is enabled ("1.0"
+    # elsewhere). For an enable gate: the lines that reset the subsystem's states when it is
+    # enabled (set by the compiler).
+    gate: str = "1.0"
+    resets: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""
