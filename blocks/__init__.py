@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from . import continuous, discontinuities, math_ops, ports, sinks, sources
 from . import algebraic, discrete, discrete_integrator, discrete_linear, linear, logic, lookup
+from . import pid
 
 BLOCK_TYPES = tuple(
     block_type
     for module in (sources, math_ops, algebraic, lookup, continuous, linear, discontinuities,
-                   discrete, discrete_integrator, discrete_linear, logic, sinks, ports)
+                   discrete, discrete_integrator, discrete_linear, pid, logic, sinks, ports)
     for block_type in module.BLOCK_TYPES
 )

@@ -400,28 +400,40 @@ def test_detect_change_is_elementwise():
 
 # ----- every block: rates, offsets -----
 
+# Each block with its defaults behind a hold of a clock at [0.5, 0.2]: its output before the
+# first hit, and at the first hit (t = 0.2, where the held input becomes 0.2).
 ALL = [
-    ("DiscreteIntegrator", {}), ("DiscreteTransferFcn", {}), ("DiscreteFilter", {}),
-    ("DiscreteStateSpace", {}), ("DiscreteDerivative", {}), ("TappedDelay", {}),
-    ("Counter", {}), ("DetectChange", {}),
+    ("DiscreteIntegrator", 0.0, 0.0),  # the initial value
+    ("DiscreteTransferFcn", 0.0, 0.0),  # 1/(z + 0.5): strictly proper
+    ("DiscreteFilter", 0.0, 0.2),  # 1/(1 + 0.5 z^-1): y(0) = u(0)
+    ("DiscreteStateSpace", 0.0, 0.0),  # A = B = C = 1, D = 0: y(0) = x0
+    ("DiscreteDerivative", 0.0, 0.4),  # (0.2 - 0) / 0.5
+    ("TappedDelay", [0.0] * 4, [0.0] * 4),
+    ("Counter", 0.0, 0.0),
+    ("DetectChange", 0.0, 1.0),  # 0.2 != 0
 ]
 
 
-@pytest.mark.parametrize("block_type, params", ALL)
-def test_every_block_hits_at_its_offset_and_inherits_a_rate(block_type, params):
+@pytest.mark.parametrize("block_type, before, first", ALL)
+def test_every_block_hits_at_its_offset_and_inherits_a_rate(block_type, before, first):
     takes_input = block_type != "Counter"
-    blocks = [block("c", "Clock"), block("h", "ZeroOrderHold", sample_time=[0.5, 0.2]),
-              block("b", block_type, sample_time=-1, **params), block("y", "Output")]
-    wires = ([("c.y", "h.u"), ("h.y", "b.u")] if takes_input else []) + [("b.y", "y.u")]
-    if not takes_input:
-        blocks = [b for b in blocks if b["id"] not in ("c", "h")]
-        blocks[0]["params"]["sample_time"] = [0.5, 0.2]
+    if takes_input:
+        blocks = [block("c", "Clock"), block("h", "ZeroOrderHold", sample_time=[0.5, 0.2]),
+                  block("b", block_type, sample_time=-1), block("y", "Output")]
+        wires = [("c.y", "h.u"), ("h.y", "b.u"), ("b.y", "y.u")]
+    else:
+        blocks = [block("b", block_type, sample_time=[0.5, 0.2]), block("y", "Output")]
+        wires = [("b.y", "y.u")]
     d = diagram(blocks, wires, stop=1.5, output_interval=0.1)
     model = compile_diagram(d)
     assert dict(zip(model.block_ids, model.block_rates))["b"] == SampleTime("discrete", 0.5, 0.2)
     r = blocksim.simulate(d)
     doubled = sorted({t for t in r.time.tolist() if np.count_nonzero(r.time == t) == 2})
     assert doubled == hits(0.5, 3, offset=0.2)  # 0.2, 0.7, 1.2: the first hit at the offset
+    rows = np.flatnonzero(r.time == 0.2)
+    assert r["y"][r.time < 0.2].tolist() == [before] * int(np.count_nonzero(r.time < 0.2))
+    assert r["y"][rows[0]].tolist() == before  # the left limit at the first hit
+    assert r["y"][rows[1]] == pytest.approx(first, abs=1e-15)
 
 
 def test_an_inherited_block_needs_a_discrete_input():
