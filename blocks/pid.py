@@ -34,14 +34,14 @@ class PID(BlockType):
     its initial value (the Discrete-Time Integrator's rule); before the first hit (an
     offset) the output is 0 (clipped to the limits).
 
-    Output limits `lower`/`upper` saturate u. Continuous: the saturation is latched from
-    two zero crossings of the unsaturated sum v (as the Saturation block), so it changes
-    only at located events. Anti-windup:
+    Output limits `lower`/`upper` clip u. Continuous: which limit holds is latched from two
+    zero crossings of the unlimited sum v (as in the library's limiter), so it changes only
+    at located events. Anti-windup:
 
     * "back-calculation": the integrator's input gets Kb (u - v) added (discrete: at the
       update, xI(k+1) += T Kb (u(k) - v(k)) whatever the method);
-    * "clamping": the integrator stops while the output is saturated and its input I e
-      drives further into the saturation (discrete: decided at each hit from v computed
+    * "clamping": the integrator stops while the output is held at a limit and its input
+      I e drives further past that limit (discrete: decided at each hit from v computed
       with the unclamped integrator; a clamped hit adds nothing to the integrator).
       Continuous: a latched mode changed only at this block's located crossings (v
       reaching or leaving a limit, I e changing sign); per event at most one clamp and no
@@ -93,7 +93,10 @@ class PID(BlockType):
 
     # ----- parameters -----
     def is_discrete(self, p):
-        return parse_sample_time(p.sample_time, allow_continuous=True).kind != CONTINUOUS
+        try:
+            return parse_sample_time(p.sample_time, allow_continuous=True).kind != CONTINUOUS
+        except ValueError:
+            return True  # `check` names what is wrong with it
 
     def sample_time(self, p):
         return parse_sample_time(p.sample_time, allow_continuous=True)
@@ -205,7 +208,7 @@ class PID(BlockType):
 
     # continuous
     def _sum(self, e: Emit, k: int) -> str:
-        """The unsaturated output v of element k (continuous)."""
+        """The unlimited output v of element k (continuous)."""
         scale, kp, _, kd = self._gains(e.p)
         w = len(e.y["u"])
         terms = [(kp * scale + e.p.N * kd, e.u["e"][k] if len(e.u["e"]) > 1 else e.u["e"][0]),

@@ -325,6 +325,7 @@ def test_rates_of_continuous_discrete_and_inherited_pids():
 
 @pytest.mark.parametrize("params, message", [
     (dict(sample_time=-0.5), "parameter 'sample_time': the period must be > 0"),
+    (dict(sample_time=-0.5, P=0.0, external_reset="rising"), "parameter 'sample_time'"),
     (dict(sample_time=[0.5, 0.5]), "0 <= offset < period"),
     (dict(lower=1.0, upper=0.0), "parameter 'lower'"),
     (dict(D=1.0, N=0.0), "parameter 'N'"),
