@@ -379,7 +379,7 @@ class PID(BlockType):
         lines = []
         for k in range(w):
             step = _combo([(1.0, s["iH"][k]), ((1.0 - ci) * period * ki, u[k])])
-            if self._clamping(p):
+            if self._clamping(p) and step != s["iH"][k]:
                 step = f"({s['iH'][k]} if {s['cH'][k]} != 0.0 else {step})"
             elif self._back(p):
                 step = f"{step} + {lit(period * p.Kb)} * ({s['u'][k]} - {s['vH'][k]})"
