@@ -44,6 +44,8 @@ MULTI_START_BLOCKS = 150  # levels up to this size are laid out several ways (se
 OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then bonus
 BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
+TOP = -1  # the port index of an edge into a top port (a trigger or an enable)
+TOP_APPROACH = 20.0  # how far above the block a wire into a top port runs
 
 
 @dataclass
@@ -65,9 +67,13 @@ class _Node:
         return isinstance(self.key, tuple)
 
     def port_y(self, kind: str, index: int) -> float:
-        """Offset of a port from the slot top (a dummy's single "port" is its centre line)."""
+        """Offset of a port from the slot top (a dummy's single "port" is its centre line).
+        A top port (index TOP) is wanted a little above the block: its wire comes along
+        there and turns down into it."""
         if self.dummy:
             return self.extent / 2
+        if index == TOP:
+            return self.top_pad - TOP_APPROACH
         return self.top_pad + port_spread(self.height, index,
                                           self.inputs if kind == "in" else self.outputs)
 
@@ -199,15 +205,17 @@ class _Layered:
         for edge in self.edges:
             (start, sdir), (end, edir) = self._port("out", edge.src, edge.src_port), \
                 self._port("in", edge.dst, edge.dst_port)
-            routes.append((edge.net, route(start, sdir, end, edir,
-                                           self.router.points(edge, MARGIN))))
+            points = [] if edge.dst_port == TOP else self.router.points(edge, MARGIN)
+            routes.append((edge.net, route(start, sdir, end, edir, points)))
         return readability(routes)
 
     def _port(self, kind: str, block: str, index: int) -> tuple:
         node = self.nodes[block]
         x, y = self._position(node)
-        count = node.inputs if kind == "in" else node.outputs
-        return Placement(x, y, node.width, node.height).port(kind, index, count)
+        place = Placement(x, y, node.width, node.height)
+        if index == TOP:  # conditional subsystems have one top port
+            return place.port("top", 0, 1)
+        return place.port(kind, index, node.inputs if kind == "in" else node.outputs)
 
     def _position(self, node: _Node) -> tuple[float, float]:
         """Top-left corner of a block's body on the canvas."""
@@ -222,15 +230,17 @@ class _Layered:
             w, h = place.w, place.h
             label = (blk.layout or {}).get("label") or blk.id
             self.nodes[blk.id] = _Node(
-                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9), TOP_PAD, len(info.inputs),
+                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9), TOP_PAD,
+                len(info.side_inputs),
                 len(info.outputs), column_width=max(w, label_width(str(label))))
         for index, wire in enumerate(self.diagram.wires):
             src, dst = wire.src.block, wire.dst.block
             if src not in self.nodes or dst not in self.nodes:
                 continue
-            outs, ins = self.infos[src].outputs, self.infos[dst].inputs
+            outs, ins = self.infos[src].outputs, self.infos[dst].side_inputs
             sp = outs.index(wire.src.port) if wire.src.port in outs else 0
-            dp = ins.index(wire.dst.port) if wire.dst.port in ins else 0
+            dp = TOP if wire.dst.port in self.infos[dst].top else \
+                ins.index(wire.dst.port) if wire.dst.port in ins else 0
             self.edges.append(_Edge(index, src, sp, dst, dp, (src, sp)))
 
     def _slot(self, net: tuple[str, int], layer: int) -> tuple:
@@ -253,7 +263,7 @@ class _Layered:
                 continue
             src, dst = self.nodes[edge.src], self.nodes[edge.dst]
             fa = (edge.src_port + 0.5) / max(src.outputs, 1)
-            fb = (edge.dst_port + 0.5) / max(dst.inputs, 1)
+            fb = 0.0 if edge.dst_port == TOP else (edge.dst_port + 0.5) / max(dst.inputs, 1)
             slots = [self._slot(edge.net, layer) for layer in range(src.layer + 1, dst.layer)]
             edge.chain = [edge.src, *slots, edge.dst]
             for k, (a, b) in enumerate(zip(edge.chain, edge.chain[1:])):
@@ -361,7 +371,7 @@ class _Layered:
 
     def _assign_x(self, layers: list[list[_Node]]) -> list[float]:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
-        self.router = WirePlanner(self.nodes, self.edges)
+        self.router = WirePlanner(self.nodes, [e for e in self.edges if e.dst_port != TOP])
         self.router.plan()
         self.column_w = [max((n.column_width for n in layer if not n.dummy), default=0.0)
                          for layer in layers]
@@ -381,5 +391,6 @@ class _Layered:
             layout["x"], layout["y"] = self._position(self.nodes[blk.id])
             blk.layout = layout
         for edge in self.edges:
-            points = self.router.points(edge, MARGIN)
+            # into a top port: no bends, the router's own route comes over and turns down
+            points = [] if edge.dst_port == TOP else self.router.points(edge, MARGIN)
             self.diagram.wires[edge.wire].points = [(float(x), float(y)) for x, y in points]
