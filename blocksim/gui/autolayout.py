@@ -45,7 +45,8 @@ OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then
 BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
 TOP = -1  # the port index of an edge into a top port (a trigger or an enable)
-TOP_APPROACH = 20.0  # how far above the block a wire into a top port runs
+TOP_APPROACH = 20.0  # how far above the block a wire into a top port comes along
+TOP_ROOM = 30.0  # room above a block with a top port (its wire comes along there)
 
 
 @dataclass
@@ -69,7 +70,7 @@ class _Node:
     def port_y(self, kind: str, index: int) -> float:
         """Offset of a port from the slot top (a dummy's single "port" is its centre line).
         A top port (index TOP) is wanted a little above the block: its wire comes along
-        there and turns down into it."""
+        there (in the room left above the block) and turns down into it."""
         if self.dummy:
             return self.extent / 2
         if index == TOP:
@@ -205,8 +206,8 @@ class _Layered:
         for edge in self.edges:
             (start, sdir), (end, edir) = self._port("out", edge.src, edge.src_port), \
                 self._port("in", edge.dst, edge.dst_port)
-            points = [] if edge.dst_port == TOP else self.router.points(edge, MARGIN)
-            routes.append((edge.net, route(start, sdir, end, edir, points)))
+            routes.append((edge.net, route(start, sdir, end, edir,
+                                           self.router.points(edge, MARGIN))))
         return readability(routes)
 
     def _port(self, kind: str, block: str, index: int) -> tuple:
@@ -229,8 +230,9 @@ class _Layered:
             place = block_placement(blk, info)
             w, h = place.w, place.h
             label = (blk.layout or {}).get("label") or blk.id
+            room = TOP_ROOM if info.top else 0.0
             self.nodes[blk.id] = _Node(
-                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9), TOP_PAD,
+                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9 + room), TOP_PAD + room,
                 len(info.side_inputs),
                 len(info.outputs), column_width=max(w, label_width(str(label))))
         for index, wire in enumerate(self.diagram.wires):
@@ -371,7 +373,7 @@ class _Layered:
 
     def _assign_x(self, layers: list[list[_Node]]) -> list[float]:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
-        self.router = WirePlanner(self.nodes, [e for e in self.edges if e.dst_port != TOP])
+        self.router = WirePlanner(self.nodes, self.edges)
         self.router.plan()
         self.column_w = [max((n.column_width for n in layer if not n.dummy), default=0.0)
                          for layer in layers]
@@ -391,6 +393,5 @@ class _Layered:
             layout["x"], layout["y"] = self._position(self.nodes[blk.id])
             blk.layout = layout
         for edge in self.edges:
-            # into a top port: no bends, the router's own route comes over and turns down
-            points = [] if edge.dst_port == TOP else self.router.points(edge, MARGIN)
+            points = self.router.points(edge, MARGIN)
             self.diagram.wires[edge.wire].points = [(float(x), float(y)) for x, y in points]

@@ -87,6 +87,7 @@ _WIRE_PENS = {state: _pen(color, width, style) for state, color, width, style in
 _BRUSHES = {state: QBrush(pen.color()) for state, pen in _WIRE_PENS.items()}
 _INK_PEN = QPen(INK)
 _SYMBOL_PEN = _pen(INK, 1.2)
+_SELECTION_HALO = _pen(SELECTED, 1.4, Qt.PenStyle.DashLine)
 
 
 @dataclass
@@ -204,10 +205,14 @@ class BlockItem(QGraphicsItem):
         painter.setRenderHint(_ANTIALIASING)
         state = "marked" if self.marked else "selected" if self.isSelected() else "plain"
         rate_pen = self._rate_pen
-        painter.setPen(rate_pen if rate_pen is not None and state == "plain"
+        painter.setPen(rate_pen if rate_pen is not None and state != "marked"
                        else _BLOCK_PENS[state])
         painter.setBrush(self._fill_brush)
         painter.drawPath(self._body_path)
+        if rate_pen is not None and state == "selected":  # the rate's colour stays readable
+            painter.setPen(_SELECTION_HALO)
+            painter.setBrush(_NO_BRUSH)
+            painter.drawRect(self._body_path.boundingRect().adjusted(-4, -4, 4, 4))
         if self._chevrons is not None:
             painter.setPen(_NO_PEN)
             painter.setBrush(_BRUSHES[state])

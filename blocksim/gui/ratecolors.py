@@ -19,10 +19,10 @@ import time
 from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from blocksim.compiler import compile_diagram
-from blocksim.errors import BlocksimError
+from blocksim.errors import BlocksimError, CompileError
 from blocksim.gui import gcguard
 from blocksim.gui.document import DiagramDocument
 from blocksim.gui.sampletimes import SampleTimes, skeleton
@@ -41,6 +41,9 @@ def compile_rates(diagram: Diagram) -> tuple[SampleTimes | None, str, float]:
     started = time.perf_counter()
     try:
         rates, problem = SampleTimes.of_model(compile_diagram(diagram)), ""
+    except CompileError as exc:  # the block at fault, not the file: that is the one open
+        where = f"block '{exc.block}'" + (f" port '{exc.port}'" if exc.port else "")
+        rates, problem = None, f"{where}: {exc.detail}" if exc.block else exc.detail
     except BlocksimError as exc:
         rates, problem = None, str(exc)
     except Exception as exc:  # a bug must not take the editor down
@@ -196,15 +199,19 @@ def _count(diagram: Diagram) -> int:
 
 class SampleTimeLegend(QLabel):
     """One line over the canvas while colours are on: each rate's colour, name and period,
-    or why there are none. Above the diagram, never over it."""
+    or why there are none. Above the diagram, never over it; one line whatever it says, so
+    the diagram does not jump (what does not fit is in the tooltip)."""
+
+    HINT = ("Sample time colours (View > Sample Time Colors): blocks and wires are drawn in "
+            "the colour of their resolved rate")
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWordWrap(True)
+        self.setWordWrap(False)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setContentsMargins(8, 2, 8, 3)
         self.setStyleSheet("QLabel { background: #f7f7f7; border-bottom: 1px solid #dadce0; }")
-        self.setToolTip("Sample time colours (View > Sample Time Colors): blocks and wires "
-                        "are drawn in the colour of their resolved rate")
+        self.setToolTip(self.HINT)
         self.hide()
 
     def show_rates(self, rates: SampleTimes | None, problem: str = "",
@@ -220,3 +227,5 @@ class SampleTimeLegend(QLabel):
         else:
             text = "Sample times: " + ("compiling…" if pending else "none")
         self.setText(text)
+        self.setToolTip(f"{self.HINT}.\n\nThe diagram does not compile: {problem}" if problem
+                        else self.HINT)

@@ -52,9 +52,14 @@ class SampleTimes:
         self.shown: dict[str, SampleTime] = {
             bid: rate for bid, kind, rate in zip(block_ids, block_types, block_rates)
             if registry.get(kind) is not None}
-        self.inside: dict[str, set[SampleTime]] = defaultdict(set)  # subsystem path -> rates
-        for path, rate in self.shown.items():
+        # subsystem path -> the rates inside: of its blocks and of the holds the compiler
+        # puts on a conditional subsystem's ports ("sub/__out_y"; a pass-through one has no
+        # other), not of the gates of conditional subsystems inside (at "sub/inner")
+        self.inside: dict[str, set[SampleTime]] = defaultdict(set)
+        for path, rate in self.flat.items():
             parts = path.split("/")
+            if path not in self.shown and not parts[-1].startswith("__"):
+                continue
             for depth in range(1, len(parts)):
                 self.inside["/".join(parts[:depth])].add(rate)
         speeds = sorted({(r.period, r.offset) for r in self.shown.values() if r.discrete})
