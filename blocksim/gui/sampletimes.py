@@ -116,66 +116,84 @@ class SampleTimes:
         return entries
 
     # ----- lookups in the document's diagram -----
-    def block_rate(self, top: Diagram, level: Sequence[str], block: Block) -> Rate | None:
-        """The rate a block of a level is shown with (None if the compiled model does not
-        know it: a block added since, an empty subsystem)."""
+    def level_rates(self, top: Diagram, level: Sequence[str]
+                    ) -> tuple[dict[str, Rate | None], dict[str, SampleTime | None]]:
+        """Rates of the blocks of one level by id (None where the compiled model does not
+        know one: a block added since, an empty subsystem), and of its wires by source
+        ("blk.port")."""
+        found = _Lookup(self, top)
+        level = tuple(level)
+        diagram = found.diagram(level)
+        blocks = {b.id: found.block_rate(level, b) for b in diagram.blocks}
+        signals = {str(w.src): found.signal_rate(level, w.src) for w in diagram.wires}
+        return blocks, signals
+
+
+class _Lookup:
+    """One pass of lookups in a diagram, with each level's blocks and wires indexed once
+    (a 1,000-block level is looked up in milliseconds, not by scanning it per wire)."""
+
+    def __init__(self, rates: SampleTimes, top: Diagram):
+        self.rates = rates
+        self.top = top
+        self._levels: dict[tuple, tuple[Diagram, dict[str, Block], dict]] = {}
+
+    def diagram(self, level: tuple) -> Diagram:
+        return self._index(level)[0]
+
+    def _index(self, level: tuple) -> tuple[Diagram, dict[str, Block], dict]:
+        """The level's diagram, its blocks by id and its drivers ((block, port) -> source);
+        KeyError if there is no such level."""
+        if level not in self._levels:
+            diagram = self.top
+            for block_id in level:
+                diagram = self._index(level[:-1])[1][block_id].subsystem
+                if diagram is None:
+                    raise KeyError(block_id)
+            drivers = {(w.dst.block, w.dst.port): w.src for w in diagram.wires}
+            self._levels[level] = (diagram, {b.id: b for b in diagram.blocks}, drivers)
+        return self._levels[level]
+
+    def block_rate(self, level: tuple, block: Block) -> Rate | None:
         path = _path(level, block.id)
         if block.subsystem is not None:
-            found = self.inside.get(path)
-            if not found:
+            inside = self.rates.inside.get(path)
+            if not inside:
                 return None
-            return next(iter(found)) if len(found) == 1 else MIXED
+            return next(iter(inside)) if len(inside) == 1 else MIXED
         if block.type == "Inport":
-            return self.signal_rate(top, level, PortRef(block.id, "y"))
+            return self.signal_rate(level, PortRef(block.id, "y"))
         if block.type == "Outport":
-            try:
-                wire = next(w for w in _level(top, level).wires if w.dst.block == block.id)
-            except (KeyError, StopIteration):
-                return None
-            return self.signal_rate(top, level, wire.src)
-        return self.shown.get(path)
+            src = self._index(level)[2].get((block.id, "u"))
+            return None if src is None else self.signal_rate(level, src)
+        return self.rates.shown.get(path)
 
-    def signal_rate(self, top: Diagram, level: Sequence[str], src: PortRef,
-                    _seen: frozenset = frozenset()) -> SampleTime | None:
+    def signal_rate(self, level: tuple, src: PortRef, depth: int = 0) -> SampleTime | None:
         """The rate of the signal leaving output `src` of a block of `level`: its block's,
         followed through subsystem ports and the holds the compiler puts on them."""
-        level = tuple(level)
-        if (level, str(src)) in _seen:
+        if depth > 1000:
             return None  # ports in a loop: the compiler refuses that diagram
-        seen = _seen | {(level, str(src))}
+        flat = self.rates.flat
         try:
-            block = _level(top, level).block(src.block)
+            _, blocks, _ = self._index(level)
+            block = blocks[src.block]
         except KeyError:
             return None
         path = _path(level, block.id)
         if block.subsystem is not None:  # out of a subsystem: through its hold, or inside
-            hold = self.flat.get(f"{path}/__out_{src.port}")
+            hold = flat.get(f"{path}/__out_{src.port}")
             if hold is not None:
                 return hold
             inner = level + (block.id,)
-            wire = next((w for w in block.subsystem.wires if w.dst.block == src.port), None)
-            return None if wire is None else self.signal_rate(top, inner, wire.src, seen)
+            driver = self._index(inner)[2].get((src.port, "u"))
+            return None if driver is None else self.signal_rate(inner, driver, depth + 1)
         if block.type == "Inport" and level:  # into a subsystem: from the level above
-            owner = _path(level[:-1], level[-1])
-            hold = self.flat.get(f"{owner}/__in_{block.id}")
+            hold = flat.get(f"{_path(level[:-1], level[-1])}/__in_{block.id}")
             if hold is not None:
                 return hold
-            try:
-                outer = _level(top, level[:-1])
-            except KeyError:
-                return None
-            wire = next((w for w in outer.wires
-                         if w.dst.block == level[-1] and w.dst.port == block.id), None)
-            return None if wire is None else self.signal_rate(top, level[:-1], wire.src, seen)
-        return self.flat.get(path)
-
-    def level_rates(self, top: Diagram, level: Sequence[str]
-                    ) -> tuple[dict[str, Rate | None], dict[str, SampleTime | None]]:
-        """Rates of the blocks of one level by id, and of its wires by source ("blk.port")."""
-        diagram = _level(top, level)
-        blocks = {b.id: self.block_rate(top, level, b) for b in diagram.blocks}
-        signals = {str(w.src): self.signal_rate(top, level, w.src) for w in diagram.wires}
-        return blocks, signals
+            driver = self._index(level[:-1])[2].get((level[-1], block.id))
+            return None if driver is None else self.signal_rate(level[:-1], driver, depth + 1)
+        return flat.get(path)
 
 
 def seconds(value: float) -> str:
@@ -193,16 +211,6 @@ def seconds(value: float) -> str:
 
 def _path(level: Sequence[str], block_id: str) -> str:
     return "/".join((*level, block_id))
-
-
-def _level(top: Diagram, level: Sequence[str]) -> Diagram:
-    """The diagram at a subsystem path; KeyError if there is none."""
-    diagram = top
-    for block_id in level:
-        diagram = diagram.block(block_id).subsystem
-        if diagram is None:
-            raise KeyError(block_id)
-    return diagram
 
 
 def skeleton(diagram: Diagram) -> Diagram:

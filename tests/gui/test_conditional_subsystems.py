@@ -200,3 +200,26 @@ def test_render_draws_conditional_subsystems(tmp_path):
     inside = tmp_path / "inside.svg"
     assert cli.main(["render", str(path), "--level", "gate", "--out", str(inside)]) == 0
     assert "<svg" in inside.read_text(encoding="utf-8")
+
+
+def test_validate_names_the_trigger_port_and_blocks_inside(window):
+    import copy
+
+    data = copy.deepcopy(CONDITIONAL)
+    data["wires"] = [w for w in data["wires"] if w["dst"] != "sampler.trigger"]
+    inner = data["blocks"][2]["diagram"]
+    inner["blocks"].insert(1, {"id": "i", "type": "Integrator"})
+    inner["wires"] = [{"src": "x.y", "dst": "i.u"}, {"src": "i.y", "dst": "out.u"}]
+    window.doc.load(diagram_from_dict(data))
+    found = window.sim.validate()  # F7
+    assert [(d.block, d.port) for d in found] == [("sampler", "trigger")]
+    assert "not connected" in found[0].message
+    assert window.canvas.scene.blocks["sampler"].marked  # outlined where it is
+    window.doc.load(diagram_from_dict({**data, "wires": CONDITIONAL["wires"]}))
+    found = window.sim.validate()
+    assert [d.block for d in found] == ["sampler/i"]
+    assert "TriggeredSubsystem 'sampler'" in found[0].message
+    window.sim.locate("sampler/i")  # from the diagnostics panel: opens the subsystem
+    assert window.canvas.level == ("sampler",)
+    assert window.canvas.scene.selected_block_ids() == ["i"]
+    assert window.canvas.scene.blocks["i"].marked
