@@ -52,6 +52,9 @@ class Step(BlockType):
     def next_time_event(self, p, t):
         return p.time if t < p.time else math.inf
 
+    def next_time(self, e: Emit):
+        return f"({lit(e.p.time)} if t < {lit(e.p.time)} else inf)"
+
     def output(self, e: Emit):
         n = len(e.y["y"])
         before, after = broadcast(e.p.before, n), broadcast(e.p.after, n)
@@ -174,6 +177,9 @@ class Pulse(BlockType):
     def next_time_event(self, p, t):
         return self.edges_until(p, t)[1]
 
+    def next_time(self, e: Emit):
+        return e.m[1]  # the next edge, kept by `update`
+
     def output(self, e: Emit):
         amp = broadcast(e.p.amplitude, len(e.y["y"]))
         return {"y": [f"{y} = ({lit(a)} if {e.m[0]} % 2.0 == 1.0 else 0.0)"
@@ -221,6 +227,9 @@ class Ramp(BlockType):
 
     def next_time_event(self, p, t):
         return p.start if t < p.start else math.inf
+
+    def next_time(self, e: Emit):
+        return f"({lit(e.p.start)} if t < {lit(e.p.start)} else inf)"
 
     def output(self, e: Emit):
         n = len(e.y["y"])
@@ -295,6 +304,9 @@ class FromTable(BlockType):
 
     def next_time_event(self, p, t):
         return self._table(p).next_switch(t)
+
+    def next_time(self, e: Emit):
+        return e.m[SEG_HI]  # the end of the segment, kept by `update`
 
     def output(self, e: Emit):
         m, width = e.m, len(e.y["y"])
