@@ -38,6 +38,7 @@ from blocksim.engine.native_types import (
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
 _EXPONENT, _RTOL_FLOOR = dopri5.ERROR_EXPONENT, dopri5.RTOL_FLOOR
+_BOUND_ULPS = float(dopri5.BOUND_ULPS)
 _STIFF_EVERY, _STIFF_LIMIT = dopri5.STIFF_EVERY, dopri5.STIFF_LIMIT
 _STIFF_POSITIVE, _STIFF_NEGATIVE = dopri5.STIFF_POSITIVE, dopri5.STIFF_NEGATIVE
 EV_PAIRS = 64  # (block, kind) entries one pass of `update` may log here
@@ -221,14 +222,18 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             t, x, m, z, zmove, horizon, 1, -1, hits, sampled, ipar[I_STOP_KIND],
             ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new,
             g, xd, m0, z0, ev, ylog, S)
-        if result != ne.HANDLED:
-            status = START_FOR_PYTHON if result == ne.FALLBACK else STOPPED
+        if result == ne.FALLBACK:
+            status = START_FOR_PYTHON
             running = False
         else:
             if sampled:
                 _advance(sched, hit_t, hits, clock_p, clock_q)
                 n_hits += 1
-            if timed:  # the first bound, from the settled start
+            if result == ne.STOP:
+                status = STOPPED
+                running = False
+                restarts = -1  # the run ends at its start: no segment after it
+            elif timed:  # the first bound, from the settled start
                 t_source = next_time(t, m) if has_next else np.inf
                 if not t_source > t:
                     status = STUCK
@@ -238,6 +243,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                     t_time = min(t_time, hit_t[r])
                 t_bound = min(t_stop, t_time)
                 bound_is_event = t_bound == t_time
+    t_snap = t_bound - _BOUND_ULPS * ulp(t_bound)
     if running:
         deriv(t, x, m, z, f, S)
         nfev = 1
@@ -277,7 +283,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             t_new = t
             while True:
                 t_new = t + h
-                if t_new >= t_bound:
+                if t_new >= t_snap:  # within roundoff of the bound: on it (BOUND_ULPS)
                     t_new = t_bound  # a last step to the bound may be shorter than min_step
                 elif not h >= min_step:  # NaN included: it must never loop
                     status = NONFINITE if (rejected and not finite) or h != h else UNDERFLOW
@@ -475,6 +481,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 t_time = min(t_time, hit_t[r])
             t_bound = min(t_stop, t_time)
             bound_is_event = t_bound == t_time
+            t_snap = t_bound - _BOUND_ULPS * ulp(t_bound)
         if t >= t_bound:
             status = SETTLED_AT_BOUND
             break
