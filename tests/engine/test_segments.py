@@ -97,7 +97,7 @@ def test_two_clocks_run_the_same_on_both_backends(make):
     model = blocksim.compile(make(stop=30.0))
     py = blocksim.simulate(model, backend="python")
     nb = blocksim.simulate(model, backend="numba")
-    assert nb.status == py.status == "finished"
+    assert nb.status == py.status == "finished" and nb.stats["python_events"] == 0
     for key in ("steps", "events", "restarts", "hits"):
         assert nb.stats[key] == py.stats[key], key
     assert np.array_equal(nb.time, py.time)
