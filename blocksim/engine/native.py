@@ -3,12 +3,16 @@
 `Simulator` hands each segment (restart to the next time event or the stop time) to
 `NativeLoop.segment`, which calls `native_kernel.segment` until the segment ends: there is
 no Python call per step or per stage, and the output grid is copied to the recorder once
-per call. Where numba compiles the model's event functions, located events are settled in
-the loop too, with the semantics of `Simulator._event` (`native_events`): the loop returns
-only at time events, at the stop time, for progress and should_stop, or with an event it
-hands to Python (an iteration that does not settle, a non-finite value, a Zeno point),
-which Python then handles with its usual messages. Time events, and every event (the
-start included) of a model whose event code uses Python helpers, keep the Python path.
+per call. Where numba compiles the model's event functions, events are settled in the
+loop too, with the semantics of `Simulator._event` (`native_events`): located crossings,
+the start and, where `sample` and `next_time` compile as well, time events and sample hits
+(the rates' schedule on the exact clock travels with each call, `sim.hits`), each next
+bound found in the loop. The loop then returns only at the stop time, for progress,
+should_stop and the progress guard, to make room in its buffers, or with an event it hands
+to Python (an iteration that does not settle, a non-finite value, a Zeno point), which
+Python then handles with its usual messages; stats["python_events"] counts those. Every
+event of a model whose event code uses Python helpers keeps the Python path, as do the
+time events of a model whose `next_time` or `sample` does not compile.
 
 A model whose code the backend cannot translate at all (a Python helper in a block's
 continuous code, a formula function it lacks) runs on the Python path with a notice naming

@@ -8,9 +8,11 @@ one "event horizon" later along the flow), which is what lets a state that sits 
 on a guard (Math 003) stay put instead of chattering.
 
 The continuous segments between events run in `segment.py` (Python, any solver) or in the
-compiled loop of the numba backend (`native.py`, dopri5), which also settles events itself
-when it can; this module runs the restarts, the start and time events, and the events the
-compiled loop hands back, and it is the reference for what the compiled code does.
+compiled loop of the numba backend (`native.py`, dopri5), which also settles events, time
+events and sample hits included, when it can; this module runs the restarts, the start and
+time events, and the events the compiled loop hands back, and it is the reference for what
+the compiled code does. The blocks' next time event comes from the generated `next_time`
+(their `BlockType.next_time` code) on both backends.
 
 A run that cannot end well ends early with a SimulationError carrying the results so far:
 settings no run can honour, events that stop time from advancing or that would exceed the
@@ -316,6 +318,9 @@ class Simulator:
         nothing changes (SimulationError if it never settles or a reset is not finite)."""
         model = self.model
         update = self._update
+        if update is None and not model.n_zc:
+            changed_by.append([])  # the one pass of the loop below, which changes nothing
+            return
         for _ in range(MAX_EVENT_PASSES):
             zn = self._signs_after(st)
             entries: list[tuple[int, str]] = []
