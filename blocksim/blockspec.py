@@ -169,6 +169,11 @@ class Emit:
     # The block's resolved sample time (an inherited one as resolved from its inputs); a
     # discrete block's period and offset are `rate.period` and `rate.offset`.
     rate: SampleTime = field(default_factory=lambda: SampleTime(INHERITED))
+    # Inside an enabled subsystem: an expression that is nonzero while it is enabled ("1.0"
+    # elsewhere). For an enable gate: the lines that reset the subsystem's states when it is
+    # enabled (set by the compiler).
+    gate: str = "1.0"
+    resets: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""
@@ -324,10 +329,16 @@ class BlockType:
 
     # ----- documentation -----
     @classmethod
+    def _rate_text(cls) -> str:
+        if cls.discrete or any(prm.name == "sample_time" for prm in cls.params):
+            return "discrete, by its sample_time parameter (-1 inherits the input's rate)"
+        return {"inherited": "inherited from its inputs"}.get(cls.rate, cls.rate)
+
+    @classmethod
     def describe(cls) -> str:
         """Human-readable documentation: ports, parameters and doc text."""
         text = inspect.cleandoc(cls.doc or cls.__doc__ or "")
-        lines = [f"{cls.name} ({cls.category})", "", text, ""]
+        lines = [f"{cls.name} ({cls.category})", "", text, "", f"Sample time: {cls._rate_text()}"]
         if cls.inputs:
             lines.append("Inputs:")
             lines += [f"  {port.name:12s} {port.doc}" for port in cls.inputs]
@@ -339,10 +350,9 @@ class BlockType:
             for prm in cls.params:
                 default = "required" if prm.required else f"default {prm.default!r}"
                 unit = f" [{prm.unit}]" if prm.unit else ""
-                choices = f" one of {', '.join(prm.choices)}" if prm.choices else ""
+                kind = f"{prm.kind} ({', '.join(prm.choices)})" if prm.choices else prm.kind
                 inf = ", +-inf allowed" if prm.allow_inf else ""
-                lines.append(f"  {prm.name:12s} {prm.kind}{unit}, {default}{choices}{inf}. "
-                             f"{prm.doc}")
+                lines.append(f"  {prm.name:12s} {kind}{unit}, {default}{inf}. {prm.doc}")
         return "\n".join(lines).rstrip() + "\n"
 
 

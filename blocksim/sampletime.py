@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 CONTINUOUS, CONSTANT, INHERITED, DISCRETE = "continuous", "constant", "inherited", "discrete"
+TRIGGERED = "triggered"  # runs at the edges of a triggered subsystem's trigger (period 0)
 
 
 @dataclass(frozen=True)
@@ -20,12 +21,15 @@ class SampleTime:
     kind: str
     period: float = 0.0
     offset: float = 0.0
+    source: str = ""  # a triggered rate's trigger (its subsystem's path)
 
     @property
     def discrete(self) -> bool:
         return self.kind == DISCRETE
 
     def __str__(self) -> str:
+        if self.kind == TRIGGERED:
+            return f"triggered by {self.source}"
         if not self.discrete:
             return self.kind
         if self.offset:

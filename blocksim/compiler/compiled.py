@@ -79,6 +79,9 @@ class CompiledModel:
     block_rates: tuple[SampleTime, ...] = ()
     clock: Clock | None = None
     rates: tuple[Rate, ...] = ()
+    # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
+    # trigger's flag, raised by its gate at an edge and cleared by the engine.
+    trigger_slots: tuple[int, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -165,7 +168,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             blk.feedthrough = {port: () for port in blk.outputs}
     loops = graph.constraint_loops(flat)
     order = graph.output_order(flat, loops)
-    hit_order = graph.output_order(flat, loops, hit_feedthrough) if sampling.rates else []
+    hit_order = graph.output_order(flat, loops, hit_feedthrough) if sampling.rate_of else []
     layout = codegen.allocate(flat, sizes)
     try:
         gen = codegen.Generator(flat, layout, order, loops, sampling, hit_order)
@@ -219,6 +222,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         block_rates=tuple(sampling.block_rates[b.path] for b in flat.blocks),
         clock=sampling.clock,
         rates=sampling.rates,
+        trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
     )
     _check_results(model, settings)
     return model

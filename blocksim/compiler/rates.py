@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 from blocksim.sampletime import (CONSTANT, CONSTANT_TIME, CONTINUOUS, CONTINUOUS_TIME, DISCRETE,
-                                 INHERITED, INHERITED_TIME, SampleTime)
+                                 INHERITED, INHERITED_TIME, TRIGGERED, SampleTime)
 
 # Integers up to 2**53 are exact doubles: tick * p and q stay below it so that a hit time
 # is one correctly rounded division.
@@ -130,6 +130,10 @@ def combine(times: Sequence[SampleTime]) -> SampleTime:
     kinds = {st.kind for st in times}
     if CONTINUOUS in kinds:
         return CONTINUOUS_TIME
+    if TRIGGERED in kinds:  # one trigger's rate, or asynchronous rates mixed: continuous
+        triggered = {st for st in times if st.kind == TRIGGERED}
+        mixed = len(triggered) > 1 or DISCRETE in kinds
+        return CONTINUOUS_TIME if mixed else triggered.pop()
     discrete = sorted({st for st in times if st.discrete}, key=lambda s: (s.period, s.offset))
     if not discrete:
         return CONSTANT_TIME if CONSTANT in kinds else INHERITED_TIME

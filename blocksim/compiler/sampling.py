@@ -16,7 +16,8 @@ from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import FlatDiagram
 from blocksim.compiler.rates import Clock, Rate, resolve
 from blocksim.errors import CompileError
-from blocksim.sampletime import CONTINUOUS_TIME, SampleTime
+from blocksim.sampletime import (CONSTANT, CONTINUOUS, CONTINUOUS_TIME, DISCRETE, TRIGGERED,
+                                 SampleTime)
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,10 @@ class Sampling:
     block_rates: Mapping[str, SampleTime]  # every block path -> its resolved sample time
     clock: Clock | None  # the common tick of the discrete rates (None: no discrete block)
     rates: tuple[Rate, ...]  # the distinct rates of discrete blocks, fastest first
-    rate_of: Mapping[str, int]  # discrete block path -> index in `rates` (every discrete block)
+    # Every discrete block -> its rate: an index in `rates`, or len(rates) + j for the j-th
+    # trigger (a triggered subsystem's rate, run at its edges).
+    rate_of: Mapping[str, int]
+    triggers: tuple[str, ...] = ()  # the gate paths of the triggered rates
 
 
 def _sample_time(impl, p) -> SampleTime:
@@ -46,30 +50,54 @@ def resolve_sampling(flat: FlatDiagram, sizes: Mapping[str, Sizes]) -> Sampling:
     for blk in flat.blocks:
         if sizes[blk.path].states:
             declared[blk.path] = CONTINUOUS_TIME
-            continue
-        try:
-            declared[blk.path] = call_block(_sample_time, blk.impl, blk.p)
-        except CompileError as exc:
-            raise CompileError(exc.detail, block=blk.path, file=flat.source) from None
+        else:
+            try:
+                declared[blk.path] = call_block(_sample_time, blk.impl, blk.p)
+            except CompileError as exc:
+                raise CompileError(exc.detail, block=blk.path, file=flat.source) from None
+        if blk.trigger is not None:
+            declared[blk.path] = _in_triggered(blk, declared[blk.path], flat.source)
     inputs_of = {blk.path: [flat.drivers[(blk.path, port)][0] for port in blk.inputs]
                  for blk in flat.blocks}
     resolved = resolve(declared, inputs_of)
     discrete = [blk for blk in flat.blocks if call_block(blk.impl.is_discrete, blk.p)]
     for blk in discrete:
-        if not resolved[blk.path].discrete:
+        if resolved[blk.path].kind not in (DISCRETE, TRIGGERED):
             raise CompileError(
                 f"parameter 'sample_time': inherited from the inputs, the rate would be "
                 f"{resolved[blk.path]}; a {blk.block_type.name} needs a discrete rate: give a "
                 f"period (or [period, offset])", block=blk.path, file=flat.source)
-    times = sorted({resolved[blk.path] for blk in discrete}, key=lambda st: (st.period, st.offset))
-    if not times:
-        return Sampling(resolved, None, (), {})
-    try:
-        clock = Clock.for_times(times)
-        rates = tuple(clock.rate(st) for st in times)
-    except ValueError as exc:
-        raise CompileError(f"the sample times have no common base rate: {exc}",
-                           file=flat.source) from None
+    clocked = [blk for blk in discrete if resolved[blk.path].discrete]
+    times = sorted({resolved[blk.path] for blk in clocked}, key=lambda st: (st.period, st.offset))
+    triggers = tuple(dict.fromkeys(resolved[blk.path].source for blk in discrete
+                                   if resolved[blk.path].kind == TRIGGERED))
+    clock, rates = None, ()
+    if times:
+        try:
+            clock = Clock.for_times(times)
+            rates = tuple(clock.rate(st) for st in times)
+        except ValueError as exc:
+            raise CompileError(f"the sample times have no common base rate: {exc}",
+                               file=flat.source) from None
     index = {st: i for i, st in enumerate(times)}
-    return Sampling(resolved, clock, rates, {blk.path: index[resolved[blk.path]]
-                                             for blk in discrete})
+    index.update({SampleTime(TRIGGERED, 0.0, 0.0, gate): len(times) + j
+                  for j, gate in enumerate(triggers)})
+    rate_of = {blk.path: index[resolved[blk.path]] for blk in discrete}
+    return Sampling(resolved, clock, rates, rate_of, triggers)
+
+
+def _in_triggered(blk, declared: SampleTime, source: str) -> SampleTime:
+    """The sample time of a block inside a triggered subsystem: its trigger's rate (only
+    constants keep theirs); continuous blocks and explicit periods are refused."""
+    if declared.kind == CONSTANT:
+        return declared
+    subsystem = blk.trigger
+    if declared.kind == CONTINUOUS:
+        raise CompileError(f"a block inside the TriggeredSubsystem '{subsystem}' may not be "
+                           f"continuous (continuous states or a function of time): it runs "
+                           f"only at the trigger", block=blk.path, file=source)
+    if declared.discrete:
+        raise CompileError(f"parameter 'sample_time': inside the TriggeredSubsystem "
+                           f"'{subsystem}' a block runs at the trigger: set sample_time to -1 "
+                           f"(inherited)", block=blk.path, file=source)
+    return SampleTime(TRIGGERED, 0.0, 0.0, blk.trigger)

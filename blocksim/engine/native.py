@@ -124,6 +124,7 @@ class NativeLoop:
         self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] for r in rates],
                               dtype=np.int64).reshape(len(rates), 3)
         self.hit_t = np.empty(len(rates))
+        self.trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
         ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = self.timed, bool(model.time_events)
         if clock is not None:
             ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
@@ -132,7 +133,7 @@ class NativeLoop:
         # the first call), unless that needs Python; with time events or sample hits, only
         # if it settles those too (the first bound follows from the start's settled state).
         self.handles_start = compiled.events and (
-            self.timed or not (rates or model.time_events))
+            self.timed or not (rates or model.time_events or model.trigger_slots))
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
@@ -170,7 +171,7 @@ class NativeLoop:
             nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
                        self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
-                       self.hit_t)
+                       self.hit_t, self.trig)
             counts = ipar.tolist()
             if hits is not None and counts[nt.I_HITS]:
                 hits.k = self.sched[:, 2].tolist()
@@ -317,7 +318,8 @@ def _compile(model: CompiledModel) -> Compiled | None:
     constants = model.functions["outputs"].__globals__
     kinds = native_source.event_kinds(functions)
     events = tuple(name for name in native_source.EVENT_NAMES if name not in model.empty)
-    timing = tuple(name for name, needed in (("sample", bool(model.rates)),
+    sampled = bool(model.rates or model.trigger_slots)
+    timing = tuple(name for name, needed in (("sample", sampled),
                                              ("next_time", bool(model.time_events))) if needed)
     attempts = ([events + timing] if timing else []) + [events, None]
     module, compiled, pending = None, (), None

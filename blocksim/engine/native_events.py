@@ -106,19 +106,21 @@ def _iterate(deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, st
 
 @njit(cache=True, nogil=True)
 def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, has_after,
-           t, x, m, z, zmove, horizon, init, block, hits, sampled, stop_kind, max_passes,
-           out_t, out_y, rows, log_t, log_b, log_k, nlog,
+           has_sample, t, x, m, z, zmove, horizon, init, block, hit_t, trig, hits, stop_kind,
+           max_passes, out_t, out_y, rows, log_t, log_b, log_k, nlog,
            zn, dx, probe, g, x0, m0, z0, ev, ylog, S):
     """Settle the model at (t, x) as `Simulator._event` does: the crossing of a zero
     crossing owned by `block` (>= 0), a time event (block -1), or with `init` the start of
-    the run (no left limit, blocks set up their modes). With `sampled`, t is a sample hit
-    (hits[r] = 1.0 for each rate that hits): the model settles, `sample` runs once, and
-    the model settles again; the caller moves the rates on once this succeeded.
+    the run (no left limit, blocks set up their modes). Once the model has settled, the
+    rates due run (`Simulator._hits_due`): the clock's whose next hit (hit_t) is at t, and
+    the triggered ones whose flag (the discrete slots `trig`) a gate raised; `sample` then
+    runs once with their `hits` (the flags cleared) and the model settles again.
 
-    Returns (result, rows, log entries): HANDLED or STOP with the left and right limits in
-    the output rows and the event log extended; NOTHING if a located crossing changed
-    nothing (no trace left, m as before); FALLBACK with x, m and z as before, for Python to
-    handle the event. x0, m0 and z0 are scratch space for those copies.
+    Returns (result, rows, log entries, whether the clock's rates hit: the caller moves
+    them on): HANDLED or STOP with the left and right limits in the output rows and the
+    event log extended; NOTHING if a located crossing changed nothing (no trace left, m
+    as before); FALLBACK with x, m and z as before, for Python to handle the event. x0, m0
+    and z0 are scratch space for those copies.
     """
     for j in range(x.size):
         x0[j] = x[j]
@@ -128,10 +130,10 @@ def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, 
         z0[i] = z[i]
     rows0, nlog0 = rows, nlog
     if rows + 2 > out_t.size or nlog + 1 > log_t.size:
-        return FALLBACK, rows0, nlog0
+        return FALLBACK, rows0, nlog0, False
     if not init:
         if not _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):  # the left limit
-            return FALLBACK, rows0, nlog0
+            return FALLBACK, rows0, nlog0, False
         rows += 1
         if has_pre:
             pre(t, x, m, z, zn, 0, ev, S)
@@ -141,7 +143,20 @@ def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, 
     settled, stop, entries, passes, nlog = _iterate(
         deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
         max_passes, log_t, log_b, log_k, nlog, zn, dx, probe, g, ev, S)
+    clocked = sampled = False
+    if settled:
+        for r in range(hit_t.size):
+            hits[r] = 1.0 if hit_t[r] <= t else 0.0
+            clocked = clocked or hit_t[r] <= t
+        sampled = clocked
+        for j in range(trig.size):
+            flag = 1.0 if m[trig[j]] != 0.0 else 0.0
+            hits[hit_t.size + j] = flag
+            sampled = sampled or flag != 0.0
+        settled = has_sample or not sampled  # without a compiled `sample`: Python samples
     if settled and sampled:
+        for j in range(trig.size):
+            m[trig[j]] = 0.0
         sample(t, x, m, z, hits, S)
         settled, stop_after, more, _, nlog = _iterate(
             deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
@@ -151,7 +166,7 @@ def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, 
     if settled and block >= 0 and not sampled and entries == 0 and passes == 1:
         for j in range(m.size):
             m[j] = m0[j]  # a Memory must not sample at a non-event
-        return NOTHING, rows0, nlog0
+        return NOTHING, rows0, nlog0, False
     # The right limit, with the event's pulses (a HitCrossing's 1.0), then clear them.
     if settled and _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):
         if has_after and after(t, x, m, z, zn, 0, ev, S) != 0:
@@ -160,11 +175,11 @@ def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, 
             for i in range(z.size):
                 z[i] = zn[i]
         if settled:
-            return (STOP if stop else HANDLED), rows + 1, nlog
+            return (STOP if stop else HANDLED), rows + 1, nlog, clocked
     for j in range(x.size):
         x[j] = x0[j]  # resets of the passes so far: Python starts the event afresh
     for j in range(m.size):
         m[j] = m0[j]
     for i in range(z.size):
         z[i] = z0[i]
-    return FALLBACK, rows0, nlog0
+    return FALLBACK, rows0, nlog0, False

@@ -120,20 +120,6 @@ def _stiff(ipar, fpar, h, t, t_stop, budget, K, y6, y7):
     return (t_stop - t) / h > budget if h > 0.0 else True
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _due(hit_t, t, hits):
-    """`HitSchedule.due`: hits[r] = 1.0 for each rate whose next hit is at (or before) t;
-    whether any is."""
-    found = False
-    for r in range(hit_t.size):
-        if hit_t[r] <= t:
-            hits[r] = 1.0
-            found = True
-        else:
-            hits[r] = 0.0
-    return found
-
-
 @njit(cache=True, nogil=True)
 def _advance(sched, hit_t, hits, p, q):
     """`HitSchedule.advance`: the rates that just hit move to their next hit, its time
@@ -158,7 +144,7 @@ def _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol, max_step, x
 
 
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
-             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t):
+             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
 
     Returns through fpar/ipar: the status, the time reached (x, m, z updated in place) or
@@ -175,7 +161,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     in fpar/ipar across calls; over budget the call ends with status STIFF.
     With I_TIMED, time events and sample hits are settled here too: at a bound that is
     one, the model settles (`native_events.settle`), the rates that hit move on (`sched`:
-    period and offset in ticks and index of the next hit per rate, `hit_t` its time), and
+    period and offset in ticks and index of the next hit per rate, `hit_t` its time; the
+    triggered rates run where their flags, the discrete slots `trig`, are raised), and
     the next bound follows from `next_time` and the hits (F_BOUND, F_TIME_EVENT and
     F_SOURCE_T out); the call goes on to the stop time.
     """
@@ -207,26 +194,25 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     g, s_new, zn = np.empty(nz), np.empty(nz), np.empty(nz)
     m0, z0, ev = np.empty(m.size), np.empty(nz), np.zeros(2 + 2 * EV_PAIRS, dtype=np.int64)
     ylog = np.empty(out_y.shape[1])
-    hits = np.zeros(hit_t.size)
+    hits = np.zeros(hit_t.size + trig.size)  # the clock's rates, then the triggered ones
     nfev, steps, rows, nlog, n_events, restarts, n_hits = 0, 0, 0, 0, 0, 0, 0
     h_last = fpar[F_STEP]  # the last step taken: the guide for the first step of a segment
     h = h_next = h_last
     status = BOUND
     running = True
-    sampled, result = False, 0
+    clocked, result = False, 0
     if ipar[I_START] == 1:  # the start of the run: blocks set up their modes
         ipar[I_START] = 0  # once: a resumed call goes on from where it paused
-        sampled = has_sample and _due(hit_t, t, hits)
-        result, rows, nlog = ne.settle(
+        result, rows, nlog, clocked = ne.settle(
             deriv, zc, observe, update, pre, after, sample, has_update, has_pre, has_after,
-            t, x, m, z, zmove, horizon, 1, -1, hits, sampled, ipar[I_STOP_KIND],
+            has_sample, t, x, m, z, zmove, horizon, 1, -1, hit_t, trig, hits, ipar[I_STOP_KIND],
             ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new,
             g, xd, m0, z0, ev, ylog, S)
         if result == ne.FALLBACK:
             status = START_FOR_PYTHON
             running = False
         else:
-            if sampled:
+            if clocked:
                 _advance(sched, hit_t, hits, clock_p, clock_q)
                 n_hits += 1
             if result == ne.STOP:
@@ -263,10 +249,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 status = YIELD  # room for the rows first: the next call settles the event
                 h_next = h
                 break
-            sampled = has_sample and _due(hit_t, t, hits)
-            result, rows, nlog = ne.settle(
+            result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
-                has_after, t, x, m, z, zmove, horizon, 0, -1, hits, sampled,
+                has_after, has_sample, t, x, m, z, zmove, horizon, 0, -1, hit_t, trig, hits,
                 ipar[I_STOP_KIND], ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b,
                 log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
             if result == ne.FALLBACK:
@@ -445,16 +430,14 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 run, began = 0.0, t_hit
             if run >= ipar[I_ZENO_EVENTS]:
                 break
-            sampled = _due(hit_t, t_hit, hits)  # a crossing at a sample hit samples too
-            if sampled and not has_sample:
-                break
             saved = (zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN])
             zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = t_hit, run, began
             for j in range(n):
                 x[j] = x_ev[j]
-            result, rows, nlog = ne.settle(
+            result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
-                has_after, t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit], hits, sampled,
+                has_after, has_sample, t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit],
+                hit_t, trig, hits,
                 ipar[I_STOP_KIND], ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b,
                 log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
             if result == ne.FALLBACK:
@@ -463,7 +446,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             t = t_hit
             n_events += result != ne.NOTHING
         # An event settled here at t: go on from it, as a new segment would.
-        if sampled:
+        if clocked:  # the clock's rates that hit move on
             _advance(sched, hit_t, hits, clock_p, clock_q)
             n_hits += 1
         if result == ne.STOP:
@@ -520,4 +503,4 @@ with warnings.catch_warnings():
     # signatures and no closures they are what the feature was made for.
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
     segment = njit((_I1, _F1, _F1, _F1, _F1, _F1, _I1, _I1, _I1, _F1, _I1, _F1, _F2, _F1, _F1,
-                    _F1, _I1, _I1, _F1, _I2, _F1), cache=True, nogil=True)(_segment)
+                    _F1, _I1, _I1, _F1, _I2, _F1, _I1), cache=True, nogil=True)(_segment)

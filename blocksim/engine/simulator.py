@@ -293,11 +293,9 @@ class Simulator:
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
         self._settle(st, init, log_entries, changed_by)
-        hits = self.hits.due(st.t) if self.hits is not None else None
+        hits = self._hits_due(st)
         if hits is not None:
             self._sample(st.t, st.x, st.m, st.z, hits)
-            self.hits.advance(hits)
-            self.stats["hits"] += 1
             self._settle(st, init, log_entries, changed_by)
         something = bool(log_entries) or len(changed_by) > 1 or hits is not None
         if located and not something:
@@ -311,6 +309,21 @@ class Simulator:
         for block, kind in (located or []) + log_entries:
             self.recorder.events.append(Event(float(st.t), self.model.block_ids[block], kind))
         return any(kind == "stop" for _, kind in log_entries)
+
+    def _hits_due(self, st: RunState) -> list[float] | None:
+        """The `hits` of the model's `sample` function at st.t (clock rates, then triggered
+        ones), with the clock moved on and the trigger flags cleared; None if none is due."""
+        clocked = self.hits.due(st.t) if self.hits is not None else None
+        slots = self.model.trigger_slots
+        triggered = [1.0 if st.m[i] else 0.0 for i in slots]
+        if clocked is None and not any(triggered):
+            return None
+        if clocked is not None:
+            self.hits.advance(clocked)
+            self.stats["hits"] += 1
+        for i in slots:
+            st.m[i] = 0.0
+        return (clocked or [0.0] * len(self.model.rates)) + triggered
 
     def _settle(self, st: RunState, init: bool, log_entries: list[tuple[int, str]],
                 changed_by: list[list[tuple[int, str]]]) -> None:

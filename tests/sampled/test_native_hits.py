@@ -129,3 +129,32 @@ def test_a_stop_block_at_a_hit_stops_the_compiled_loop(level, t_stop):
     nb = blocksim.simulate(model, backend="numba")
     assert py.status == "stopped" and py.time[-1] == t_stop  # at a hit, or at the start
     same_run(py, nb)
+
+
+def triggered_counter():
+    """A Pulse's rising edges (1, 2, 3 s) trigger a subsystem counting them with a UnitDelay
+    into a plant, beside a clock rate at 0.25 s holding the plant's output."""
+    inner = {"blocks": [{"id": "x", "type": "Inport"}, {"id": "out", "type": "Outport"},
+                        {"id": "one", "type": "Constant", "params": {"value": 1.0}},
+                        {"id": "s", "type": "Sum", "params": {"signs": "++"}},
+                        {"id": "n", "type": "UnitDelay", "params": {"sample_time": -1}}],
+             "wires": [{"src": a, "dst": b} for a, b in
+                       [("one.y", "s.u1"), ("n.y", "s.u2"), ("s.y", "n.u"), ("s.y", "out.u")]]}
+    blocks = [block("ctl", "Pulse", period=1.0, width=50.0), block("clk", "Clock"),
+              {"id": "sub", "type": "TriggeredSubsystem", "params": {}, "diagram": inner},
+              block("plant", "TransferFunction", num=[1.0], den=[0.3, 1.0]),
+              block("h", "ZeroOrderHold", sample_time=0.25),
+              block("y", "Output"), block("yh", "Output")]
+    wires = [("ctl.y", "sub.trigger"), ("clk.y", "sub.x"), ("sub.out", "plant.u"),
+             ("plant.y", "h.u"), ("plant.y", "y.u"), ("h.y", "yh.u")]
+    return diagram(blocks, wires, stop=4.0, rtol=1e-10, atol=1e-12, output_interval=0.1)
+
+
+@needs_numba
+def test_triggered_rates_run_in_the_compiled_loop():
+    model = blocksim.compile(triggered_counter())
+    py = blocksim.simulate(model, backend="python")
+    nb = blocksim.simulate(model, backend="numba")
+    same_run(py, nb)
+    assert model.derived["native"].timed
+    assert [e.time for e in py.events_of("trigger")] == [1.0, 2.0, 3.0, 4.0]
