@@ -4,19 +4,24 @@
                                      [--backends python numba] [--peer-max-blocks 1000]
 
 Cases: the 100-lag chain; the chain at 10 to 10,000 blocks (growth with size, load and
-compile time); the bouncing ball to its accumulation point (cost per bounce); EUROSIM C5 at
-rtol 1e-10 and 1e-14; load + compile of every example diagram. Every run is checked against
-its reference (exact lag-chain solution, closed-form bounce times, C5 reference values) and
-every target of issue 5 is reported as met or not. Peers that are not installed
-(`pip install -e ".[bench]"`) are skipped with a message. Times are the best of a few
-repeats, all measured in this one run on this machine.
+compile time); the bouncing ball to its accumulation point (cost per bounce); a sampled PI
+controller at 1 kHz over 1e6 hits (`blocksim run` in a new process, per backend); EUROSIM
+C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram. Every run is checked
+against its reference (exact lag-chain solution, closed-form bounce times, the sampled
+loop's exact recursion, C5 reference values) and every target of issue 5 is reported as
+met or not. Peers that are not installed (`pip install -e ".[bench]"`) are skipped with a
+message. Times are the best of a few repeats (the sampled PI: medians of runs of the two
+backends in turn), all measured in this one run on this machine.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
 import logging
+import math
 import platform
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -281,6 +286,100 @@ def case_ball(suite: Suite) -> None:
                          fmt_time(per_bounce[backend]), per_bounce[backend] < limit)
 
 
+# ---------------------------------------------------------------- sampled PI
+PI_DIAGRAM = Path(__file__).resolve().parent / "discrete_pi.json"
+
+
+def pi_recursion(n_hits: int, ts: float = 1e-3, kp: float = 2.0, ki: float = 5.0
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """y_k and u_k of discrete_pi.json at its hits: the plant x' = -x + u exact over a period
+    with u held, u_k = Kp e_k + I_k, I_(k+1) = I_k + Ts Ki e_k, e_k = 1 - y_k."""
+    a = math.exp(-ts)
+    x = integral = 0.0
+    ys, us = np.empty(n_hits), np.empty(n_hits)
+    for k in range(n_hits):
+        e = 1.0 - x
+        u = kp * e + integral
+        ys[k], us[k] = x, u
+        integral += ts * ki * e
+        x = a * x + (1.0 - a) * u
+    return ys, us
+
+
+def cli_run(diagram: Path, backend: str, stop: float, out: Path) -> tuple[float, float]:
+    """(wall time of `blocksim run` in a new process, the run time it reports): the first
+    from interpreter start to exit (imports, load, compile, the numba functions from their
+    cache, the run, writing the results), the second Simulator.run alone."""
+    command = [sys.executable, "-m", "blocksim", "run", str(diagram), "--backend", backend,
+               "--stop-time", repr(stop), "--out", str(out)]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    found = re.search(r", ([0-9.]+) s$", done.stderr.strip().splitlines()[-1])
+    if found is None:
+        raise RuntimeError(f"no run time in the output of {' '.join(command)}:\n{done.stderr}")
+    return wall, float(found.group(1))
+
+
+def pi_error(out: Path, stop: float) -> tuple[int, float]:
+    """(hits, max error of y and u at every hit's right limit against the recursion)."""
+    data = np.load(out)
+    t, y, u = data["time"], data["signal:y"], data["signal:uo"]
+    same = np.flatnonzero(t[1:] == t[:-1]) + 1  # the right limit of each hit (left, right)
+    rows = np.concatenate([[0], same])  # the start: one row
+    n = int(round(stop * 1000)) + 1
+    if len(rows) != n or not np.array_equal(t[rows], np.arange(n) / 1000):
+        return len(rows), math.inf
+    y_ref, u_ref = pi_recursion(n)
+    return n, float(max(np.max(np.abs(y[rows] - y_ref)), np.max(np.abs(u[rows] - u_ref))))
+
+
+def case_pi(suite: Suite) -> None:
+    stop = 10.0 if suite.quick else 1000.0
+    repeats = 1 if suite.quick else 3
+    backends = [b for b in ("python", "numba") if b in suite.backends]
+    walls: dict[str, list[float]] = {b: [] for b in backends}
+    runs: dict[str, list[float]] = {b: [] for b in backends}
+    errors: dict[str, float] = {}
+    hits = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend in backends:  # untimed: numba's functions for this model into the cache
+            cli_run(PI_DIAGRAM, backend, 0.01, Path(tmp) / "warm.npz")
+        for _ in range(repeats):  # interleaved: the machine's load falls on both alike
+            for backend in backends:
+                out = Path(tmp) / f"pi_{backend}.npz"
+                wall, run = cli_run(PI_DIAGRAM, backend, stop, out)
+                walls[backend].append(wall)
+                runs[backend].append(run)
+                hits, err = pi_error(out, stop)
+                errors[backend] = max(errors.get(backend, 0.0), err)
+                log.info("discrete PI (%s): %.2f s, run %.2f s", backend, wall, run)
+    wall = {b: float(np.median(v)) for b, v in walls.items()}
+    run = {b: float(np.median(v)) for b, v in runs.items()}
+    rows = [[f"blocksim ({b})", fmt_time(wall[b]), fmt_time(run[b]), fmt_time(run[b] / hits),
+             ratio(wall.get("python"), wall[b]), ratio(run.get("python"), run[b]),
+             f"{errors[b]:.1e}"] for b in backends]
+    suite.section(
+        "Sampled PI controller at 1 kHz",
+        f"benchmarks/discrete_pi.json to {stop:g} s: {hits:,} sample hits, each settling the "
+        "model, sampling (ZeroOrderHold, UnitDelay) and restarting dopri5 (rtol 1e-10) on "
+        "the plant x' = -x + u. *blocksim run*: wall time of `blocksim run --backend ... "
+        "--out pi.npz` in a new process (interpreter start, imports, load, compile, the "
+        "model's numba functions from their on-disk cache, the run, writing the results); "
+        "*run*: the run alone (Simulator.run, as the CLI reports it). Medians of "
+        f"{repeats} run(s), the backends in turn, after one untimed run each (which "
+        "caches the numba functions of the model; compiling them takes about 2 s, the "
+        "loop itself about 30 s once per machine). Error: max error of y and u at every "
+        "hit against the loop's exact recursion.",
+        ["tool", "blocksim run", "run", "run per hit", "blocksim run: python / this",
+         "run: python / this", "error at hits"], rows)
+    if "python" in wall and "numba" in wall and not suite.quick:  # targets for 1e6 hits
+        for what, times in (("whole `blocksim run`", wall), ("run time alone", run)):
+            factor = times["python"] / times["numba"]
+            suite.target(f"sampled PI, {hits:,} hits: numba ≥ 20× faster than python "
+                         f"({what})", f"{factor:.0f}×", factor >= 20)
+
+
 # ---------------------------------------------------------------- C5
 def case_c5(suite: Suite) -> None:
     diagram = blocksim.load(DIAGRAMS / "c5_two_state.json")
@@ -314,8 +413,8 @@ def case_compile(suite: Suite) -> None:
                   ["diagram", "blocks", "states", "load + compile"], rows)
 
 
-CASES = {"chain": case_chain, "scaling": case_scaling, "ball": case_ball, "c5": case_c5,
-         "compile": case_compile}
+CASES = {"chain": case_chain, "scaling": case_scaling, "ball": case_ball, "pi": case_pi,
+         "c5": case_c5, "compile": case_compile}
 
 
 # ---------------------------------------------------------------- output
@@ -330,7 +429,8 @@ def document(suite: Suite) -> str:
              f"{' --quick' if suite.quick else ''}` on {now}. Do not edit by hand: rerun the "
              "script.", "", f"- Machine: `{platform.platform()}`, {_cpus()}",
              f"- {', '.join(versions)}",
-             "- All times in one run on one machine; each is the best of several repeats.", ""]
+             "- All times in one run on one machine; each is the best of several repeats "
+             "(the sampled PI: the median).", ""]
     for message in suite.skipped:
         lines.append(f"- Skipped: {message}")
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---:|---|"]

@@ -52,6 +52,9 @@ class Step(BlockType):
     def next_time_event(self, p, t):
         return p.time if t < p.time else math.inf
 
+    def next_time(self, e: Emit):
+        return f"({lit(e.p.time)} if t < {lit(e.p.time)} else inf)"
+
     def output(self, e: Emit):
         n = len(e.y["y"])
         before, after = broadcast(e.p.before, n), broadcast(e.p.after, n)
@@ -174,6 +177,9 @@ class Pulse(BlockType):
     def next_time_event(self, p, t):
         return self.edges_until(p, t)[1]
 
+    def next_time(self, e: Emit):
+        return e.m[1]  # the next edge, kept by `update`
+
     def output(self, e: Emit):
         amp = broadcast(e.p.amplitude, len(e.y["y"]))
         return {"y": [f"{y} = ({lit(a)} if {e.m[0]} % 2.0 == 1.0 else 0.0)"
@@ -181,12 +187,21 @@ class Pulse(BlockType):
 
     def update(self, e: Emit):
         p = e.p
-        edges = e.const(lambda t: self.edges_until(p, t))
         count, due = e.m
-        last = f"_e{e.index}"
-        # At the start only an edge exactly at the start time is an event worth logging.
+        n, last = f"_n{e.index}", f"_e{e.index}"
+        delay, period = lit(p.delay), lit(p.period)
+        high = lit(p.period * p.width / 100.0)
+
+        def edge(k: str) -> str:  # `edge`, written out
+            return f"{delay} + ({k} // 2.0) * {period} + ({k} % 2.0) * {high}"
+        # `edges_until(p, t)` written out (compiled code calls no Python helper); t is past
+        # the first edge here, since `due` starts there.
         return [f"if t >= {due}:",
-                f"    {count}, {due}, {last} = {edges}(t)",
+                f"    {n} = max(0.0, 2.0 * _f_floor((t - {delay}) / {period}) - 2.0)",
+                f"    while {edge(n)} <= t:",
+                f"        {n} += 1.0",
+                f"    {count}, {due}, {last} = {n}, {edge(n)}, {edge(f'({n} - 1.0)')}",
+                # At the start only an edge exactly at the start time is an event worth logging.
                 f"    if init and {last} != t: changed = True",
                 f"    elif {count} % 2.0 == 1.0: {e.event('rise')}",
                 f"    else: {e.event('fall')}"]
@@ -221,6 +236,9 @@ class Ramp(BlockType):
 
     def next_time_event(self, p, t):
         return p.start if t < p.start else math.inf
+
+    def next_time(self, e: Emit):
+        return f"({lit(e.p.start)} if t < {lit(e.p.start)} else inf)"
 
     def output(self, e: Emit):
         n = len(e.y["y"])
@@ -296,6 +314,9 @@ class FromTable(BlockType):
     def next_time_event(self, p, t):
         return self._table(p).next_switch(t)
 
+    def next_time(self, e: Emit):
+        return e.m[SEG_HI]  # the end of the segment, kept by `update`
+
     def output(self, e: Emit):
         m, width = e.m, len(e.y["y"])
         return {"y": [f"{y} = {m[SEG_VALUES + j]} + {m[SEG_VALUES + width + j]} * "
@@ -303,12 +324,15 @@ class FromTable(BlockType):
 
     def update(self, e: Emit):
         table = self._table(e.p)
-        right, slots = e.const(table.right), e.const(table.slots)
+        # `table.right` and `table.slots` written out (compiled code calls no Python helper):
+        # the switch points, and every segment's slots as one row of a table.
+        switch = e.const(table.switch)
+        slots = e.const([table.slots(j) for j in range(table.segments)])
         var = f"_k{e.index}"
         return [f"if init or t >= {e.m[SEG_HI]}:",
-                f"    {var} = {right}(t)",
+                f"    {var} = int(np.searchsorted({switch}, t, side='right'))",
                 f"    if {var} != {e.m[SEG_INDEX]}:",
-                f"        {', '.join(e.m)} = {slots}({var})",
+                *[f"        {m} = {slots}[{var}, {j}]" for j, m in enumerate(e.m)],
                 # At the start only a breakpoint exactly at the start time is logged.
                 f"        if init and t != {e.m[SEG_LO]}: changed = True",
                 f"        else: {e.event('breakpoint')}"]

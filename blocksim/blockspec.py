@@ -15,6 +15,7 @@ Zero-crossing semantics (shared by every discontinuous block):
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -305,6 +306,16 @@ class BlockType:
     def next_time_event(self, p: ParamValues, t: float) -> float:
         """The first time strictly after t at which this block changes by itself."""
         return float("inf")
+
+    def next_time(self, e: Emit) -> str:
+        """`next_time_event` as generated code: an expression in t and e.m for the first
+        time strictly after t at which this block changes by itself, its discrete states
+        being those settled at t (the engine takes the minimum over blocks after each
+        event). It must agree with `next_time_event`. The default calls that method, a
+        Python helper: on the numba backend the time events of the model then return to
+        Python; an expression numba compiles keeps them in the compiled loop."""
+        helper = e.const(functools.partial(self.next_time_event, e.p))
+        return f"{helper}(t)"
 
     has_time_events: ClassVar[bool] = False
 

@@ -266,11 +266,13 @@ def test_numba_formula_functions_and_stop_block():
 
 @needs_numba
 def test_numba_events_of_python_helpers_stay_in_python():
-    # A Pulse's update calls a Python helper: its events are handled in Python, the
-    # continuous segments still run compiled, and the results are the same.
+    # A LookupTable1D's update calls Python helpers: its events are handled in Python,
+    # the continuous segments still run compiled, and the results are the same.
     blocks = [block("pulse", "Pulse", period=0.3, width=0.4), block("i", "Integrator"),
+              block("lut", "LookupTable1D", breakpoints=[0.0, 0.1, 0.2], table=[0.0, 1.0, 0.0]),
               block("y", "Output")]
-    d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "y.u")], stop=3.0, rtol=1e-10)
+    d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")], stop=3.0,
+                rtol=1e-10)
     model = blocksim.compile(d)
     py, nb = both(model)
     assert not model.derived["native"].events

@@ -265,13 +265,15 @@ class Generator:
         else:
             self.empty.add("sample")
             bodies["sample"] = ([], [], ["return None"])
+        next_time = self._next_time_lines()
+        bodies["next_time"] = (next_time, [], ["return tn" if next_time else "return inf"])
 
         text: list[str] = []
         owners: list[int | None] = []
         for name, args in (("deriv", "t, x, m, z"), ("zc", "t, x, m, z"),
                            ("outputs", "t, x, m, z"), ("update", "t, x, m, z, zn, init, ev"),
                            ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z"),
-                           ("sample", "t, x, m, z, hits")):
+                           ("sample", "t, x, m, z, hits"), ("next_time", "t, m")):
             body, before, after = bodies[name]
             used = _arrays_in([ln for ln, _ in body], _HEADS)
             heads = [f"{a} = {a[:-1]}.tolist()" for a in _HEADS if a in used]
@@ -312,6 +314,23 @@ class Generator:
                 lines += _guarded(self._hit(blk), update, self.index[blk.path])
         return lines
 
+    def _next_time_lines(self) -> list[tuple[str, int]]:
+        """The body of `next_time(t, m)`: the earliest time event after t of the blocks that
+        have them (`BlockType.next_time`), with the discrete states as settled at t, in
+        `tn` (none: the engine does not call it)."""
+        lines: list[tuple[str, int]] = []
+        for blk in self.flat.blocks:
+            if not blk.block_type.has_time_events:
+                continue
+            owner = self.index[blk.path]
+            if not lines:
+                lines.append((f"tn = {self._code(blk, 'next_time')}", owner))
+                continue
+            var = f"_t{owner}"
+            lines += [(f"{var} = {self._code(blk, 'next_time')}", owner),
+                      (f"if {var} < tn: tn = {var}", owner)]
+        return lines
+
     def _hit(self, blk: FlatBlock) -> str:
         """True at a hit of the block's rate (and, in an enabled subsystem, while enabled)."""
         hit = f"hits_[{self.sampling.rate_of[blk.path]}]"
@@ -320,7 +339,8 @@ class Generator:
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
         code = compile(source, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
-        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample")
+        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample",
+                 "next_time")
         return {name: self.namespace[name] for name in names}
 
 

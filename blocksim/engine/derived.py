@@ -28,6 +28,7 @@ OBSERVE_FILENAME = "<blocksim generated observe>"
 COMPONENT_FILENAME = "<blocksim generated zero crossing>"
 LIST_FILENAME = "<blocksim generated list function>"
 VECTOR_FILENAME = "<blocksim generated vectorised deriv>"
+NEXT_TIME_FILENAME = "<blocksim generated next time event>"
 # Below this many states a dense Jacobian is cheaper than scipy's sparse LU.
 SPARSE_MIN_STATES = 64
 
@@ -150,6 +151,26 @@ def zc_component(model: CompiledModel, i: int) -> Callable:
         exec(compile(text, COMPONENT_FILENAME, "exec"), namespace, scope)  # our own text
         cache[i] = scope[name]
     return cache[i]
+
+
+def next_time_parts(model: CompiledModel) -> list[tuple[int, Callable]]:
+    """(block, f(t, m_)) for each block's own next time event, its lines of the generated
+    `next_time` (`BlockType.next_time`): to name a block whose time event does not
+    advance."""
+    if "next_time_parts" not in model.derived:
+        namespace = model.functions["next_time"].__globals__
+        parts = []
+        for st in functions(model)["next_time"].statements:
+            if st.owner is None or st.lines[0].startswith("if "):
+                continue  # `if _t3 < tn: tn = _t3`, `return tn`
+            target = st.lines[0].split(" = ", 1)[0]
+            text = "\n".join(["def part(t, m_):", *("    " + ln for ln in st.lines),
+                              f"    return {target}", ""])
+            scope: dict = {}
+            exec(compile(text, NEXT_TIME_FILENAME, "exec"), namespace, scope)  # our own text
+            parts.append((st.owner, scope["part"]))
+        model.derived["next_time_parts"] = parts
+    return model.derived["next_time_parts"]
 
 
 def zc_moves(model: CompiledModel) -> np.ndarray:

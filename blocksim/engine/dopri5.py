@@ -51,6 +51,10 @@ D = np.array([-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799,
 _A_ROWS = [np.ascontiguousarray(A[s, :s]) for s in range(6)]  # stage s: weights of K[:s]
 
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
+# A step that would end within this many ulps of the bound ends on it: t + (t_bound - t)
+# can round to one ulp short, and the step left then (2.2e-16 s at t = 1.5) would be a
+# degenerate one, passed on as the next segment's first step.
+BOUND_ULPS = 4
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
 SMALL = 12  # up to this many states, dense output is evaluated in float arithmetic
@@ -162,6 +166,7 @@ class Dopri5Stepper(Stepper):
         self.t = self.t_old = float(t0)
         self.x = self.x_old = np.array(x0, dtype=float)
         self.t_bound = float(t_bound)
+        self._snap = self.t_bound - BOUND_ULPS * math.ulp(self.t_bound)  # see BOUND_ULPS
         self.rtol, self.atol = max(rtol, RTOL_FLOOR), atol
         self.max_step = max_step
         self.f = np.asarray(fun(self.t, self.x), dtype=float)
@@ -193,7 +198,7 @@ class Dopri5Stepper(Stepper):
         rejected = finite = False
         while True:
             t_new = t + h
-            if t_new >= self.t_bound:
+            if t_new >= self._snap:
                 t_new = self.t_bound  # a last step to the bound may be shorter than min_step
             elif not h >= min_step:  # NaN included: it must never loop
                 raise StepFailure("the state became infinite or NaN" if (not finite

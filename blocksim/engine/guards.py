@@ -22,7 +22,10 @@ import os
 from collections import Counter
 from typing import Sequence
 
+import numpy as np
+
 from blocksim.compiler.compiled import CompiledModel
+from blocksim.engine import derived
 
 MAX_EVENTS = 1_000_000  # events in one run
 STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
@@ -97,13 +100,16 @@ def with_culprits(reason: str, events: Sequence, model: CompiledModel
     return f"{reason}; events from {names}", ids[0]
 
 
-def stuck_time_event(model: CompiledModel, t: float) -> tuple[str, str | None]:
+def stuck_time_event(model: CompiledModel, t: float, m: np.ndarray
+                     ) -> tuple[str, str | None]:
     """(message, block) for a time event that does not come after t: its events are closer
-    than the time resolution there (or its next time is not a number)."""
-    for src in model.time_events:
-        t_next = src.next_after(t)
+    than the time resolution (or its next time is not a number); m: the discrete states
+    settled at t."""
+    m_ = m.tolist()
+    for block, part in derived.next_time_parts(model):
+        t_next = part(t, m_)
         if not t_next > t:
             return (f"the next time event, {t_next!r}, does not come after t = {t!r}: its "
                     f"events are closer than the time resolution here ({math.ulp(t):.2g} s); "
-                    f"change its timing", model.block_ids[src.block])
+                    f"change its timing", model.block_ids[block])
     return "time events do not advance", None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.compiler.rates import hit_time, next_hit
+from blocksim.compiler.rates import EXACT_INT, hit_time, next_hit
 
 
 class HitSchedule:
@@ -23,6 +23,13 @@ class HitSchedule:
         self.times = [hit_time(rate, self.clock, k) for rate, k in zip(self.rates, self.k)]
         self.next_time = min(self.times, default=math.inf)
         self.count = 0  # hits handled so far (one per instant, whatever the rates)
+        # Per rate (offset, period) in ticks, and the clock as doubles: a hit whose tick * p
+        # is below 2**53 is one division of two exact doubles (`Clock.time`), done here
+        # without the general path's calls.
+        self._ticks = [(rate.offset_ticks, rate.period_ticks) for rate in self.rates]
+        clock = self.clock
+        self._p, self._q = (clock.p, float(clock.q)) if clock is not None else (1, 1.0)
+        self._exact = clock is not None and clock.q < EXACT_INT
 
     def due(self, t: float) -> list[float] | None:
         """The `hits` argument of the model's `sample` function at time t: 1.0 for each
@@ -35,7 +42,12 @@ class HitSchedule:
         """Move the rates that just hit to their following hit."""
         for r, flag in enumerate(hits):
             if flag:
-                self.k[r] += 1
-                self.times[r] = hit_time(self.rates[r], self.clock, self.k[r])
+                k = self.k[r] = self.k[r] + 1
+                offset, period = self._ticks[r]
+                num = (offset + k * period) * self._p
+                if self._exact and -EXACT_INT < num < EXACT_INT:
+                    self.times[r] = float(num) / self._q
+                else:
+                    self.times[r] = hit_time(self.rates[r], self.clock, k)
         self.next_time = min(self.times)
         self.count += 1

@@ -3,12 +3,16 @@
 `Simulator` hands each segment (restart to the next time event or the stop time) to
 `NativeLoop.segment`, which calls `native_kernel.segment` until the segment ends: there is
 no Python call per step or per stage, and the output grid is copied to the recorder once
-per call. Where numba compiles the model's event functions, located events are settled in
-the loop too, with the semantics of `Simulator._event` (`native_events`): the loop returns
-only at time events, at the stop time, for progress and should_stop, or with an event it
-hands to Python (an iteration that does not settle, a non-finite value, a Zeno point),
-which Python then handles with its usual messages. Time events, and every event (the
-start included) of a model whose event code uses Python helpers, keep the Python path.
+per call. Where numba compiles the model's event functions, events are settled in the
+loop too, with the semantics of `Simulator._event` (`native_events`): located crossings,
+the start and, where `sample` and `next_time` compile as well, time events and sample hits
+(the rates' schedule on the exact clock travels with each call, `sim.hits`), each next
+bound found in the loop. The loop then returns only at the stop time, for progress,
+should_stop and the progress guard, to make room in its buffers, or with an event it hands
+to Python (an iteration that does not settle, a non-finite value, a Zeno point), which
+Python then handles with its usual messages; stats["python_events"] counts those. Every
+event of a model whose event code uses Python helpers keeps the Python path, as do the
+time events of a model whose `next_time` or `sample` does not compile.
 
 A model whose code the backend cannot translate at all (a Python helper in a block's
 continuous code, a formula function it lacks) runs on the Python path with a notice naming
@@ -24,6 +28,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -31,6 +36,7 @@ import numpy as np
 
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
+from blocksim.compiler.rates import EXACT_INT
 from blocksim.engine import derived
 from blocksim.engine import native_kernel as nk
 from blocksim.engine import native_types as nt
@@ -59,6 +65,7 @@ class Compiled:
     dispatchers: tuple
     addresses: np.ndarray  # int64, slots native_types.A_*; 0: no such event function
     events: bool  # the event functions compiled: events are settled in the loop
+    timed: bool  # ... and time events too (sample and next_time compiled, where needed)
     kinds: tuple[str, ...]  # event entry kinds by code
     zmove: np.ndarray
     zc_owner: np.ndarray
@@ -100,20 +107,33 @@ class NativeLoop:
         pause *= 1 if watched else YIELD_UNWATCHED
         self.ipar = ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
         ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
-        # A trigger's edge runs the model's `sample` function, which only Python calls yet.
-        events_on = compiled.events and not model.trigger_slots
-        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = events_on, compiled.stop_kind
+        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
         ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
         ipar[nt.I_SIGNALS] = len(model.signal_names)
         stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
         ipar[nt.I_STIFF_ON] = stiffness is not None
         if stiffness is not None:
             fpar[nt.F_STOP], fpar[nt.F_STIFF_BUDGET] = stiffness.stop, stiffness.budget
-        fpar[nt.F_STIFF_T] = math.nan
+        fpar[nt.F_STIFF_T], fpar[nt.F_STOP] = math.nan, s.stop
+        # Time events and sample hits are settled in the loop when their functions compile
+        # and every hit of the run has an exact time in int64 arithmetic; the loop then
+        # finds each next bound itself. The rates' schedule (period and offset in ticks,
+        # index of the next hit; its time) is `sim.hits`, copied in and out at each call.
+        rates, clock = model.rates, model.clock
+        self.timed = compiled.timed and (not rates or _exact_hits(rates, clock, s))
+        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] for r in rates],
+                              dtype=np.int64).reshape(len(rates), 3)
+        self.hit_t = np.empty(len(rates))
+        self.trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
+        ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = self.timed, bool(model.time_events)
+        if clock is not None:
+            ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
+        sim.stats.setdefault("python_events", 0)
         # With compiled event functions the loop also settles the start of the run (in
-        # the first call), unless that needs Python.
-        # Not when a sample hit may fall on the start: hits are handled in Python.
-        self.handles_start = compiled.events and not model.rates and not model.trigger_slots
+        # the first call), unless that needs Python; with time events or sample hits, only
+        # if it settles those too (the first bound follows from the start's settled state).
+        self.handles_start = compiled.events and (
+            self.timed or not (rates or model.time_events or model.trigger_slots))
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
@@ -130,19 +150,34 @@ class NativeLoop:
         return cls(compiled, sim) if compiled is not None else None
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
-                first_step: float | None, k_grid: int, n_grid: int) -> Segment:
+                first_step: float | None, k_grid: int, n_grid: int,
+                t_source: float = math.inf) -> Segment:
+        """Integrate from st to t_bound (the first time event t_time, the blocks' own at
+        t_source, or the stop time), settling in the loop what it can; when the loop
+        settles time events it goes on past them, each next bound found in the loop."""
         c, fpar, ipar = self.c, self.fpar, self.ipar
         fpar[nt.F_T], fpar[nt.F_BOUND], fpar[nt.F_STEP] = st.t, t_bound, first_step or 0.0
-        fpar[nt.F_TIME_EVENT] = t_bound == t_time
+        fpar[nt.F_TIME_EVENT], fpar[nt.F_SOURCE_T] = t_bound == t_time, t_source
         ipar[nt.I_GRID], ipar[nt.I_RESUME] = k_grid, 0
         if self.handles_start:
             ipar[nt.I_START], self.handles_start = 1, False
+        hits = sim.hits
         nfev = 0
         while True:
+            if hits is not None:  # Python may have handled hits since the last call
+                self.sched[:, 2] = hits.k
+                self.hit_t[:] = hits.times
+            ipar[nt.I_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
             nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
-                       self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno)
+                       self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
+                       self.hit_t, self.trig)
             counts = ipar.tolist()
+            if hits is not None and counts[nt.I_HITS]:
+                hits.k = self.sched[:, 2].tolist()
+                hits.times = self.hit_t.tolist()
+                hits.next_time = min(hits.times)
+                hits.count += counts[nt.I_HITS]
             self._collect(sim, st, counts)
             nfev += counts[nt.I_NFEV]
             status, k, step = counts[nt.I_STATUS], counts[nt.I_GRID], float(fpar[nt.F_STEP])
@@ -155,20 +190,27 @@ class NativeLoop:
                        [(sim.model.zc_owner[i], "state")])
                 return Segment(hit, False, k, step, nfev)
             st.t = float(fpar[nt.F_T])
-            if status == nt.BOUND:
-                return Segment(None, t_bound == t_time and st.t >= t_bound, k, step, nfev)
+            if status == nt.BOUND:  # the bound may be one the loop found
+                at_event = fpar[nt.F_TIME_EVENT] != 0.0 and st.t >= fpar[nt.F_BOUND]
+                return Segment(None, bool(at_event), k, step, nfev,
+                               t_source=float(fpar[nt.F_SOURCE_T]))
             if status in (nt.STOPPED, nt.SETTLED_AT_BOUND):
                 return Segment(None, False, k, step, nfev, stopped=status == nt.STOPPED)
             if status == nt.START_FOR_PYTHON:
                 if sim._event(st, init=True):
                     return Segment(None, False, k, first_step, nfev, stopped=True)
+                t_source, t_time, t_bound = sim._next_bound(st)
+                fpar[nt.F_BOUND], fpar[nt.F_SOURCE_T] = t_bound, t_source
+                fpar[nt.F_TIME_EVENT] = t_bound == t_time
                 continue  # the loop cleared I_START
+            if status == nt.STUCK:
+                raise sim._stuck_time_event(st.t)
             if status == nt.YIELD:
                 if sim.progress:
                     sim.progress(st.t)
                 if sim._interrupted():
                     return Segment(None, False, k, step, nfev, interrupted=True)
-                if sim.stats["restarts"] >= sim.guard.due:
+                if sim.stats["restarts"] - sim.stats["hits"] >= sim.guard.due:
                     sim._check_progress(st.t)
                 ipar[nt.I_RESUME] = 1
                 continue
@@ -216,6 +258,16 @@ class NativeLoop:
         stats["steps"] += counts[nt.I_STEPS]
         stats["events"] += counts[nt.I_EVENTS]
         stats["restarts"] += counts[nt.I_RESTARTS]
+        stats["hits"] += counts[nt.I_HITS]
+
+
+def _exact_hits(rates, clock, s) -> bool:
+    """Whether every hit up to the stop time has tick * p below 2**53 (`rates.Clock.time`
+    divides two exact doubles then; the loop computes hit times only so)."""
+    horizon = max(abs(s.start), abs(s.stop))
+    last = int(Fraction(horizon) * clock.q / clock.p) + 1
+    last += max(r.period_ticks for r in rates) + max(r.offset_ticks for r in rates)
+    return last * clock.p < EXACT_INT and clock.q < EXACT_INT
 
 
 def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
@@ -229,16 +281,20 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
     return sim._nonfinite_block(st, SimpleNamespace(t=st.t, x=st.x))
 
 
-def _fallback_notice(model: CompiledModel, exc: Exception, events: bool) -> str:
+def _fallback_notice(model: CompiledModel, exc: Exception, kind: str | None) -> str:
     """What runs in Python on the numba backend, and why: the block (type) whose code
-    numba cannot take, when known."""
+    numba cannot take, when known. `kind`: "time" (time events and sample hits in
+    Python), "events" (all events) or None (the whole model)."""
     owner = getattr(exc, "owner", None)
     if owner is not None:
         cause = f"block '{model.block_ids[owner]}' ({model.block_types[owner]})"
     else:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         cause = f"the diagram's code ({first[:120]})"
-    if events:
+    if kind == "time":
+        return (f"backend numba: {cause} needs Python at time events: time events and "
+                f"sample hits of {model.source} are handled in Python")
+    if kind == "events":
         return (f"backend numba: {cause} needs Python at events: events of "
                 f"{model.source} are handled in Python")
     return f"backend numba: {cause} does not compile with numba: {model.source} runs in Python"
@@ -247,8 +303,9 @@ def _fallback_notice(model: CompiledModel, exc: Exception, events: bool) -> str:
 def _compile(model: CompiledModel) -> Compiled | None:
     """Translate and load the model's numba functions (None: the model stays in Python).
 
-    The event functions are compiled too where numba can (no Python helpers, no raise);
-    otherwise events are handled in Python and only the continuous functions are compiled.
+    The event functions are compiled too where numba can (no Python helpers, no raise),
+    and with them those of time events (`sample`, `next_time`); otherwise time events, or
+    all events, are handled in Python and only the rest is compiled.
     """
     from numba.experimental.function_type import _get_wrapper_address
 
@@ -261,34 +318,52 @@ def _compile(model: CompiledModel) -> Compiled | None:
     constants = model.functions["outputs"].__globals__
     kinds = native_source.event_kinds(functions)
     events = tuple(name for name in native_source.EVENT_NAMES if name not in model.empty)
-    module, compiled_events = None, True
-    for attempt in (events, None):
+    sampled = bool(model.rates or model.trigger_slots)
+    timing = tuple(name for name, needed in (("sample", sampled),
+                                             ("next_time", bool(model.time_events))) if needed)
+    attempts = ([events + timing] if timing else []) + [events, None]
+    module, compiled, pending = None, (), None
+    for attempt in attempts:
         try:
             source = native_source.module_source(functions, constants, attempt or (), kinds)
             module = native_source.load(source)
-            compiled_events = attempt is not None
+            compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class
+            kind = ("time" if attempt is not None and attempt != events
+                    else "events" if attempt is not None else None)
             level = logging.DEBUG if attempt is not None else logging.WARNING
-            what = ("event functions stay in Python" if attempt is not None
-                    else "numba backend unavailable for this model, running in Python")
+            what = {"time": "time events stay in Python", "events": "event functions stay "
+                    "in Python", None: "numba backend unavailable for this model, running in "
+                    "Python"}[kind]
             log.log(level, "%s: %s (%s: %s)", model.source, what, type(exc).__name__,
                     str(exc).splitlines()[0] if str(exc) else "")
-            notice(_fallback_notice(model, exc, attempt is not None))
+            if kind == "time":  # said only if the event functions do compile
+                pending = _fallback_notice(model, exc, kind)
+                continue
+            pending = None
+            notice(_fallback_notice(model, exc, kind))
+    if pending is not None:
+        notice(pending)
     if module is None:
         return None
     addresses = np.zeros(nt.N_ADDRESSES, dtype=np.int64)
     dispatchers = []
     slots = {"deriv": nt.A_DERIV, "zc": nt.A_ZC, "observe": nt.A_OBSERVE,
-             "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER}
-    for name in native_source.NAMES + (events if compiled_events else ()):
+             "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER,
+             "sample": nt.A_SAMPLE, "next_time": nt.A_NEXT_TIME}
+    for name in native_source.NAMES + (compiled or ()):
         dispatcher = getattr(module, name)
-        sig = nt.EVENT_SIGNATURE if name in native_source.EVENT_NAMES else nt.MODEL_SIGNATURE
+        sig = (nt.EVENT_SIGNATURE if name in native_source.EVENT_NAMES
+               else nt.TIME_SIGNATURE if name == "next_time" else nt.MODEL_SIGNATURE)
         addresses[slots[name]] = _get_wrapper_address(dispatcher, sig)
         dispatchers.append(dispatcher)
-    log.info("%s: numba functions ready in %.2f s (events %s)", model.source,
-             time.perf_counter() - started, "compiled" if compiled_events else "in Python")
-    return Compiled(tuple(dispatchers), addresses, compiled_events, tuple(kinds),
+    compiled_events = compiled is not None
+    timed = compiled_events and all(name in compiled for name in timing)
+    log.info("%s: numba functions ready in %.2f s (events %s, time events %s)", model.source,
+             time.perf_counter() - started, "compiled" if compiled_events else "in Python",
+             "compiled" if timed else "in Python")
+    return Compiled(tuple(dispatchers), addresses, compiled_events, timed, tuple(kinds),
                     derived.zc_moves(model).astype(float), np.array(model.zc_owner,
                                                                     dtype=np.int64),
                     np.array(derived.observe_reads(model), dtype=np.int64),

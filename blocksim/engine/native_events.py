@@ -1,5 +1,5 @@
-"""Event handling in compiled code: `Simulator._event`, step for step, for a located crossing
-and for the start of the run.
+"""Event handling in compiled code: `Simulator._event`, step for step, for a located crossing,
+a time event or sample hit, and the start of the run.
 
 With a model whose event functions (update, pre_event, after_event) numba can compile, the
 loop settles an event where it located it: it reads the signs one horizon ahead, runs the
@@ -28,6 +28,8 @@ def signs_after(deriv, zc, t, x, m, z, zmove, h, zn, dx, probe, g, S):
     ahead where a moving zero crossing is still exactly zero. False if one is NaN (where
     Python would have raised)."""
     n, nz = x.size, z.size
+    if nz == 0:
+        return True  # no signs to read
     deriv(t, x, m, z, dx, S)
     for j in range(n):
         probe[j] = x[j] + h * dx[j]
@@ -64,35 +66,12 @@ def _row(observe, t, x, m, z, ylog, S, out_t, out_y, row):
 
 
 @njit(cache=True, nogil=True)
-def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
-           t, x, m, z, zmove, horizon, init, block, stop_kind, max_passes,
-           out_t, out_y, rows, log_t, log_b, log_k, nlog,
-           zn, dx, probe, g, x0, m0, z0, ev, ylog, S):
-    """Handle the crossing of a zero crossing owned by `block` at (t, x), or with `init`
-    the start of the run (no left limit, no crossing, blocks set up their modes).
-
-    Returns (result, rows, log entries): HANDLED or STOP with the left and right limits in
-    the output rows and the event log extended; NOTHING if no block did anything (no trace
-    left, m as before); FALLBACK with x, m and z as before, for Python to handle the event.
-    x0, m0 and z0 are scratch space for those copies.
-    """
-    for j in range(x.size):
-        x0[j] = x[j]
-    for j in range(m.size):
-        m0[j] = m[j]
-    for i in range(z.size):
-        z0[i] = z[i]
-    rows0, nlog0 = rows, nlog
-    if rows + 2 > out_t.size or nlog + 1 > log_t.size:
-        return FALLBACK, rows0, nlog0
-    if not init:
-        if not _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):  # the left limit
-            return FALLBACK, rows0, nlog0
-        rows += 1
-        if has_pre:
-            pre(t, x, m, z, zn, 0, ev, S)
-        log_t[nlog], log_b[nlog], log_k[nlog] = t, block, KIND_STATE
-        nlog += 1
+def _iterate(deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
+             max_passes, log_t, log_b, log_k, nlog, zn, dx, probe, g, ev, S):
+    """The event iteration of `Simulator._settle`: re-read the signs just after t and update
+    the blocks until nothing changes. Returns (settled, a Stop block asked to stop, entries
+    logged, passes, log entries); not settled: it did not settle, a value is not finite
+    or the buffers are full (Python then handles the event)."""
     passes = entries = 0
     stop = settled = False
     for _ in range(max_passes):
@@ -122,10 +101,72 @@ def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_afte
             finite = finite and math.isfinite(x[j])
         if not finite:
             break
-    if settled and not init and entries == 0 and passes == 1:
+    return settled, stop, entries, passes, nlog
+
+
+@njit(cache=True, nogil=True)
+def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, has_after,
+           has_sample, t, x, m, z, zmove, horizon, init, block, hit_t, trig, hits, stop_kind,
+           max_passes, out_t, out_y, rows, log_t, log_b, log_k, nlog,
+           zn, dx, probe, g, x0, m0, z0, ev, ylog, S):
+    """Settle the model at (t, x) as `Simulator._event` does: the crossing of a zero
+    crossing owned by `block` (>= 0), a time event (block -1), or with `init` the start of
+    the run (no left limit, blocks set up their modes). Once the model has settled, the
+    rates due run (`Simulator._hits_due`): the clock's whose next hit (hit_t) is at t, and
+    the triggered ones whose flag (the discrete slots `trig`) a gate raised; `sample` then
+    runs once with their `hits` (the flags cleared) and the model settles again.
+
+    Returns (result, rows, log entries, whether the clock's rates hit: the caller moves
+    them on): HANDLED or STOP with the left and right limits in the output rows and the
+    event log extended; NOTHING if a located crossing changed nothing (no trace left, m
+    as before); FALLBACK with x, m and z as before, for Python to handle the event. x0, m0
+    and z0 are scratch space for those copies.
+    """
+    for j in range(x.size):
+        x0[j] = x[j]
+    for j in range(m.size):
+        m0[j] = m[j]
+    for i in range(z.size):
+        z0[i] = z[i]
+    rows0, nlog0 = rows, nlog
+    if rows + 2 > out_t.size or nlog + 1 > log_t.size:
+        return FALLBACK, rows0, nlog0, False
+    if not init:
+        if not _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):  # the left limit
+            return FALLBACK, rows0, nlog0, False
+        rows += 1
+        if has_pre:
+            pre(t, x, m, z, zn, 0, ev, S)
+        if block >= 0:
+            log_t[nlog], log_b[nlog], log_k[nlog] = t, block, KIND_STATE
+            nlog += 1
+    settled, stop, entries, passes, nlog = _iterate(
+        deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
+        max_passes, log_t, log_b, log_k, nlog, zn, dx, probe, g, ev, S)
+    clocked = sampled = False
+    if settled:
+        for r in range(hit_t.size):
+            hits[r] = 1.0 if hit_t[r] <= t else 0.0
+            clocked = clocked or hit_t[r] <= t
+        sampled = clocked
+        for j in range(trig.size):
+            flag = 1.0 if m[trig[j]] != 0.0 else 0.0
+            hits[hit_t.size + j] = flag
+            sampled = sampled or flag != 0.0
+        settled = has_sample or not sampled  # without a compiled `sample`: Python samples
+    if settled and sampled:
+        for j in range(trig.size):
+            m[trig[j]] = 0.0
+        sample(t, x, m, z, hits, S)
+        settled, stop_after, more, _, nlog = _iterate(
+            deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
+            max_passes, log_t, log_b, log_k, nlog, zn, dx, probe, g, ev, S)
+        stop = stop or stop_after
+        entries += more
+    if settled and block >= 0 and not sampled and entries == 0 and passes == 1:
         for j in range(m.size):
             m[j] = m0[j]  # a Memory must not sample at a non-event
-        return NOTHING, rows0, nlog0
+        return NOTHING, rows0, nlog0, False
     # The right limit, with the event's pulses (a HitCrossing's 1.0), then clear them.
     if settled and _row(observe, t, x, m, z, ylog, S, out_t, out_y, rows):
         if has_after and after(t, x, m, z, zn, 0, ev, S) != 0:
@@ -134,11 +175,11 @@ def settle(deriv, zc, observe, update, pre, after, has_update, has_pre, has_afte
             for i in range(z.size):
                 z[i] = zn[i]
         if settled:
-            return (STOP if stop else HANDLED), rows + 1, nlog
+            return (STOP if stop else HANDLED), rows + 1, nlog, clocked
     for j in range(x.size):
         x[j] = x0[j]  # resets of the passes so far: Python starts the event afresh
     for j in range(m.size):
         m[j] = m0[j]
     for i in range(z.size):
         z[i] = z0[i]
-    return FALLBACK, rows0, nlog0
+    return FALLBACK, rows0, nlog0, False

@@ -24,22 +24,26 @@ from blocksim.engine import dopri5
 from blocksim.engine import native_events as ne
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
-    A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BAD_CROSSING, BOUND, CROSSING, F_ATOL,
-    F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL,
-    F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T, F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN,
-    I_ACCEPTED, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_LOG, I_MAX_PASSES, I_MAX_STEPS,
-    I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS,
-    I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_ZENO_EVENTS, NONFINITE,
-    SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST,
-    Z_RUN, as_event_function, as_model_function)
+    A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_SAMPLE, A_UPDATE, A_ZC, BAD_CROSSING,
+    BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL,
+    F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T,
+    F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED, I_CLOCK_P, I_CLOCK_Q, I_EVENT,
+    I_EVENTS, I_EVENTS_ON, I_GRID, I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES,
+    I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START,
+    I_STATUS, I_STEPS, I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND,
+    I_TIMED, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED,
+    STUCK, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function,
+    as_time_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
 _EXPONENT, _RTOL_FLOOR = dopri5.ERROR_EXPONENT, dopri5.RTOL_FLOOR
+_BOUND_ULPS = float(dopri5.BOUND_ULPS)
 _STIFF_EVERY, _STIFF_LIMIT = dopri5.STIFF_EVERY, dopri5.STIFF_LIMIT
 _STIFF_POSITIVE, _STIFF_NEGATIVE = dopri5.STIFF_POSITIVE, dopri5.STIFF_NEGATIVE
 EV_PAIRS = 64  # (block, kind) entries one pass of `update` may log here
 _F1, _F2, _I1 = types.float64[::1], types.float64[:, ::1], types.int64[::1]
+_I2 = types.int64[:, ::1]
 
 
 @njit(cache=True, nogil=True)
@@ -116,33 +120,65 @@ def _stiff(ipar, fpar, h, t, t_stop, budget, K, y6, y7):
     return (t_stop - t) / h > budget if h > 0.0 else True
 
 
+@njit(cache=True, nogil=True)
+def _advance(sched, hit_t, hits, p, q):
+    """`HitSchedule.advance`: the rates that just hit move to their next hit, its time
+    computed from its tick as `rates.Clock.time` does (tick * p below 2**53: exact)."""
+    for r in range(hit_t.size):
+        if hits[r] != 0.0:
+            sched[r, 2] += 1
+            tick = sched[r, 1] + sched[r, 2] * sched[r, 0]
+            hit_t[r] = float(tick * p) / float(q)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol, max_step, xs, xd, S):
+    """The first step of a segment from t, as `Dopri5Stepper` chooses it: the last step
+    size (clipped to the segment), unless it is below the time resolution at t (a step
+    cut short by a bound within roundoff is no guide), then Hairer's starting step.
+    Returns (h, evaluations)."""
+    span = t_bound - t
+    if h_last >= 10.0 * ulp(t):
+        return min(h_last, span, max_step), 0
+    return _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd, S), 1
+
+
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
-             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno):
+             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
 
     Returns through fpar/ipar: the status, the time reached (x, m, z updated in place) or
     the located crossing for Python (x_ev, F_EVENT_T, I_EVENT), the output rows written
     to out_t/out_y (grid rows and the two limits of each event settled here, from row 0),
     the event log (log_t/log_b/log_k, I_LOG entries), the last step size, and the counts
-    of steps, evaluations, events and restarts. `observed` are the states `observe` reads
-    (the grid interpolates only those); if the logged signals are states, `selection` names
-    them, one per column, and the grid copies them without calling observe (else it is
-    empty). The first grid row with a non-finite logged
+    of steps, evaluations, events, restarts and sample hits. `observed` are the states
+    `observe` reads (the grid interpolates only those); if the logged signals are states,
+    `selection` names them, one per column, and the grid copies them without calling
+    observe (else it is empty). The first grid row with a non-finite logged
     value leaves its time in F_BAD_T and its state in x_bad, so the engine can
     re-evaluate it in Python (where a domain error raises and names the block).
     With I_STIFF_ON, stiffness is tested as `dopri5.StiffnessTest` does, its counts kept
     in fpar/ipar across calls; over budget the call ends with status STIFF.
+    With I_TIMED, time events and sample hits are settled here too: at a bound that is
+    one, the model settles (`native_events.settle`), the rates that hit move on (`sched`:
+    period and offset in ticks and index of the next hit per rate, `hit_t` its time; the
+    triggered rates run where their flags, the discrete slots `trig`, are raised), and
+    the next bound follows from `next_time` and the hits (F_BOUND, F_TIME_EVENT and
+    F_SOURCE_T out); the call goes on to the stop time.
     """
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
     observe = as_model_function(fns[A_OBSERVE])
     update, pre = as_event_function(fns[A_UPDATE]), as_event_function(fns[A_PRE])
     after = as_event_function(fns[A_AFTER])
+    sample, next_time = as_model_function(fns[A_SAMPLE]), as_time_function(fns[A_NEXT_TIME])
     has_update, has_pre, has_after = fns[A_UPDATE] != 0, fns[A_PRE] != 0, fns[A_AFTER] != 0
-    events_on = ipar[I_EVENTS_ON] != 0
+    has_sample, has_next = fns[A_SAMPLE] != 0, ipar[I_HAS_NEXT] != 0
+    events_on, timed = ipar[I_EVENTS_ON] != 0, ipar[I_TIMED] != 0
+    clock_p, clock_q, guard_left = ipar[I_CLOCK_P], ipar[I_CLOCK_Q], ipar[I_GUARD_LEFT]
     n, nz = x.size, z.size
     all_states = np.arange(n)
     direct = selection.size == out_y.shape[1] and selection.size > 0
-    t, t_bound = fpar[F_T], fpar[F_BOUND]
+    t, t_bound, t_source = fpar[F_T], fpar[F_BOUND], fpar[F_SOURCE_T]
     rtol, atol, max_step = max(fpar[F_RTOL], _RTOL_FLOOR), fpar[F_ATOL], fpar[F_MAX_STEP]
     start, interval = fpar[F_START], fpar[F_INTERVAL]
     horizon, zeno_span = fpar[F_HORIZON], fpar[F_ZENO_SPAN]
@@ -158,174 +194,230 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     g, s_new, zn = np.empty(nz), np.empty(nz), np.empty(nz)
     m0, z0, ev = np.empty(m.size), np.empty(nz), np.zeros(2 + 2 * EV_PAIRS, dtype=np.int64)
     ylog = np.empty(out_y.shape[1])
-    nfev, steps, rows, nlog, n_events, restarts = 1, 0, 0, 0, 0, 0
+    hits = np.zeros(hit_t.size + trig.size)  # the clock's rates, then the triggered ones
+    nfev, steps, rows, nlog, n_events, restarts, n_hits = 0, 0, 0, 0, 0, 0, 0
+    h_last = fpar[F_STEP]  # the last step taken: the guide for the first step of a segment
+    h = h_next = h_last
+    status = BOUND
+    running = True
+    clocked, result = False, 0
     if ipar[I_START] == 1:  # the start of the run: blocks set up their modes
         ipar[I_START] = 0  # once: a resumed call goes on from where it paused
-        result, rows, nlog = ne.settle(
-            deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
-            t, x, m, z, zmove, horizon, 1, -1, ipar[I_STOP_KIND], ipar[I_MAX_PASSES],
-            out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev,
-            ylog, S)
-        if result != ne.HANDLED:
-            ipar[I_STATUS] = START_FOR_PYTHON if result == ne.FALLBACK else STOPPED
-            ipar[I_ROWS], ipar[I_LOG] = rows, nlog
-            ipar[I_STEPS] = ipar[I_NFEV] = ipar[I_EVENTS] = ipar[I_RESTARTS] = 0
-            return
-    deriv(t, x, m, z, f, S)
-    span = t_bound - t
-    if ipar[I_RESUME] == 1:
-        h = fpar[F_NEXT_STEP]
-    elif fpar[F_STEP] >= 10.0 * ulp(t):  # as `Dopri5Stepper`: a step below that is no guide
-        h = min(fpar[F_STEP], span, max_step)
-    else:
-        h = _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd, S)
-        nfev += 1
-    status = BOUND
-    h_next = h
-    while True:
-        min_step = 10.0 * (np.nextafter(t, np.inf) - t)
-        h = min(h, max_step)
-        rejected = False
-        finite = True
+        result, rows, nlog, clocked = ne.settle(
+            deriv, zc, observe, update, pre, after, sample, has_update, has_pre, has_after,
+            has_sample, t, x, m, z, zmove, horizon, 1, -1, hit_t, trig, hits, ipar[I_STOP_KIND],
+            ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog, zn, xs, x_new,
+            g, xd, m0, z0, ev, ylog, S)
+        if result == ne.FALLBACK:
+            status = START_FOR_PYTHON
+            running = False
+        else:
+            if clocked:
+                _advance(sched, hit_t, hits, clock_p, clock_q)
+                n_hits += 1
+            if result == ne.STOP:
+                status = STOPPED
+                running = False
+                restarts = -1  # the run ends at its start: no segment after it
+            elif timed:  # the first bound, from the settled start
+                t_source = next_time(t, m) if has_next else np.inf
+                if not t_source > t:
+                    status = STUCK
+                    running = False
+                t_time = t_source
+                for r in range(hit_t.size):
+                    t_time = min(t_time, hit_t[r])
+                t_bound = min(t_stop, t_time)
+                bound_is_event = t_bound == t_time
+    t_snap = t_bound - _BOUND_ULPS * ulp(t_bound)
+    if running:
+        deriv(t, x, m, z, f, S)
+        nfev = 1
+        if ipar[I_RESUME] == 1:
+            h = fpar[F_NEXT_STEP]
+        else:
+            h, more = _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol,
+                                    max_step, xs, xd, S)
+            nfev += more
         h_next = h
-        t_new = t
-        while True:
-            t_new = t + h
-            if t_new >= t_bound:
-                t_new = t_bound  # a last step to the bound may be shorter than min_step
-            elif not h >= min_step:  # NaN included: it must never loop
-                status = NONFINITE if (rejected and not finite) or h != h else UNDERFLOW
+    while running:
+        if t >= t_bound:  # at the bound: the stop time, or a time event
+            if not (bound_is_event and timed):
+                status = BOUND
                 break
-            h = t_new - t
-            for j in range(n):
-                K[0, j] = f[j]
-            for s in range(1, 6):
+            if rows + 2 > out_t.size or nlog + EV_PAIRS + 1 > log_t.size:
+                status = YIELD  # room for the rows first: the next call settles the event
+                h_next = h
+                break
+            result, rows, nlog, clocked = ne.settle(
+                deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
+                has_after, has_sample, t, x, m, z, zmove, horizon, 0, -1, hit_t, trig, hits,
+                ipar[I_STOP_KIND], ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b,
+                log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
+            if result == ne.FALLBACK:
+                status = BOUND  # Python settles this time event
+                break
+            if t_source <= t:  # a time event of a block, not only a sample hit
+                n_events += 1
+        else:
+            min_step = 10.0 * (np.nextafter(t, np.inf) - t)
+            h = min(h, max_step)
+            rejected = False
+            finite = True
+            h_next = h
+            t_new = t
+            while True:
+                t_new = t + h
+                if t_new >= t_snap:  # within roundoff of the bound: on it (BOUND_ULPS)
+                    t_new = t_bound  # a last step to the bound may be shorter than min_step
+                elif not h >= min_step:  # NaN included: it must never loop
+                    status = NONFINITE if (rejected and not finite) or h != h else UNDERFLOW
+                    break
+                h = t_new - t
+                for j in range(n):
+                    K[0, j] = f[j]
+                for s in range(1, 6):
+                    for j in range(n):
+                        acc = 0.0
+                        for r in range(s):
+                            acc += _A[s, r] * K[r, j]
+                        xs[j] = x[j] + h * acc
+                    deriv(t + _C[s] * h, xs, m, z, K[s], S)
                 for j in range(n):
                     acc = 0.0
-                    for r in range(s):
-                        acc += _A[s, r] * K[r, j]
-                    xs[j] = x[j] + h * acc
-                deriv(t + _C[s] * h, xs, m, z, K[s], S)
-            for j in range(n):
-                acc = 0.0
-                for r in range(6):
-                    acc += _B[r] * K[r, j]
-                x_new[j] = x[j] + h * acc
-            deriv(t_new, x_new, m, z, K[6], S)
-            nfev += 6
-            err = 0.0
-            for j in range(n):
-                e = 0.0
-                for r in range(7):
-                    e += _E[r] * K[r, j]
-                sc = atol + max(abs(x[j]), abs(x_new[j])) * rtol
-                err += (h * e / sc) ** 2
-            err = math.sqrt(err / n)
-            finite = math.isfinite(err)
-            if err < 1.0:
-                if err == 0.0:
-                    factor = _MAX_FACTOR
+                    for r in range(6):
+                        acc += _B[r] * K[r, j]
+                    x_new[j] = x[j] + h * acc
+                deriv(t_new, x_new, m, z, K[6], S)
+                nfev += 6
+                err = 0.0
+                for j in range(n):
+                    e = 0.0
+                    for r in range(7):
+                        e += _E[r] * K[r, j]
+                    sc = atol + max(abs(x[j]), abs(x_new[j])) * rtol
+                    err += (h * e / sc) ** 2
+                err = math.sqrt(err / n)
+                finite = math.isfinite(err)
+                if err < 1.0:
+                    if err == 0.0:
+                        factor = _MAX_FACTOR
+                    else:
+                        factor = min(_MAX_FACTOR, _SAFETY * err ** _EXPONENT)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    h_next = h * factor
+                    break
+                if finite:
+                    h *= max(_MIN_FACTOR, _SAFETY * err ** _EXPONENT)
                 else:
-                    factor = min(_MAX_FACTOR, _SAFETY * err ** _EXPONENT)
-                if rejected:
-                    factor = min(1.0, factor)
-                h_next = h * factor
+                    h *= _MIN_FACTOR
+                rejected = True
+            if status != BOUND:
                 break
-            if finite:
-                h *= max(_MIN_FACTOR, _SAFETY * err ** _EXPONENT)
-            else:
-                h *= _MIN_FACTOR
-            rejected = True
-        if status != BOUND:
-            break
-        for j in range(n):
-            if not math.isfinite(x_new[j]):
-                status = NONFINITE
-        if status != BOUND:
-            break
-        accepted += 1
-        if stiff_on and (accepted % _STIFF_EVERY == 0 or ipar[I_STIFF_POS] > 0) and _stiff(
-                ipar, fpar, h, t, t_stop, stiff_budget, K, xs, x_new):
-            status = STIFF
-            fpar[F_STEP] = h
-            break
-        steps += 1
-        # Dense-output coefficients of this step, computed when needed: for every state
-        # where a crossing is located, for the logged ones where the grid falls.
-        rc_all = rc_observed = False
-        hit = -1
-        t_hit = np.inf
-        if nz:
-            zc(t_new, x_new, m, z, g, S)
-            bad = False
-            for i in range(nz):
-                s_new[i] = sign(g[i])
-                bad = bad or g[i] != g[i]
-            if bad:  # a formula failed (Python raises there): hand the state over to name it
+            for j in range(n):
+                if not math.isfinite(x_new[j]):
+                    status = NONFINITE
+            if status != BOUND:
+                break
+            accepted += 1
+            if stiff_on and (accepted % _STIFF_EVERY == 0 or ipar[I_STIFF_POS] > 0) and _stiff(
+                    ipar, fpar, h, t, t_stop, stiff_budget, K, xs, x_new):
+                status = STIFF
+                fpar[F_STEP] = h
+                break
+            steps += 1
+            h_last = h
+            # Dense-output coefficients of this step, computed when needed: for every state
+            # where a crossing is located, for the logged ones where the grid falls.
+            rc_all = rc_observed = False
+            hit = -1
+            t_hit = np.inf
+            if nz:
+                zc(t_new, x_new, m, z, g, S)
+                bad = False
+                for i in range(nz):
+                    s_new[i] = sign(g[i])
+                    bad = bad or g[i] != g[i]
+                if bad:  # a formula failed (Python raises there): hand the state over
+                    t = t_new
+                    for j in range(n):
+                        x[j] = x_new[j]
+                    status = BAD_CROSSING
+                    break
+                for i in range(nz):
+                    zi, si = z[i], s_new[i]
+                    if si == zi:
+                        continue
+                    up = si > zi
+                    d = zdir[i]
+                    if d == 0.0 or (d > 0.0 and up) or (d < 0.0 and not up):
+                        if not rc_all:
+                            _coefficients(all_states, h, x, x_new, K, rc)
+                            rc_all = rc_observed = True
+                        if hit < 0:
+                            t_hit, hit = locate(zc, i, zi, t, t_new, t, t_new, h, x, x_new,
+                                                rc, m, z, xd, g, S), i
+                        elif changed(zc, i, zi, t_hit, t, t_new, h, x, x_new, rc, m, z, xd,
+                                     g, S):
+                            # Only a crossing before the earliest one so far matters.
+                            ti = locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m, z,
+                                        xd, g, S)
+                            if ti < t_hit:
+                                t_hit, hit = ti, i
+            t_end = t_hit if hit >= 0 else t_new
+            time_event = hit < 0 and t_new >= t_bound and bound_is_event
+            near = t_end - 4.0 * ulp(t_end) if hit >= 0 or time_event else np.inf
+            while k_grid <= n_grid:
+                tg = start + k_grid * interval
+                if tg > t_end or tg >= near:
+                    break  # past the step, or within roundoff of an event: the event's rows
+                if not rc_observed:
+                    _coefficients(observed, h, x, x_new, K, rc)
+                    rc_observed = True
+                # Interpolate the observed states (written out: as a call, this costs 5x).
+                if tg == t_new:
+                    for q in range(observed.size):
+                        xd[observed[q]] = x_new[observed[q]]
+                else:
+                    sg = (tg - t) / h
+                    sg1 = 1.0 - sg
+                    for q in range(observed.size):
+                        j = observed[q]
+                        xd[j] = x[j] + sg * (rc[0, j] + sg1 * (rc[1, j] + sg * (
+                            rc[2, j] + sg1 * rc[3, j])))
+                out_t[rows] = tg
+                if direct:  # the logged signals are states: no call of observe
+                    for j in range(selection.size):
+                        out_y[rows, j] = xd[selection[j]]
+                else:
+                    observe(tg, xd, m, z, ylog, S)
+                    bad = False
+                    for j in range(ylog.size):
+                        out_y[rows, j] = ylog[j]
+                        bad = bad or not math.isfinite(ylog[j])
+                    if bad and math.isnan(fpar[F_BAD_T]):
+                        fpar[F_BAD_T] = tg
+                        if not rc_all:
+                            _coefficients(all_states, h, x, x_new, K, rc)
+                            rc_all = True
+                        state_at(tg, t, t_new, h, x, x_new, rc, x_bad)
+                rows += 1
+                k_grid += 1
+            if hit < 0:
                 t = t_new
                 for j in range(n):
                     x[j] = x_new[j]
-                status = BAD_CROSSING
-                break
-            for i in range(nz):
-                zi, si = z[i], s_new[i]
-                if si == zi:
-                    continue
-                up = si > zi
-                d = zdir[i]
-                if d == 0.0 or (d > 0.0 and up) or (d < 0.0 and not up):
-                    if not rc_all:
-                        _coefficients(all_states, h, x, x_new, K, rc)
-                        rc_all = rc_observed = True
-                    if hit < 0:
-                        t_hit, hit = locate(zc, i, zi, t, t_new, t, t_new, h, x, x_new, rc,
-                                            m, z, xd, g, S), i
-                    elif changed(zc, i, zi, t_hit, t, t_new, h, x, x_new, rc, m, z, xd, g, S):
-                        # Only a crossing before the earliest one so far matters.
-                        ti = locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m, z, xd,
-                                    g, S)
-                        if ti < t_hit:
-                            t_hit, hit = ti, i
-        t_end = t_hit if hit >= 0 else t_new
-        time_event = hit < 0 and t_new >= t_bound and bound_is_event
-        near = t_end - 4.0 * ulp(t_end) if hit >= 0 or time_event else np.inf
-        while k_grid <= n_grid:
-            tg = start + k_grid * interval
-            if tg > t_end or tg >= near:
-                break  # past the step, or within roundoff of an event: the event's rows
-            if not rc_observed:
-                _coefficients(observed, h, x, x_new, K, rc)
-                rc_observed = True
-            # Interpolate the observed states (written out: as a call, this costs 5x more).
-            if tg == t_new:
-                for q in range(observed.size):
-                    xd[observed[q]] = x_new[observed[q]]
-            else:
-                sg = (tg - t) / h
-                sg1 = 1.0 - sg
-                for q in range(observed.size):
-                    j = observed[q]
-                    xd[j] = x[j] + sg * (rc[0, j] + sg1 * (rc[1, j] + sg * (rc[2, j]
-                                                                         + sg1 * rc[3, j])))
-            out_t[rows] = tg
-            if direct:  # the logged signals are states: no call of observe
-                for j in range(selection.size):
-                    out_y[rows, j] = xd[selection[j]]
-            else:
-                observe(tg, xd, m, z, ylog, S)
-                bad = False
-                for j in range(ylog.size):
-                    out_y[rows, j] = ylog[j]
-                    bad = bad or not math.isfinite(ylog[j])
-                if bad and math.isnan(fpar[F_BAD_T]):
-                    fpar[F_BAD_T] = tg
-                    if not rc_all:
-                        _coefficients(all_states, h, x, x_new, K, rc)
-                        rc_all = True
-                    state_at(tg, t, t_new, h, x, x_new, rc, x_bad)
-            rows += 1
-            k_grid += 1
-        if hit >= 0:
+                    f[j] = K[6, j]
+                for i in range(nz):
+                    z[i] = s_new[i]  # latch unwatched sign changes in place
+                if t >= t_bound:
+                    continue  # the top of the loop: the stop time or a time event
+                if steps + n_events + n_hits >= max_steps:
+                    status = YIELD
+                    break
+                h = h_next
+                continue
             state_at(t_hit, t, t_new, h, x, x_new, rc, x_ev)
             fpar[F_EVENT_T] = t_hit
             ipar[I_EVENT] = hit
@@ -342,52 +434,57 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = t_hit, run, began
             for j in range(n):
                 x[j] = x_ev[j]
-            result, rows, nlog = ne.settle(
-                deriv, zc, observe, update, pre, after, has_update, has_pre, has_after,
-                t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit], ipar[I_STOP_KIND],
-                ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b, log_k, nlog,
-                zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
+            result, rows, nlog, clocked = ne.settle(
+                deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
+                has_after, has_sample, t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit],
+                hit_t, trig, hits,
+                ipar[I_STOP_KIND], ipar[I_MAX_PASSES], out_t, out_y, rows, log_t, log_b,
+                log_k, nlog, zn, xs, x_new, g, xd, m0, z0, ev, ylog, S)
             if result == ne.FALLBACK:
                 zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = saved
                 break
             t = t_hit
             n_events += result != ne.NOTHING
-            if result == ne.STOP:
-                status = STOPPED
-                break
-            while k_grid <= n_grid and start + k_grid * interval <= t + 4.0 * ulp(t):
-                k_grid += 1  # the event rows stand for a grid point at the event instant
-            if t >= t_bound:
-                status = SETTLED_AT_BOUND
-                break
-            # Restart, as a new segment would: the derivative anew, the last step size.
-            restarts += 1
-            deriv(t, x, m, z, f, S)
-            nfev += 1
-            h = min(h, t_bound - t, max_step)
-            status = BOUND
-            if steps + n_events >= max_steps:
-                status = YIELD
-                h_next = h
-                break
-            continue
-        t = t_new
-        for j in range(n):
-            x[j] = x_new[j]
-            f[j] = K[6, j]
-        for i in range(nz):
-            z[i] = s_new[i]  # latch unwatched sign changes in place
-        if t >= t_bound:
-            status = BOUND
+        # An event settled here at t: go on from it, as a new segment would.
+        if clocked:  # the clock's rates that hit move on
+            _advance(sched, hit_t, hits, clock_p, clock_q)
+            n_hits += 1
+        if result == ne.STOP:
+            status = STOPPED
             break
-        if steps + n_events >= max_steps:
+        while k_grid <= n_grid and start + k_grid * interval <= t + 4.0 * ulp(t):
+            k_grid += 1  # the event rows stand for a grid point at the event instant
+        if timed:  # the next bound (`Simulator._next_bound`)
+            t_source = next_time(t, m) if has_next else np.inf
+            if not t_source > t:
+                status = STUCK
+                break
+            t_time = t_source
+            for r in range(hit_t.size):
+                t_time = min(t_time, hit_t[r])
+            t_bound = min(t_stop, t_time)
+            bound_is_event = t_bound == t_time
+            t_snap = t_bound - _BOUND_ULPS * ulp(t_bound)
+        if t >= t_bound:
+            status = SETTLED_AT_BOUND
+            break
+        # Restart: the derivative anew, the first step from the last one.
+        restarts += 1
+        deriv(t, x, m, z, f, S)
+        h, more = _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol, max_step,
+                                xs, xd, S)
+        nfev += 1 + more
+        status = BOUND
+        h_next = h
+        if steps + n_events + n_hits >= max_steps or restarts - n_hits >= guard_left:
             status = YIELD
             break
-        h = h_next
     fpar[F_T] = t
     if status != STIFF:
-        fpar[F_STEP] = h
+        fpar[F_STEP] = h_last
     fpar[F_NEXT_STEP] = h_next
+    fpar[F_BOUND], fpar[F_SOURCE_T] = t_bound, t_source
+    fpar[F_TIME_EVENT] = 1.0 if bound_is_event else 0.0
     ipar[I_STATUS] = status
     ipar[I_GRID] = k_grid
     ipar[I_ROWS] = rows
@@ -397,6 +494,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     ipar[I_EVENTS] = n_events
     ipar[I_RESTARTS] = restarts
     ipar[I_ACCEPTED] = accepted
+    ipar[I_HITS] = n_hits
 
 
 with warnings.catch_warnings():
@@ -405,4 +503,4 @@ with warnings.catch_warnings():
     # signatures and no closures they are what the feature was made for.
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
     segment = njit((_I1, _F1, _F1, _F1, _F1, _F1, _I1, _I1, _I1, _F1, _I1, _F1, _F2, _F1, _F1,
-                    _F1, _I1, _I1, _F1), cache=True, nogil=True)(_segment)
+                    _F1, _I1, _I1, _F1, _I2, _F1, _I1), cache=True, nogil=True)(_segment)

@@ -21,12 +21,16 @@ MODEL_SIGNATURE = types.void(types.float64, types.float64[::1], types.float64[::
 EVENT_SIGNATURE = types.int64(types.float64, types.float64[::1], types.float64[::1],
                               types.float64[::1], types.float64[::1], types.int64,
                               types.int64[::1], types.float64[::1])
+# next_time: t_next = f(t, m), the first time event after t (inf: none). `sample` has the
+# model signature, the hits vector in place of `out`.
+TIME_SIGNATURE = types.float64(types.float64, types.float64[::1])
 MODEL_FN = types.FunctionType(MODEL_SIGNATURE)
 EVENT_FN = types.FunctionType(EVENT_SIGNATURE)
+TIME_FN = types.FunctionType(TIME_SIGNATURE)
 
 # Slots of the address array.
-A_DERIV, A_ZC, A_OBSERVE, A_UPDATE, A_PRE, A_AFTER = range(6)
-N_ADDRESSES = 6
+A_DERIV, A_ZC, A_OBSERVE, A_UPDATE, A_PRE, A_AFTER, A_SAMPLE, A_NEXT_TIME = range(8)
+N_ADDRESSES = 8
 
 # fpar slots (float parameters in, results out)
 F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)
@@ -34,7 +38,9 @@ F_EVENT_T, F_TIME_EVENT, F_NEXT_STEP, F_BAD_T, F_HORIZON, F_ZENO_SPAN = range(8,
 # stiffness detection (`dopri5.StiffnessTest`): the stop time, the budget of steps left,
 # the last h*lambda estimate, the time stiffness was detected (NaN: not yet)
 F_STOP, F_STIFF_BUDGET, F_HLAMB, F_STIFF_T = range(14, 18)
-N_FPAR = 18
+# time events: the next time event of the blocks (next_time) when the bound was set
+F_SOURCE_T = 18
+N_FPAR = 19
 # ipar slots
 (I_STATUS, I_GRID, I_N_GRID, I_ROWS, I_EVENT, I_STEPS, I_NFEV, I_MAX_STEPS, I_RESUME,
  I_EVENTS_ON, I_LOG, I_EVENTS, I_RESTARTS, I_STOP_KIND, I_MAX_PASSES,
@@ -42,7 +48,11 @@ N_FPAR = 18
 # stiffness detection: on (1) or off, accepted steps, positive and negative tests in a row,
 # the state moving fastest when stiffness was detected
 I_STIFF_ON, I_ACCEPTED, I_STIFF_POS, I_STIFF_NEG, I_STIFF_STATE = range(18, 23)
-N_IPAR = 23
+# time events and sample hits: settled in the loop (1) or in Python, the model has next_time
+# (1: else no block has time events), sample hits handled in the call, the exact clock's
+# p and q, and the restarts other than sample hits left before Python's progress check
+I_TIMED, I_HAS_NEXT, I_HITS, I_CLOCK_P, I_CLOCK_Q, I_GUARD_LEFT = range(23, 29)
+N_IPAR = 29
 # Zeno state (shared with `Simulator.zeno`): last event time, run length, run start.
 Z_LAST, Z_RUN, Z_BEGAN = range(3)
 
@@ -57,6 +67,7 @@ SETTLED_AT_BOUND = 6  # an event handled here fell on the bound: no time event f
 START_FOR_PYTHON = 7  # the start (I_START) needs Python's event handling; nothing done
 BAD_CROSSING = 8  # a zero-crossing function gave NaN at the accepted step end (t, x)
 STIFF = 9  # stiff, with more steps left than the budget (t, x: the step's start; F_STEP: h)
+STUCK = 10  # the next time event does not come after t (Python reports it)
 
 KIND_STATE = 0  # kind code of the "state" entry of a located crossing
 
@@ -78,3 +89,4 @@ def _caster(fn_type: types.FunctionType):
 
 as_model_function = _caster(MODEL_FN)
 as_event_function = _caster(EVENT_FN)
+as_time_function = _caster(TIME_FN)

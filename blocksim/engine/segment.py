@@ -43,6 +43,9 @@ class Segment:
     nfev: int
     interrupted: bool = False  # should_stop said so: st holds the last step reached
     stopped: bool = False  # a Stop block ended the run at an event (compiled events)
+    # The blocks' next time event when the bound was set, if the compiled loop set it: a
+    # time event at the bound is a block's (counted as an event) if this is not after it.
+    t_source: float | None = None
 
 
 class PythonLoop:

@@ -8,9 +8,11 @@ one "event horizon" later along the flow), which is what lets a state that sits 
 on a guard (Math 003) stay put instead of chattering.
 
 The continuous segments between events run in `segment.py` (Python, any solver) or in the
-compiled loop of the numba backend (`native.py`, dopri5), which also settles events itself
-when it can; this module runs the restarts, the start and time events, and the events the
-compiled loop hands back, and it is the reference for what the compiled code does.
+compiled loop of the numba backend (`native.py`, dopri5), which also settles events, time
+events and sample hits included, when it can; this module runs the restarts, the start and
+time events, and the events the compiled loop hands back, and it is the reference for what
+the compiled code does. The blocks' next time event comes from the generated `next_time`
+(their `BlockType.next_time` code) on both backends.
 
 A run that cannot end well ends early with a SimulationError carrying the results so far:
 settings no run can honour, events that stop time from advancing or that would exceed the
@@ -157,6 +159,8 @@ class Simulator:
         # Sample hits: scheduled on the model's exact clock, handled as time events.
         self.hits = HitSchedule(model, s.start) if model.rates else None
         self._sample = model.functions["sample"]
+        # The blocks' next time event after t, from their settled discrete states.
+        self._next_time = model.functions["next_time"] if model.time_events else None
         self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
                                         _weakly(self))
                           if s.solver == "dopri5" else None)
@@ -279,6 +283,8 @@ class Simulator:
         Returns True if a Stop block asked to end the run. A located crossing after which
         nothing changes (a refinement of an earlier estimate) leaves no trace.
         """
+        if self.native is not None:
+            self.stats["python_events"] += 1  # one the compiled loop handed over
         m_before = st.m.copy() if located else None
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
@@ -325,6 +331,9 @@ class Simulator:
         nothing changes (SimulationError if it never settles or a reset is not finite)."""
         model = self.model
         update = self._update
+        if update is None and not model.n_zc:
+            changed_by.append([])  # the one pass of the loop below, which changes nothing
+            return
         for _ in range(MAX_EVENT_PASSES):
             zn = self._signs_after(st)
             entries: list[tuple[int, str]] = []
@@ -399,15 +408,13 @@ class Simulator:
         while st.t < s.stop and not stopped:
             if not start_pending and self._interrupted():
                 return self._stopped_results(st)
+            if start_pending:  # the loop finds the first bound once the start is settled
+                t_source, t_time, t_bound = math.inf, math.inf, s.stop
+            else:
+                t_source, t_time, t_bound = self._next_bound(st)
             start_pending = False
-            t_source = min((src.next_after(st.t) for src in model.time_events),
-                           default=math.inf)
-            if not t_source > st.t:
-                raise self._stuck_time_event(st.t)
-            t_time = min(t_source, self.hits.next_time) if self.hits else t_source
-            t_bound = min(s.stop, t_time)
             self.stats["restarts"] += 1
-            seg = self._segment(st, t_bound, t_time, first_step, k_grid, n_grid)
+            seg = self._segment(st, t_bound, t_time, t_source, first_step, k_grid, n_grid)
             k_grid, first_step = seg.k_grid, seg.last_step
             self.stats["nfev"] += seg.nfev
             if seg.interrupted:
@@ -419,6 +426,8 @@ class Simulator:
                 self._zeno_check(t_ev, [b for b, _ in located])
                 stopped = self._event(st, located=located)
             elif seg.time_event:
+                if seg.t_source is not None:  # the loop went on to a bound it found
+                    t_source = seg.t_source
                 stopped = self._event(st, scheduled=t_source <= st.t)
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
@@ -427,6 +436,16 @@ class Simulator:
         if not stopped and self.recorder.last_time < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
         return self._results("stopped" if stopped else "finished")
+
+    def _next_bound(self, st: RunState) -> tuple[float, float, float]:
+        """(the blocks' next time event, the next time event or sample hit, the end of the
+        next segment: that or the stop time) after st.t, with the discrete states settled
+        there; SimulationError if the blocks' next time event does not come after st.t."""
+        t_source = self._next_time(st.t, st.m) if self._next_time is not None else math.inf
+        if not t_source > st.t:
+            raise self._stuck_time_event(st.t)
+        t_time = min(t_source, self.hits.next_time) if self.hits else t_source
+        return t_source, t_time, min(self.settings.stop, t_time)
 
     def _check_progress(self, t: float) -> None:
         """End the run if its events keep it from reaching the stop time (`guards`)."""
@@ -439,13 +458,14 @@ class Simulator:
             raise self._fail(message, t, block)
 
     def _stuck_time_event(self, t: float) -> SimulationError:
-        message, block = guards.stuck_time_event(self.model, t)
+        message, block = guards.stuck_time_event(self.model, t, self._state.m)
         return self._fail(message, t, block)
 
-    def _segment(self, st: RunState, t_bound: float, t_time: float,
+    def _segment(self, st: RunState, t_bound: float, t_time: float, t_source: float,
                  first_step: float | None, k_grid: int, n_grid: int) -> Segment:
         if self.native is not None:
-            return self.native.segment(self, st, t_bound, t_time, first_step, k_grid, n_grid)
+            return self.native.segment(self, st, t_bound, t_time, first_step, k_grid, n_grid,
+                                       t_source)
         return self.loop.segment(st, t_bound, t_time, first_step, k_grid, n_grid)
 
     def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:

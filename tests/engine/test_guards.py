@@ -9,7 +9,6 @@ import dataclasses
 import importlib.util
 import math
 import time
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -133,12 +132,18 @@ def test_time_events_closer_than_the_resolution_are_no_progress(state, backend, 
     assert len(err.results.events_of("rise")) >= guards.WINDOW // 2
 
 
-def test_a_time_event_that_does_not_advance_fails_at_once_naming_the_block(uncounted):
-    model = compile_diagram(pulse(1.0))
-    stuck = SimpleNamespace(block=0, next_after=lambda t: t, impl=None, p=None)
-    model = dataclasses.replace(model, time_events=(stuck,))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_time_event_that_does_not_advance_fails_at_once_naming_the_block(
+        backend, uncounted, monkeypatch):
+    from blocksim.blocks.sources import Step
+
+    # A block whose next time event is always "now" (its generated `next_time`).
+    monkeypatch.setattr(Step, "next_time", lambda self, e: "t")
+    blocks = [block("c", "Constant"), block("p", "Step", time=0.5), block("i", "Integrator"),
+              block("y", "Output")]
+    model = compile_diagram(diagram(blocks, [("p.y", "i.u"), ("i.y", "y.u")]))
     with pytest.raises(SimulationError) as info:
-        Simulator(model).run()
+        Simulator(model, dataclasses.replace(model.settings, backend=backend)).run()
     assert info.value.block == "p" and "does not come after" in str(info.value)
     assert info.value.time == 0.0 and info.value.results.time[0] == 0.0
 

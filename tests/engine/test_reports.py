@@ -154,13 +154,15 @@ def test_numba_without_continuous_state_says_it_runs_python(notice_log):
 
 @needs_numba
 def test_numba_names_the_block_whose_events_need_python(notice_log):
-    blocks = [block("pulse", "Pulse", period=0.1), block("i", "Integrator"),
+    # A LookupTable1D's update calls Python helpers (its table's search).
+    blocks = [block("c", "Constant"), block("i", "Integrator"),
+              block("lut", "LookupTable1D", breakpoints=[0.0, 0.5, 1.0], table=[0.0, 1.0, 0.0]),
               block("y", "Output")]
-    d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "y.u")], stop=1.0)
+    d = diagram(blocks, [("c.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")], stop=1.0)
     r = blocksim.simulate(d, backend="numba")
-    assert r["y"][-1] == pytest.approx(0.5, abs=1e-12)
+    assert r["y"][-1] == pytest.approx(0.0, abs=1e-12)
     (message,) = notice_log()
-    assert "block 'pulse' (Pulse)" in message and "handled in Python" in message
+    assert "block 'lut' (LookupTable1D)" in message and "handled in Python" in message
 
 
 @needs_numba
