@@ -1,0 +1,350 @@
+"""Run one hostile case in this process and check it against the documented contract.
+
+CLI cases call `blocksim.cli.main(argv)` with stdout/stderr captured (Python-level and the
+file descriptor 2, so C-level output counts too), warnings shown as a real process would show
+them, and logging handlers rebuilt per case. API cases call blocksim.load / compile / simulate.
+A per-case wall-clock alarm (SIGALRM, main thread) raises CaseTimeout, a BaseException the
+library cannot swallow with `except Exception`. The outcome is a plain dict (JSON-safe) with
+the list of contract violations ("symptoms"), each a short fixed text so they group well.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any
+
+from hostile.corpus import DIR, Case, materialize, substitute
+
+MAX_MESSAGE = 600  # characters of an error line, once the case folder is shortened
+RSS_LIMIT_MB = int(os.environ.get("HOSTILE_RSS_LIMIT_MB", "1500"))
+
+# Python's and numpy's exception class names: one of these in a user-facing message means an
+# internal error leaked through (blocksim's own error classes are fine, and never named).
+_LEAKY = re.compile(
+    r"\b(ValueError|KeyError|TypeError|IndexError|AttributeError|ZeroDivisionError|"
+    r"OverflowError|RuntimeError|AssertionError|NameError|RecursionError|MemoryError|"
+    r"UnboundLocalError|FloatingPointError|LinAlgError|NotImplementedError|OSError|"
+    r"IsADirectoryError|FileNotFoundError|PermissionError|NotADirectoryError|"
+    r"UnicodeEncodeError|UnicodeDecodeError|UnicodeError|SyntaxError|StopIteration|"
+    r"ArithmeticError|LookupError|BlockingIOError|SystemError|Exception)\b")
+_ARGPARSE_LAST = re.compile(r"^blocksim( [a-z]+)?: error: ")
+
+
+class CaseTimeout(BaseException):
+    """The case used up its wall-clock budget."""
+
+
+_armed = False
+
+
+def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
+    if _armed:
+        raise CaseTimeout()
+
+
+def _arm(seconds: float) -> None:
+    global _armed
+    _armed = True
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _disarm() -> None:
+    global _armed
+    _armed = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _where(exc: BaseException) -> str:
+    """module:line of the innermost frame inside blocksim (the module at fault)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    inside = [f for f in frames if "blocksim" in f.filename or "/blocks/" in f.filename]
+    frame = (inside or frames or [None])[-1]
+    if frame is None:
+        return "?"
+    path = frame.filename
+    for marker in ("/blocksim/", "/blocks/"):
+        if marker in path:
+            path = path[path.rindex(marker) + 1:]
+            break
+    else:
+        path = os.path.basename(path)
+    return f"{path}:{frame.lineno}"
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _snapshot(folder: Path, names: tuple[str, ...]) -> dict[str, bytes | None]:
+    out = {}
+    for name in names:
+        try:
+            out[name] = (folder / name).read_bytes()
+        except OSError:
+            out[name] = None
+    return out
+
+
+@contextlib.contextmanager
+def _captured_fd2():
+    """Point file descriptor 2 at a temporary file for the duration; yields a reader."""
+    tmp = tempfile.TemporaryFile()
+    saved = os.dup(2)
+    os.dup2(tmp.fileno(), 2)
+    box: dict[str, bytes] = {}
+    try:
+        yield box
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        tmp.seek(0)
+        box["data"] = tmp.read(1 << 20)
+        tmp.close()
+
+
+def _reset_logging() -> None:
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
+def run_cli(argv: list[str], budget: float) -> dict[str, Any]:
+    """blocksim.cli.main(argv) as a process would run it: exit status, stderr, exception."""
+    from blocksim.cli import main
+
+    _reset_logging()
+    err, out = io.StringIO(), _Bounded()
+    result: dict[str, Any] = {"exit": None, "exception": None, "where": None}
+    with _captured_fd2() as fd2, warnings.catch_warnings():
+        warnings.simplefilter("default")
+        old_err, old_out = sys.stderr, sys.stdout
+        sys.stderr, sys.stdout = err, out
+        t0 = time.monotonic()
+        try:
+            _arm(budget)
+            try:
+                code = main(argv)
+            finally:
+                _disarm()
+            result["exit"] = code if isinstance(code, int) else ("non-int", repr(code))
+        except SystemExit as exc:
+            code = exc.code
+            if code is None:
+                code = 0
+            elif not isinstance(code, int):
+                err.write(f"{code}\n")
+                code = 1
+            result["exit"] = code
+        except CaseTimeout:
+            result["exit"] = "timeout"
+        except MemoryError as exc:
+            result["exit"] = "memory"
+            result["where"] = _where(exc)
+        except BaseException as exc:  # noqa: BLE001 - what a real process would print
+            result["exit"] = "uncaught"
+            result["exception"] = f"{type(exc).__name__}: {_short(str(exc))}"
+            result["where"] = _where(exc)
+            err.write("Traceback (most recent call last):\n" + "".join(
+                traceback.format_exception_only(type(exc), exc)))
+        finally:
+            sys.stderr, sys.stdout = old_err, old_out
+        result["elapsed"] = time.monotonic() - t0
+    result["stderr"] = err.getvalue() + fd2.get("data", b"").decode("utf-8", "replace")
+    return result
+
+
+class _Bounded(io.StringIO):
+    """A stdout that keeps only the first megabyte (a huge table must not eat memory)."""
+
+    def write(self, text: str) -> int:
+        if self.tell() < (1 << 20):
+            return super().write(text[: 1 << 20])
+        return len(text)
+
+
+def run_api(api: dict[str, Any], budget: float) -> dict[str, Any]:
+    """blocksim.load then simulate (or compile): which exception, from which step."""
+    import blocksim
+    from blocksim.errors import BlocksimError, DiagramFileError, SimulationError
+
+    result: dict[str, Any] = {"exit": None, "exception": None, "where": None, "stderr": "",
+                              "step": None}
+    t0 = time.monotonic()
+    step = "load"
+    try:
+        _arm(budget)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                diagram = blocksim.load(api["path"])
+                if api["op"] in ("compile", "simulate"):
+                    step = api["op"]
+                    if api["op"] == "compile":
+                        blocksim.compile(diagram, api.get("params") or None,
+                                         **api.get("settings", {}))
+                    else:
+                        blocksim.simulate(diagram, params=api.get("params") or None,
+                                          **api.get("settings", {}))
+        finally:
+            _disarm()
+        result["exit"] = 0
+    except CaseTimeout:
+        result["exit"] = "timeout"
+    except MemoryError as exc:
+        result["exit"] = "memory"
+        result["where"] = _where(exc)
+    except BlocksimError as exc:
+        allowed = DiagramFileError if step == "load" else BlocksimError
+        result["stderr"] = str(exc)
+        result["exception"] = type(exc).__name__
+        if not isinstance(exc, allowed):
+            result["exit"] = "wrong-class"
+            result["where"] = _where(exc)
+        else:
+            result["exit"] = 1 if isinstance(exc, SimulationError) else 2
+    except BaseException as exc:  # noqa: BLE001
+        result["exit"] = "uncaught"
+        result["exception"] = f"{type(exc).__name__}: {_short(str(exc))}"
+        result["where"] = _where(exc)
+    result["elapsed"] = time.monotonic() - t0
+    result["step"] = step
+    return result
+
+
+def _short(text: str, n: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, bytes | None]
+          ) -> list[str]:
+    """The contract violations of one finished case, as short fixed texts."""
+    symptoms: list[str] = []
+    code = result["exit"]
+    root = str(folder)
+    if code == "timeout":
+        symptoms.append(f"hang: over the {case.budget:g} s budget")
+    elif code == "memory":
+        symptoms.append(f"memory: MemoryError at {result['where']}")
+    elif code == "uncaught":
+        symptoms.append(f"traceback: {result['exception'].split(':')[0]} at {result['where']}")
+    elif code == "wrong-class":
+        symptoms.append(f"api: {result['step']} raised {result['exception']} "
+                        f"(not allowed there) at {result['where']}")
+    elif not isinstance(code, int) or code not in (0, 1, 2):
+        symptoms.append(f"exit status {code!r} outside 0/1/2")
+    elif code not in case.exits:
+        want = "/".join(map(str, case.exits))
+        symptoms.append(f"exit status {code}, contract says {want}")
+
+    text = result.get("stderr") or ""
+    lines = [line for line in text.splitlines() if line.strip()]
+    is_error = isinstance(code, int) and code != 0
+    if "Traceback" in text and code != "uncaught":
+        symptoms.append("traceback printed on stderr")
+    argparse_usage = (code == 2 and case.kind == "cli" and lines
+                      and lines[0].startswith("usage:") and _ARGPARSE_LAST.match(lines[-1]))
+    if isinstance(code, int):
+        if is_error and not lines:
+            symptoms.append("no error message")
+        elif len(lines) > 1 and not argparse_usage:
+            if any("Warning" in line for line in lines):
+                symptoms.append("warning printed on stderr")
+            else:
+                symptoms.append("several lines on stderr")
+        elif code == 0 and case.kind == "cli" and "-q" in (case.argv or []) and lines:
+            symptoms.append("output on stderr despite -q")
+        message = lines[-1] if lines else ""
+        shown = message.replace(root, DIR)
+        leak = _LEAKY.search(shown)
+        if leak and is_error:
+            symptoms.append(f"exception name in message: {leak.group(1)}")
+        if len(shown) > MAX_MESSAGE:
+            symptoms.append("message longer than 600 characters")
+        if is_error and not argparse_usage:
+            lowered = message.lower()
+            for word in case.mentions:
+                if substitute(word, root).lower() not in lowered:
+                    symptoms.append("message does not name " + _kind_of(word))
+    if case.kind == "api" and isinstance(code, int) and code != 0:
+        if "\n" in text.strip():
+            symptoms.append("api: multi-line error message")
+        leak = _LEAKY.search(text.replace(root, DIR))
+        if leak:
+            symptoms.append(f"exception name in message: {leak.group(1)}")
+    after = _snapshot(folder, tuple(before))
+    for name, old in before.items():
+        if old is not None and after[name] != old:
+            symptoms.append("data loss: an input file was changed")
+    for name in case.keep_fifo:
+        try:
+            if not stat.S_ISFIFO(os.lstat(folder / name).st_mode):
+                symptoms.append("data loss: a FIFO was replaced by a file")
+        except OSError:
+            symptoms.append("data loss: a FIFO was removed")
+    if (folder / "PWNED").exists():
+        symptoms.append("CODE EXECUTION: the marker file was created")
+    if result.get("rss_mb", 0) > RSS_LIMIT_MB:
+        symptoms.append(f"memory: peak RSS over {RSS_LIMIT_MB} MB")
+    return symptoms
+
+
+def _kind_of(word: str) -> str:
+    """Group 'does not name' symptoms by what was missing."""
+    if word.endswith((".json", ".csv", ".png", ".svg", ".npz")) or "/" in word:
+        return "the file"
+    if word.startswith("--") or word in ("rtol", "atol", "stop", "step", "interval", "set"):
+        return "the option"
+    return "the block/parameter"
+
+
+def run_case(case: Case, workroot: Path) -> dict[str, Any]:
+    """Create the case's folder, run it, check it, remove the folder; the outcome dict."""
+    folder = workroot / re.sub(r"[^A-Za-z0-9_.-]+", "_", case.id)[:120]
+    if folder.exists():
+        _remove(folder)
+    folder.mkdir(parents=True)
+    root = str(folder)
+    outcome: dict[str, Any] = {"id": case.id, "category": case.category}
+    try:
+        materialize(case, folder)
+        before = _snapshot(folder, case.unchanged)
+        if case.kind == "cli":
+            result = run_cli(substitute(case.argv, root), case.budget)
+        else:
+            result = run_api(substitute(case.api, root), case.budget)
+        result["rss_mb"] = _peak_rss_mb()
+        outcome.update(result)
+        outcome["symptoms"] = check(case, result, folder, before)
+    finally:
+        _remove(folder)
+    outcome["stderr"] = _short((outcome.get("stderr") or "").replace(root, DIR), 400)
+    return outcome
+
+
+def _remove(folder: Path) -> None:
+    """Remove a case folder, whatever permissions the case left on it."""
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        for name in dirs + files:
+            path = os.path.join(top, name)
+            with contextlib.suppress(OSError):
+                if not os.path.islink(path):
+                    os.chmod(path, 0o755 if name in dirs else 0o644)
+    with contextlib.suppress(OSError):
+        os.chmod(folder, 0o755)
+    shutil.rmtree(folder, ignore_errors=True)
