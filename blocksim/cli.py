@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from blocksim import registry
@@ -17,12 +19,17 @@ from blocksim.api import load
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Results, Simulator
 from blocksim.engine.simulator import BACKENDS
-from blocksim.errors import BlocksimError, SimulationError
+from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
+from blocksim.examples import examples, examples_dir, find_example
 from blocksim.model import SOLVERS
+from blocksim.run_outputs import (Output, check_outputs, count, events_output, results_output,
+                                  write_outputs)
 
 log = logging.getLogger("blocksim")
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Messages a user should see on the terminal without -v (e.g. a long first compilation).
+NOTICE_LOGGER = "blocksim.notice"
 
 
 def _parse_set(items: Sequence[str]) -> dict[str, str]:
@@ -58,25 +65,50 @@ class _Progress:
             sys.stderr.write("\r" + " " * 48 + "\r")
 
 
-def _write_outputs(results: Results, args: argparse.Namespace) -> None:
+def diagram_path(name: str) -> Path:
+    """A diagram file, or the name of a shipped example (`blocksim run bouncing_ball`)."""
+    path = Path(name)
+    if path.exists():
+        return path
+    example = find_example(name)
+    if example is not None:
+        return example
+    hint = " (see `blocksim examples`)" if "/" not in name and "\\" not in name else ""
+    raise BlocksimError(f"{name}: no such file, and no example of that name{hint}")
+
+
+def _outputs(args: argparse.Namespace) -> list[Output]:
+    outs = []
     if args.out:
-        if str(args.out).lower().endswith(".npz"):
-            results.to_npz(args.out)
-        else:
-            results.to_csv(args.out)
+        outs.append(results_output(args.out))
     if args.events:
-        results.events_to_csv(args.events)
+        outs.append(events_output(args.events))
+    return outs
 
 
 def _summary(results: Results, source: str) -> str:
     stats = results.stats
     return (f"{source}: {results.status} at t = {results.time[-1]:.10g}; "
-            f"{len(results.time)} rows, {len(results.events)} events, "
-            f"{stats.get('steps', 0)} steps, {stats.get('wall_time', 0.0):.3f} s")
+            f"{count(len(results.time), 'row')}, {count(len(results.events), 'event')}, "
+            f"{count(stats.get('steps', 0), 'step')}, {stats.get('wall_time', 0.0):.3f} s")
+
+
+def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
+    """Write the outputs and say what was written; False if any write failed (the results
+    then went beside, and the message says where)."""
+    written, failed = write_outputs(results, outputs)
+    if written and not quiet:
+        print(f"blocksim: wrote {', '.join(written)}", file=sys.stderr)
+    for line in failed:
+        print(f"blocksim: {line}", file=sys.stderr)
+    return not failed
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    diagram = load(args.diagram)
+    path = diagram_path(args.diagram)
+    outputs = _outputs(args)
+    check_outputs([path], outputs)  # before anything runs: a long run is never wasted
+    diagram = load(path)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
                                            output_interval=args.output_interval,
@@ -87,33 +119,53 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = Simulator(model, settings, progress=progress).run()
     except SimulationError as exc:
         progress.done()
-        if exc.results is not None:
-            _write_outputs(exc.results, args)
-        print(f"blocksim: {diagram.source}: simulation failed at {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        interrupted = isinstance(exc, SimulationInterrupted)
+        if exc.results is not None and len(exc.results.time):
+            _deliver(exc.results, outputs, args.quiet)
+        what = "interrupted" if interrupted else "simulation failed"
+        print(f"blocksim: {diagram.source}: {what} at {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
     progress.done()
-    _write_outputs(results, args)
+    ok = _deliver(results, outputs, args.quiet)
     if not args.quiet:
         print(_summary(results, diagram.source), file=sys.stderr)
-        if not args.out:
+        if not outputs:
             _print_table(results)
-    return EXIT_OK
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _print_table(results: Results, max_rows: int = 12) -> None:
-    """Without --out, show the last rows so a user sees something at once."""
+    """Without --out, show the last rows so a user sees something at once, and say so."""
     cols = list(results.columns())
-    print(",".join(name for name, _ in cols))
     n = len(results.time)
-    for i in range(max(0, n - max_rows), n):
+    shown = min(n, max_rows)
+    if shown < n:
+        print(f"blocksim: the last {shown} of {n} rows (--out FILE.csv writes them all):",
+              file=sys.stderr)
+    print(",".join(name for name, _ in cols))
+    for i in range(n - shown, n):
         print(",".join(f"{values[i]:.10g}" for _, values in cols))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    diagram = load(args.diagram)
+    diagram = load(diagram_path(args.diagram))
     model = compile_diagram(diagram, _parse_set(args.set))
-    print(f"{diagram.source}: ok ({len(model.block_ids)} blocks, {model.n_states} states, "
-          f"{model.n_zc} zero crossings, logs: {', '.join(s.name for s in model.logged) or 'none'})")
+    logs = ", ".join(s.name for s in model.logged) or "none"
+    print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
+          f"{count(model.n_states, 'state')}, {count(model.n_zc, 'zero crossing')}, "
+          f"logs: {logs})")
+    return EXIT_OK
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    found = examples()
+    if not found:
+        raise BlocksimError(f"no example diagrams found (looked in {examples_dir()})")
+    width = max(len(ex.name) for ex in found)
+    for ex in found:
+        print(f"{ex.name:{width}s}  {ex.summary}")
+    print(f"\n{count(len(found), 'example')} in {examples_dir()}; "
+          f"run one with: blocksim run NAME")
     return EXIT_OK
 
 
@@ -142,8 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="simulate a diagram")
-    run.add_argument("diagram")
+    run = sub.add_parser("run", help="simulate a diagram (a file or an example's name)")
+    run.add_argument("diagram", help="diagram file, or the name of an example")
     run.add_argument("--stop-time", type=float)
     run.add_argument("--solver", choices=SOLVERS)
     run.add_argument("--rtol", type=float)
@@ -160,10 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
-    val.add_argument("diagram")
+    val.add_argument("diagram", help="diagram file, or the name of an example")
     val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     val.set_defaults(func=cmd_validate)
 
+    sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
+                   ).set_defaults(func=cmd_examples)
     sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
     desc = sub.add_parser("describe", help="ports, parameters and documentation of a block type")
     desc.add_argument("type")
@@ -174,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui.set_defaults(func=cmd_gui)
 
     render = sub.add_parser("render", help="draw a diagram as the editor shows it (PNG or SVG)")
-    render.add_argument("diagram")
+    render.add_argument("diagram", help="diagram file, or the name of an example")
     render.add_argument("--out", required=True, help="picture file (.png or .svg)")
     render.add_argument("--level", default="",
                         help="draw a subsystem's inside instead, e.g. part2 or part2/inner")
@@ -193,7 +247,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     if not str(args.out).lower().endswith((".png", ".svg")):
         raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
-    diagram = load(args.diagram)
+    path = diagram_path(args.diagram)
+    check_outputs([path], [Output("--out", Path(args.out), None, None)])
+    diagram = load(path)
     try:
         from blocksim.gui.render import render_diagram  # only the editor imports Qt
     except ImportError as exc:
@@ -201,21 +257,50 @@ def cmd_render(args: argparse.Namespace) -> int:
                             f"(pip install 'blocksim[gui]'): {exc}") from None
     level = tuple(part for part in args.level.split("/") if part)
     try:
-        path = render_diagram(diagram, args.out, level=level)
+        written = render_diagram(diagram, args.out, level=level)
     except KeyError as exc:
         raise BlocksimError(f"{diagram.source}: no subsystem {exc} at level "
                             f"'{args.level}'") from None
     except (OSError, ValueError) as exc:
         raise BlocksimError(f"cannot write {args.out}: {exc}") from None
-    log.info("wrote %s", path)
+    print(f"blocksim: wrote {written}", file=sys.stderr)
     return EXIT_OK
+
+
+class _TerminalFormatter(logging.Formatter):
+    """`blocksim: message` for notices, `blocksim: warning: message` for warnings; with -v,
+    the logger's name too."""
+
+    def __init__(self, verbose: bool):
+        super().__init__()
+        self.verbose = verbose
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and self.verbose:
+            message += "\n" + self.formatException(record.exc_info)
+        if self.verbose:
+            return f"blocksim: {record.levelname.lower()} {record.name}: {message}"
+        if record.levelno >= logging.WARNING:
+            return f"blocksim: {record.levelname.lower()}: {message}"
+        return f"blocksim: {message}"
+
+
+def _configure_logging(verbose: bool, quiet: bool) -> None:
+    """Warnings always reach the terminal, notices unless -q, everything with -v."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_TerminalFormatter(verbose))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO if verbose else logging.WARNING)
+    notice = logging.getLogger(NOTICE_LOGGER)
+    notice.setLevel(logging.WARNING if quiet else logging.INFO)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    _configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
         return args.func(args)
     except BlocksimError as exc:
@@ -223,7 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("blocksim: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `blocksim run d.json | head`: the reader has gone, stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

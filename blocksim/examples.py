@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 SUFFIX = ".json"
+MAX_SUMMARY = 90
 
 
 def examples_dir() -> Path:
@@ -51,11 +53,10 @@ def _summary(path: Path) -> str:
         log.warning("cannot read the description of %s: %s", path, exc)
         return ""
     text = " ".join(str(text).split())
-    for end in (". ", ": "):
-        if end in text:
-            text = text.split(end, 1)[0]
-            break
-    return text.rstrip(".")
+    ends = [i for i in (text.find(". "), text.find(": ")) if i > 0]
+    text = text[:min(ends)] if ends else text.rstrip(".")
+    text = re.sub(r"\s*\([^()]*\)$", "", text)  # a closing reference, e.g. "(BENCHMARKS.md ...)"
+    return text if len(text) <= MAX_SUMMARY else text[:MAX_SUMMARY - 3].rstrip() + "..."
 
 
 def examples() -> list[Example]:

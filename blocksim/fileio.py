@@ -1,15 +1,66 @@
-"""Atomic file writes: a crash or full disk mid-write never leaves a half-written file.
+"""Safe file access: atomic writes, and reads that cannot hang or exhaust memory.
 
-Diagrams, results and event logs all go through `atomic_write`, so a user never loses the
-previous good file to a failed save.
+Diagrams, results, event logs and pictures all go through `atomic_write`, so a user never
+loses the previous good file to a failed save, and temporary files that a killed process
+left behind are removed by the next save of the same file. `read_regular_file` refuses
+FIFOs and devices (which would block or never end) and files beyond a size limit.
 """
 from __future__ import annotations
 
+import logging
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
 from typing import IO, Callable
+
+log = logging.getLogger(__name__)
+
+# `.<name>.<pid>.<8 hex>.tmp`: the temporary file of one save, named after its process.
+_TMP_SUFFIX = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp")
+
+
+class NotARegularFile(OSError):
+    """A path that is a directory, FIFO, socket or device: reading it could block forever."""
+
+    def __init__(self, path: str, kind: str):
+        super().__init__(f"{path} is {kind}")
+        self.kind = kind
+
+
+class FileTooLarge(OSError):
+    """A file larger than the caller's limit."""
+
+
+def read_regular_file(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes.
+
+    The file is opened without blocking (a FIFO with no writer would block `open` itself)
+    and checked to be a regular file before anything is read; at most limit + 1 bytes are
+    read, so a file that grows while being read cannot exhaust memory either.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(os.fspath(path), _kind(mode))
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1  # closed by the file object
+            data = fh.read(limit + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > limit:
+        raise FileTooLarge(f"{os.fspath(path)} is larger than {limit} bytes")
+    return data
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: bool = False) -> None:
@@ -21,6 +72,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: b
     (a NUL byte in the path) propagate to the caller, who names the file.
     """
     target = Path(os.path.realpath(path))
+    remove_stale_temporaries(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         mode: int | None = stat.S_IMODE(target.stat().st_mode)
@@ -43,6 +95,49 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: b
             pass
         raise
     _fsync_directory(target.parent)
+
+
+def remove_stale_temporaries(target: Path) -> int:
+    """Remove the temporary files of earlier saves of `target` whose process is gone.
+
+    A save killed between creating its temporary file and the rename (kill -9, power loss)
+    leaves `.<name>.<pid>.<hex>.tmp` behind; the next save of the same file cleans up.
+    Files of processes still alive (a save in progress elsewhere) are left alone.
+    Returns how many were removed; best effort, never raises.
+    """
+    prefix = f".{target.name}"
+    removed = 0
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(prefix):
+            continue
+        match = _TMP_SUFFIX.fullmatch(name, len(prefix))
+        if match is None or _process_alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            pass
+    if removed:
+        log.info("removed %d temporary file(s) left by interrupted saves of %s", removed, target)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # someone else's process (or not a pid we can ask about): keep it
+    return True
 
 
 def _fsync_directory(directory: Path) -> None:

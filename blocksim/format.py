@@ -13,12 +13,13 @@ import math
 import os
 import re
 import reprlib
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from blocksim import schema_check
-from blocksim.fileio import atomic_write
+from blocksim.fileio import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
 from blocksim.errors import DiagramFileError
 from blocksim.model import (
     FORMAT_NAME,
@@ -60,6 +61,10 @@ SCHEMA_PATH = _schema_path()
 # which `migrate` sets). Empty while FORMAT_VERSION == 1.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
+# A diagram of 10,000 blocks takes a few MiB; anything far larger is not a diagram, and
+# reading it whole would only exhaust memory.
+MAX_FILE_BYTES = 256 * 2**20
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_MESSAGE = 300
 _repr = reprlib.Repr()
@@ -78,10 +83,13 @@ def load_diagram(path: str | os.PathLike[str]) -> Diagram:
     """Read, validate and build the diagram stored at `path`; its `path` is set to the file."""
     source = str(path)
     file = Path(path)
-    if file.is_dir():
-        raise DiagramFileError("is a directory, not a diagram file", file=source)
     try:
-        raw = file.read_bytes()
+        raw = read_regular_file(file, MAX_FILE_BYTES)
+    except NotARegularFile as exc:
+        raise DiagramFileError(f"is {exc.kind}, not a diagram file", file=source) from None
+    except FileTooLarge:
+        raise DiagramFileError(f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB; "
+                               f"not a diagram file", file=source) from None
     except FileNotFoundError:
         raise DiagramFileError("no such file", file=source) from None
     except PermissionError:
@@ -138,6 +146,11 @@ def _parse_json(text: str, source: str) -> Any:
         raise DiagramFileError(f"invalid JSON: {exc}", file=source) from None
     except RecursionError:
         raise DiagramFileError("invalid JSON: nested too deeply", file=source) from None
+    except ValueError:  # Python's limit on the digits of an integer
+        raise DiagramFileError(f"invalid JSON: a number with more than "
+                               f"{sys.get_int_max_str_digits()} digits", file=source) from None
+    except MemoryError:
+        raise DiagramFileError("the document is too large to read", file=source) from None
 
 
 class _JSONValueError(ValueError):
@@ -188,6 +201,8 @@ def diagram_from_dict(data: Any, source: str = "<diagram>") -> Diagram:
         raise
     except RecursionError:
         raise DiagramFileError("the document is nested too deeply", file=source) from None
+    except MemoryError:
+        raise DiagramFileError("the document is too large to build", file=source) from None
     except Exception as exc:  # a bug or an exotic non-JSON value: still one clear line
         log.debug("unexpected error reading %s", source, exc_info=True)
         raise DiagramFileError(

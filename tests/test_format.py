@@ -171,20 +171,20 @@ def test_directory(tmp_path: Path) -> None:
 def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path / "locked.json", lag_dict())
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(path, limit) -> bytes:
+        raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(fmt, "read_regular_file", refuse)
     assert "permission denied" in str(load_error(path))
 
 
 def test_other_os_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path / "io.json", lag_dict())
 
-    def fail(self: Path) -> bytes:
+    def fail(path, limit) -> bytes:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(Path, "read_bytes", fail)
+    monkeypatch.setattr(fmt, "read_regular_file", fail)
     assert "Input/output error" in str(load_error(path))
 
 
@@ -561,7 +561,33 @@ def test_schema_ships_inside_wheels():
     assert "blocksim.resources" in setup["setuptools"]["packages"]
     assert setup["setuptools"]["package-data"]["blocksim.resources"] == ["*.json"]
     assert SCHEMA_PATH == root / "resources" / "diagram.schema.json"
-    # Every package of the source tree is listed (they are listed, not found).
-    found = {".".join(p.relative_to(root).parent.parts)
-             for p in root.glob("blocks*/**/__init__.py")}
+    # Every package of the source tree is listed (they are listed, not found), the block
+    # library under the blocksim name (blocks/ is installed as blocksim.blocks).
+    mapped = {folder: package for package, folder in setup["setuptools"]["package-dir"].items()}
+    found = set()
+    for p in root.glob("blocks*/**/__init__.py"):
+        parts = p.relative_to(root).parent.parts
+        found.add(".".join((mapped.get(parts[0], parts[0]),) + parts[1:]))
     assert found <= set(setup["setuptools"]["packages"])
+    assert "blocks" not in found and "blocksim.blocks" in found
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge", "digits", "directory"])
+def test_files_that_could_hang_or_exhaust_memory_are_refused_at_once(tmp_path: Path, kind: str,
+                                                                      monkeypatch) -> None:
+    if kind == "fifo":
+        path, expected = tmp_path / "pipe.json", "is a FIFO (named pipe), not a diagram file"
+        os.mkfifo(path)  # no writer: opening it for reading would block forever
+    elif kind == "device":
+        path, expected = Path("/dev/zero"), "is a character device, not a diagram file"
+    elif kind == "huge":
+        monkeypatch.setattr(fmt, "MAX_FILE_BYTES", 1000)
+        path, expected = tmp_path / "big.json", "larger than 0 MiB"
+        path.write_text(json.dumps({**lag_dict(), "description": "x" * 2000}))
+    elif kind == "digits":
+        path, expected = tmp_path / "digits.json", "a number with more than 4300 digits"
+        path.write_text('{"format": "blocksim", "version": ' + "1" * 5000 + "}")
+    else:
+        path, expected = tmp_path, "is a directory, not a diagram file"
+    error = load_error(path)
+    assert expected in str(error) and error.file == str(path)

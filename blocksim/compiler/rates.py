@@ -1,0 +1,228 @@
+"""Sample times: what each block's rate is, and the exact clock that all discrete rates share.
+
+Every block has a sample time (Simulink's notion): continuous, constant, discrete
+`[period, offset]`, or inherited from its inputs. Inherited blocks are resolved here, from
+the blocks that drive them, until nothing changes: constant inputs do not count, any
+continuous input makes the block continuous, discrete inputs of one rate give that rate,
+and discrete inputs of several rates give the fastest of them if its hits contain all the
+others', else their common base rate. A block that inherits from nothing (a loop of
+inherited blocks, a block without inputs) is continuous.
+
+Hit times are exact. Periods and offsets are read as the short decimal (or simple) fractions
+the user wrote (0.1 is 1/10, not the binary double nearest to it), and all discrete rates
+count integer ticks of one common base `p/q` seconds: hit k of `[T, o]` is tick
+o/base + k*T/base, and its time is the double nearest to tick*p/q, computed from integers,
+never by adding T up. Hits of several rates that fall on the same tick are the same instant,
+to the last bit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
+
+CONTINUOUS, CONSTANT, INHERITED, DISCRETE = "continuous", "constant", "inherited", "discrete"
+# Integers up to 2**53 are exact doubles: tick * p and q stay below it so that a hit time
+# is one correctly rounded division.
+EXACT_INT = 2 ** 53
+MAX_DENOMINATOR_DIGITS = 12
+
+
+@dataclass(frozen=True)
+class SampleTime:
+    """A block's sample time: kind, and for discrete ones the period and offset (s)."""
+
+    kind: str
+    period: float = 0.0
+    offset: float = 0.0
+
+    @property
+    def discrete(self) -> bool:
+        return self.kind == DISCRETE
+
+    def __str__(self) -> str:
+        if not self.discrete:
+            return self.kind
+        if self.offset:
+            return f"discrete [{self.period:g}, {self.offset:g}] s"
+        return f"discrete {self.period:g} s"
+
+
+CONTINUOUS_TIME = SampleTime(CONTINUOUS)
+CONSTANT_TIME = SampleTime(CONSTANT)
+INHERITED_TIME = SampleTime(INHERITED)
+
+
+def parse_sample_time(value: Any, allow_continuous: bool = False) -> SampleTime:
+    """A `sample_time` parameter's value as a SampleTime; ValueError says what is wrong.
+
+    Accepted: a period T > 0 (offset 0), `[T, offset]` with 0 <= offset < T, -1 for
+    inherited, inf for constant, and 0 for continuous where `allow_continuous`.
+    """
+    values = [float(v) for v in (value if isinstance(value, (list, tuple)) else
+                                 getattr(value, "ravel", lambda: [value])())]
+    if len(values) not in (1, 2):
+        raise ValueError(f"must be a period or [period, offset], got {len(values)} numbers")
+    period = values[0]
+    offset = values[1] if len(values) == 2 else 0.0
+    if math.isnan(period) or math.isnan(offset):
+        raise ValueError("must not be NaN")
+    if period == -1.0 and offset == 0.0:
+        return INHERITED_TIME
+    if period == math.inf:
+        return CONSTANT_TIME
+    if period == 0.0:
+        if allow_continuous and offset == 0.0:
+            return CONTINUOUS_TIME
+        raise ValueError("a period of 0 (continuous) is not allowed for this block; give a "
+                         "period > 0, or -1 to inherit")
+    if not (math.isfinite(period) and period > 0.0):
+        raise ValueError(f"the period must be > 0 (or -1 to inherit), got {period:g}")
+    if not (math.isfinite(offset) and 0.0 <= offset < period):
+        raise ValueError(f"the offset must satisfy 0 <= offset < period ({period:g}), "
+                         f"got {offset:g}")
+    return SampleTime(DISCRETE, period, offset)
+
+
+def as_fraction(value: float) -> Fraction:
+    """The simplest fraction whose nearest double is `value` (0.1 -> 1/10, 1/3 -> 1/3).
+
+    Tries denominators up to 10, 100, ... 10**12; a value none of them reproduces keeps its
+    exact binary value.
+    """
+    for digits in range(1, MAX_DENOMINATOR_DIGITS + 1):
+        candidate = Fraction(value).limit_denominator(10 ** digits)
+        if float(candidate) == value:
+            return candidate
+    return Fraction(value)
+
+
+def _gcd(a: Fraction, b: Fraction) -> Fraction:
+    """Greatest common divisor of two non-negative rationals (gcd(0, b) = b)."""
+    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
+                    a.denominator * b.denominator)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """One discrete rate on the common clock: hits at ticks offset_ticks + k*period_ticks."""
+
+    period: float
+    offset: float
+    period_ticks: int
+    offset_ticks: int
+
+    @property
+    def sample_time(self) -> SampleTime:
+        return SampleTime(DISCRETE, self.period, self.offset)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The base tick shared by all discrete rates: `p/q` seconds, p and q coprime."""
+
+    p: int
+    q: int
+
+    @classmethod
+    def for_times(cls, times: Iterable[SampleTime]) -> "Clock":
+        base = Fraction(0)
+        for st in times:
+            base = _gcd(base, as_fraction(st.period))
+            if st.offset:
+                base = _gcd(base, as_fraction(st.offset))
+        if base == 0:
+            base = Fraction(1)
+        return cls(base.numerator, base.denominator)
+
+    def ticks(self, value: float) -> int:
+        """A period or offset in ticks (exact by construction of the clock)."""
+        ticks = as_fraction(value) / Fraction(self.p, self.q)
+        if ticks.denominator != 1:
+            raise ValueError(f"{value!r} is not a whole number of ticks of {self.p}/{self.q} s")
+        return int(ticks)
+
+    def rate(self, st: SampleTime) -> Rate:
+        return Rate(st.period, st.offset, self.ticks(st.period), self.ticks(st.offset))
+
+    def time(self, tick: int) -> float:
+        """The double nearest to tick * p / q."""
+        num = tick * self.p
+        if abs(num) < EXACT_INT and self.q < EXACT_INT:
+            return float(num) / float(self.q)  # two exact doubles: one rounding
+        return num / self.q  # Python's int division is correctly rounded too
+
+    def first_tick_after(self, t: float) -> int:
+        """The smallest tick whose time is > t."""
+        if not math.isfinite(t):
+            raise ValueError(f"no tick after t = {t}")
+        tick = math.floor(Fraction(t) * self.q / self.p)
+        while self.time(tick) > t:
+            tick -= 1
+        while self.time(tick) <= t:
+            tick += 1
+        return tick
+
+
+def next_hit(rate: Rate, clock: Clock, t: float) -> int:
+    """The index k of the first hit of `rate` at a time > t (hit k is tick offset + k*period)."""
+    tick = clock.first_tick_after(t)
+    k = max(0, -(-(tick - rate.offset_ticks) // rate.period_ticks))
+    while k > 0 and clock.time(rate.offset_ticks + (k - 1) * rate.period_ticks) > t:
+        k -= 1
+    return k
+
+
+def hit_time(rate: Rate, clock: Clock, k: int) -> float:
+    """The time of hit k of `rate`."""
+    return clock.time(rate.offset_ticks + k * rate.period_ticks)
+
+
+def combine(times: Sequence[SampleTime]) -> SampleTime:
+    """The rate an inherited block takes from the rates of its inputs (module docstring)."""
+    kinds = {st.kind for st in times}
+    if CONTINUOUS in kinds:
+        return CONTINUOUS_TIME
+    discrete = sorted({st for st in times if st.discrete}, key=lambda s: (s.period, s.offset))
+    if not discrete:
+        return CONSTANT_TIME if CONSTANT in kinds else INHERITED_TIME
+    if len(discrete) == 1:
+        return discrete[0]
+    clock = Clock.for_times(discrete)
+    rates = [clock.rate(st) for st in discrete]
+    for cand in rates:  # the fastest whose hits contain every other rate's hits
+        if all(r.period_ticks % cand.period_ticks == 0
+               and (r.offset_ticks - cand.offset_ticks) % cand.period_ticks == 0 for r in rates):
+            return cand.sample_time
+    period = 0
+    for r in rates:
+        period = math.gcd(period, r.period_ticks)
+        period = math.gcd(period, r.offset_ticks - rates[0].offset_ticks)
+    offset = rates[0].offset_ticks % period
+    base = Fraction(clock.p, clock.q)
+    return SampleTime(DISCRETE, float(period * base), float(offset * base))
+
+
+def resolve(declared: Mapping[str, SampleTime],
+            inputs_of: Mapping[str, Sequence[str]]) -> dict[str, SampleTime]:
+    """Every block's resolved sample time.
+
+    `declared` holds each block's own sample time (INHERITED for those that take their
+    inputs'); `inputs_of` names, for each block, the blocks driving its inputs.
+    """
+    resolved = dict(declared)
+    inherited = [b for b, st in declared.items() if st.kind == INHERITED]
+    for _ in range(len(inherited) + 2):
+        changed = False
+        for block in inherited:
+            new = combine([resolved[src] for src in inputs_of.get(block, ())])
+            if new != resolved[block]:
+                resolved[block] = new
+                changed = True
+        if not changed:
+            break
+    for block in inherited:
+        if resolved[block].kind == INHERITED:
+            resolved[block] = CONTINUOUS_TIME
+    return resolved

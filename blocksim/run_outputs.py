@@ -1,0 +1,128 @@
+"""Where a run's results go: output paths checked before simulating, results never lost after.
+
+A mistyped `--out` must not destroy the diagram (`--out d.json` on `d.json`), one output must
+not overwrite another (`--out r.npz --events r.npz`), and a path that cannot be written must
+be refused before a long run rather than after it. If a write still fails after the run
+(the disk filled up, the folder went away), the results are written beside, to a file whose
+name says so, and the user is told where.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from blocksim.engine import Results
+from blocksim.errors import BlocksimError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Output:
+    """One file a run writes: the option that named it, its path and how it is written."""
+
+    option: str  # "--out", "--events"
+    path: Path
+    write: Callable[[Results, Path], None]
+    describe: Callable[[Results], str]  # what it holds, e.g. "1120 rows"
+
+
+def results_output(path: str | os.PathLike) -> Output:
+    """`--out`: the logged signals as CSV, or NPZ (signals and events) by the suffix."""
+    path = Path(path)
+    if path.suffix.lower() == ".npz":
+        return Output("--out", path, lambda r, p: r.to_npz(p),
+                      lambda r: f"{count(len(r.time), 'row')}, {count(len(r.events), 'event')}")
+    return Output("--out", path, lambda r, p: r.to_csv(p), lambda r: count(len(r.time), "row"))
+
+
+def events_output(path: str | os.PathLike) -> Output:
+    """`--events`: the event log as CSV."""
+    return Output("--events", Path(path), lambda r, p: r.events_to_csv(p),
+                  lambda r: count(len(r.events), "event"))
+
+
+def count(n: int, word: str) -> str:
+    """`1 row`, `2 rows`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def check_outputs(inputs: list[Path], outputs: list[Output]) -> None:
+    """Refuse, before anything runs, outputs that would overwrite an input or each other,
+    or that cannot be written (missing folder, a folder, a read-only place)."""
+    seen: dict[str, str] = {}
+    for name in inputs:
+        seen[_identity(name)] = "the diagram being run"
+    for out in outputs:
+        key = _identity(out.path)
+        if key in seen:
+            raise BlocksimError(f"{out.option} {out.path}: that is {seen[key]}; "
+                                f"choose another file")
+        seen[key] = f"also the {out.option} file"
+        _check_writable(out)
+
+
+def _identity(path: Path) -> str:
+    """A key equal for two names of one file (symlinks, '..', relative paths)."""
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _check_writable(out: Output) -> None:
+    target = Path(os.path.realpath(out.path))
+    where = f"{out.option} {out.path}"
+    if target.is_dir():
+        raise BlocksimError(f"{where}: is a folder; give a file name")
+    folder = target.parent
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise BlocksimError(f"{where}: the folder {folder} {what}")
+    # Writing means creating a temporary file in the folder and renaming it over the
+    # target: try exactly that (os.access would say yes to root on a read-only mount).
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=folder)
+    except OSError as exc:
+        raise BlocksimError(f"{where}: cannot write in {folder}: "
+                            f"{exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def write_outputs(results: Results, outputs: list[Output]) -> tuple[list[str], list[str]]:
+    """Write every output; returns (lines saying what was written, lines saying what failed
+    and where the results went instead). Never raises for a failed write."""
+    written, failed = [], []
+    for out in outputs:
+        try:
+            out.write(results, out.path)
+            written.append(f"{out.path} ({out.describe(results)})")
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            rescued = _write_beside(results, out)
+            if rescued is None:
+                failed.append(f"cannot write {out.option} {out.path}: {reason}; "
+                              f"the results could not be written anywhere else either")
+            else:
+                failed.append(f"cannot write {out.option} {out.path}: {reason}; "
+                              f"written to {rescued} instead")
+    return written, failed
+
+
+def _write_beside(results: Results, out: Output) -> Path | None:
+    """Write to `<stem>.unsaved-<time><suffix>` beside the target, else in the current
+    folder, else in the temporary folder; the path written, or None."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = f"{out.path.stem}.unsaved-{stamp}{out.path.suffix}"
+    for folder in (out.path.parent, Path.cwd(), Path(tempfile.gettempdir())):
+        candidate = folder / name
+        try:
+            out.write(results, candidate)
+        except (OSError, ValueError) as exc:
+            log.debug("cannot write %s: %s", candidate, exc)
+            continue
+        return candidate
+    return None

@@ -1,0 +1,101 @@
+"""Outputs of `blocksim run` never destroy data: paths are checked before the run, a write
+that fails after it keeps the results elsewhere, Ctrl-C keeps what was computed."""
+import csv
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from test_cli import LAG, run, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("option", ["--out", "--events"])
+@pytest.mark.parametrize("spelling", ["same", "relative", "dotted", "symlink"])
+def test_an_output_that_is_the_diagram_is_refused_and_the_diagram_kept(tmp_path, capsys,
+                                                                         monkeypatch, option,
+                                                                         spelling):
+    path = write(tmp_path, LAG)
+    before = digest(path)
+    monkeypatch.chdir(tmp_path)
+    if spelling == "symlink":
+        (tmp_path / "link.json").symlink_to(path)
+    target = {"same": path, "relative": "d.json", "dotted": tmp_path / "x" / ".." / "d.json",
+              "symlink": tmp_path / "link.json"}[spelling]
+    code, out, err = run(["run", path, option, target], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "the diagram being run" in err and option in err
+    assert digest(path) == before and out == ""
+
+
+def test_two_outputs_on_one_file_are_refused(tmp_path, capsys):
+    path = write(tmp_path, LAG)
+    code, _, err = run(["run", path, "--out", tmp_path / "r.npz", "--events",
+                        tmp_path / "r.npz"], capsys)
+    assert code == 2 and "also the --out file" in err
+    assert not (tmp_path / "r.npz").exists()
+
+
+@pytest.mark.parametrize("case", ["missing folder", "a folder", "read-only"])
+def test_unwritable_outputs_are_refused_before_the_run(tmp_path, capsys, monkeypatch, case):
+    path = write(tmp_path, LAG)
+    ran = []
+    import blocksim.cli as cli
+    monkeypatch.setattr(cli.Simulator, "run", lambda self: ran.append(1))
+    if case == "missing folder":
+        out, expected = tmp_path / "nowhere" / "r.csv", "does not exist"
+    elif case == "a folder":
+        out, expected = tmp_path, "is a folder"
+    else:
+        # /proc refuses new files even to root (a chmod would not stop root)
+        out, expected = Path("/proc/blocksim-results.csv"), "cannot write in /proc"
+    code, _, err = run(["run", path, "--out", out], capsys)
+    assert code == 2 and expected in err and err.count("\n") == 1
+    assert ran == []
+
+
+def test_a_write_that_fails_after_the_run_keeps_the_results_beside(tmp_path, capsys,
+                                                                     monkeypatch):
+    path = write(tmp_path, LAG)
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    import blocksim.cli as cli
+    real_run = cli.Simulator.run
+
+    def run_then_lose_the_folder(self):
+        results = real_run(self)
+        outdir.rmdir()  # the folder disappears while the run goes on
+        return results
+
+    monkeypatch.setattr(cli.Simulator, "run", run_then_lose_the_folder)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["run", path, "--out", outdir / "r.csv"], capsys)
+    assert code == 1
+    assert "cannot write --out" in err and "written to" in err
+    rescued = Path(err.split("written to ")[1].split(" instead")[0])
+    assert rescued.parent == tmp_path and rescued.name.startswith("r.unsaved-")
+    rows = list(csv.reader(rescued.open()))
+    assert rows[0] == ["time", "y"] and len(rows) == 7
+
+
+def test_run_and_render_name_the_files_they_wrote(tmp_path, capsys):
+    path = write(tmp_path, LAG)
+    code, _, err = run(["run", path, "--out", tmp_path / "r.csv", "--events",
+                        tmp_path / "e.csv"], capsys)
+    assert code == 0
+    assert f"wrote {tmp_path / 'r.csv'} (6 rows), {tmp_path / 'e.csv'} (1 event)" in err
+    pytest.importorskip("PySide6")
+    code, _, err = run(["render", path, "--out", tmp_path / "d.svg"], capsys)
+    assert code == 0 and err == f"blocksim: wrote {tmp_path / 'd.svg'}\n"
+
+
+def test_the_table_without_out_says_it_is_the_last_rows(tmp_path, capsys):
+    path = write(tmp_path, {**LAG, "simulation": {"stop": 2.0, "output_interval": 0.1}})
+    code, out, err = run(["run", path], capsys)
+    assert code == 0 and "the last 12 of 22 rows" in err
+    assert len(out.splitlines()) == 13

@@ -1,0 +1,116 @@
+"""The package as `pip install blocksim` gives it to a newcomer: a wheel built from a clean
+copy of the sources, installed into a fresh virtual environment, used from another folder.
+
+Dependencies (numpy, scipy, PySide6, ...) come from this environment (the venv sees the
+system site-packages); blocksim itself comes only from the wheel.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from blocksim.examples import example_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+
+EXAMPLES_MENU = """
+import os, sys
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+qt = QApplication(["blocksim"])
+from blocksim.gui import app
+window = app.create_window(None)
+print(len(window.examples_menu.actions()))
+"""
+
+
+def sources() -> list[str]:
+    """Tracked and new (not ignored) files: the checkout without build leftovers."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    return [name for name in listed.stdout.splitlines() if (ROOT / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """(the venv's python, a folder far from the sources)."""
+    base = tmp_path_factory.mktemp("wheel")
+    clean = base / "src"
+    for name in sources():
+        (clean / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, clean / name)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                            str(base / "dist"), str(clean)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = next((base / "dist").glob("blocksim-*.whl"))
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")],
+                   check=True)
+    python = base / "venv" / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                           str(wheel)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    return python, elsewhere
+
+
+def run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BLOCKSIM_BACKEND")}
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=240)
+
+
+def test_the_wheel_claims_only_the_blocksim_name(installed):
+    python, here = installed
+    site = Path(run(python, here, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+                    ).stdout.strip())
+    top = {p.name for p in site.iterdir() if not p.name.endswith((".dist-info", ".pth"))}
+    assert "blocksim" in top and "blocks" not in top and "diagrams" not in top
+    record = next(site.glob("blocksim-*.dist-info")) / "RECORD"
+    roots = {line.split("/", 1)[0] for line in record.read_text().splitlines()}
+    assert roots <= {"blocksim", next(site.glob("blocksim-*.dist-info")).name, "..", "../.."}, roots
+    found = run(python, here, "-c", "import blocksim, blocksim.blocks as b; print(blocksim.__file__);"
+                "print(b.__file__)").stdout.split()
+    assert all(str(site) in f for f in found), found
+
+
+def test_examples_are_listed_and_run_by_name(installed):
+    python, here = installed
+    listed = run(python, here, "-m", "blocksim", "examples")
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[0] for line in listed.stdout.splitlines()[:len(example_paths())]]
+    assert names == [p.stem for p in example_paths()]
+    ran = run(python, here, "-m", "blocksim", "run", "bouncing_ball", "--out", "ball.csv")
+    assert ran.returncode == 0, ran.stderr
+    assert "finished at t = 30" in ran.stderr and (here / "ball.csv").stat().st_size > 10000
+
+
+def test_python_m_blocksim_help(installed):
+    python, here = installed
+    shown = run(python, here, "-m", "blocksim", "--help")
+    assert shown.returncode == 0 and "usage: blocksim" in shown.stdout
+    assert "examples" in shown.stdout
+
+
+def test_the_editor_examples_menu_is_full(installed):
+    pytest.importorskip("PySide6")
+    python, here = installed
+    shown = run(python, here, "-c", EXAMPLES_MENU)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert int(shown.stdout.split()[-1]) == len(example_paths()) > 5
+
+
+def test_the_wheel_holds_the_schema_blocks_and_examples(installed):
+    wheel = next(installed[0].parents[2].glob("dist/blocksim-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "blocksim/resources/diagram.schema.json" in names
+    assert "blocksim/blocks/__init__.py" in names and "blocksim/__main__.py" in names
+    assert {f"blocksim/diagrams/{p.name}" for p in example_paths()} <= names
