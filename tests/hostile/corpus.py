@@ -473,10 +473,10 @@ def malformed(c: Corpus) -> None:
         "deep-subsystem-2000": (_deep_subsystem(2000), (0, 2)),
         "ids-python-keywords": (None, (0,)),
         "ids-engine-names": (None, (0,)),
-        "chain-2000": (doc([blk("c", "Constant")] + [blk(f"g{i}", "Gain", k=1.0)
-                                                     for i in range(2000)] + [blk("y", "Output")],
-                           [("c.y", "g0.u")] + [(f"g{i}.y", f"g{i + 1}.u") for i in range(1999)]
-                           + [("g1999.y", "y.u")], stop=0.1), (0,)),
+        "chain-500": (doc([blk("c", "Constant")] + [blk(f"g{i}", "Gain", k=1.0)
+                                                    for i in range(500)] + [blk("y", "Output")],
+                          [("c.y", "g0.u")] + [(f"g{i}.y", f"g{i + 1}.u") for i in range(499)]
+                          + [("g499.y", "y.u")], stop=0.1), (0,)),
     }
     fine["bom"] = (None, (0,))
     for name, (d, exits) in fine.items():
@@ -787,8 +787,6 @@ def outputs(c: Corpus) -> None:
         "fifo": (["--out", f"{DIR}/pipe.csv"], [("fifo", "pipe.csv")], ("pipe.csv",)),
         "equal-to-diagram": (["--out", DIAGRAM], [], ("d.json",)),
         "events-equal-to-diagram": (["--events", DIAGRAM], [], ("d.json",)),
-        "npz-equal-to-diagram": (["--out", f"{DIR}/d.npz"], [("copy", "d.npz", "d.json")],
-                                 ("d.npz",)),
         "symlink-to-diagram": (["--out", f"{DIR}/link.csv"], [("symlink", "link.csv", "d.json")],
                                ("link.csv",)),
         "relative-alias-of-diagram": (["--out", f"{DIR}/./sub/../d.json"], [("mkdir", "sub")],
@@ -796,7 +794,6 @@ def outputs(c: Corpus) -> None:
         "out-equal-events": (["--out", f"{DIR}/r.csv", "--events", f"{DIR}/r.csv"], [],
                              ("r.csv",)),
     }
-    unchanged_for = {"npz-equal-to-diagram": ("d.json", "d.npz")}
     for tname, (args, setup, words) in targets.items():
         fifo = tuple(s[1] for s in setup if s[0] == "fifo")
         for dname, data, exits in (("ok", good, BAD), ("failing", failing, (1, 2)),
@@ -804,7 +801,12 @@ def outputs(c: Corpus) -> None:
             c.run_case(cat, f"{tname}/{dname}", data, ["-q", *args], exits=exits,
                        mentions=words if exits == BAD and dname != "refused" else (),
                        setup=setup, keep_fifo=fifo,
-                       unchanged=unchanged_for.get(tname, ("d.json",)))
+                       unchanged=("d.json",))
+    for dname, data, exits in (("ok", good, BAD), ("failing", failing, (1, 2)),
+                               ("refused", refused, BAD)):
+        c.add(Case(f"{cat}/npz-equal-to-diagram/{dname}", cat,  # a diagram saved as d.npz
+                   ["run", f"{DIR}/d.npz", "-q", "--out", f"{DIR}/d.npz"],
+                   files={"d.npz": dumps(data)}, exits=exits, unchanged=("d.npz",)))
     ro_exits = (0,) if os.geteuid() == 0 else BAD  # root writes anywhere
     c.run_case(cat, "read-only-folder/ok", good, ["-q", "--out", f"{DIR}/ro/out.csv"],
                setup=[("mkdir", "ro"), ("chmod", "ro", 0o555)], exits=ro_exits)
@@ -833,9 +835,6 @@ def outputs(c: Corpus) -> None:
     for rname, (args, exits, setup) in renders.items():
         c.run_case(cat, rname, good, args, exits=exits, setup=setup, command="render",
                    budget=10.0)
-    c.run_case(cat, "equal-to-diagram", good, ["--out", f"{DIR}/d.svg"],
-               setup=[("copy", "d.svg", "d.json")], exits=BAD, command="render",
-               unchanged=("d.svg",), budget=10.0)
     c.add(Case(f"{cat}/diagram-is-svg-and-out", cat,
                ["render", f"{DIR}/d.svg", "--out", f"{DIR}/d.svg"],
                files={"d.svg": dumps(good)}, exits=BAD, unchanged=("d.svg",), budget=10.0))
@@ -862,15 +861,15 @@ def outputs(c: Corpus) -> None:
     c.run_case(cat, "points-1e308", d, ["--out", f"{DIR}/p.png"], exits=(0, 2),
                command="render", budget=10.0)
     d = copy.deepcopy(good)
-    d["wires"][0]["points"] = [[i, i % 7] for i in range(20_000)]
-    c.run_case(cat, "points-20k", d, ["--out", f"{DIR}/p.png"], exits=(0, 2),
+    d["wires"][0]["points"] = [[i, i % 7] for i in range(5_000)]
+    c.run_case(cat, "points-5k", d, ["--out", f"{DIR}/p.png"], exits=(0, 2),
                command="render", budget=10.0)
     c.run_case(cat, "deep-subsystem-60", _deep_subsystem(60),
                ["--out", f"{DIR}/p.png", "--level", "/".join(["s"] * 59)], exits=(0, 2),
                command="render", budget=10.0)
     c.run_case(cat, "malformed", b"{", ["--out", f"{DIR}/p.png"], exits=BAD, command="render",
                mentions=("d.json",))
-    c.run_case(cat, "many-blocks-3000", doc([blk(f"c{i}", "Constant") for i in range(3000)], []),
+    c.run_case(cat, "many-blocks-1000", doc([blk(f"c{i}", "Constant") for i in range(1000)], []),
                ["--out", f"{DIR}/p.svg"], exits=(0, 2), command="render", budget=10.0)
 
 
@@ -1118,7 +1117,7 @@ def numerics(c: Corpus) -> None:
         doc([blk("s", "Step", time=1e-300), blk("y", "Output")], [("s.y", "y.u")], stop=1.0),
         (0,), (), ("dopri5", "radau"))
     traps["output-interval-1e-9"] = (lag(output_interval=1e-9, stop=10.0), ANY, (), ("dopri5",))
-    traps["output-interval-1e-7-0.1s"] = (lag(output_interval=1e-7, stop=0.1), ANY, (),
+    traps["output-interval-1e-6-0.1s"] = (lag(output_interval=1e-6, stop=0.1), ANY, (),
                                           ("dopri5",))
     traps["max-step-1e-8-10s"] = (lag(max_step=1e-8, stop=10.0), ANY, (), ("dopri5", "radau"))
     # discontinuities below the solver's resolution

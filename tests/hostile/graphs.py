@@ -257,6 +257,8 @@ def diagrams(draw, max_blocks: int = 7, solvers: tuple[str, ...] = SOLVERS,
     document = {"format": "blocksim", "version": 1, "parameters": {},
                 "simulation": {}, "blocks": extra + blocks + sinks,
                 "wires": [{"src": s, "dst": d} for s, d in wires]}
+    if draw(st.integers(0, 3)) == 0:
+        document = _wrapped(document, depth=draw(st.integers(1, 3)))
     solver = draw(st.sampled_from(solvers))
     stop = draw(st.sampled_from([0.05, 0.3, 1.0, 2.0]))
     settings: dict[str, Any] = {"solver": solver, "stop_time": stop}
@@ -271,6 +273,48 @@ def diagrams(draw, max_blocks: int = 7, solvers: tuple[str, ...] = SOLVERS,
     if draw(st.integers(0, 2)) == 0:
         settings["output_interval"] = stop / draw(st.sampled_from([7, 100]))
     return document, settings
+
+
+def _wrapped(document: dict, depth: int) -> dict:
+    """The same diagram with everything but its sinks and first source inside `depth` nested
+    subsystems: sinks read Outports, the first source enters through an Inport."""
+    sinks = {b["id"] for b in document["blocks"] if b["type"] in ("Output", "Stop")}
+    sources = [b["id"] for b in document["blocks"] if b["id"].startswith("s")][:1]
+    inside = [b for b in document["blocks"] if b["id"] not in sinks and b["id"] not in sources]
+    outside = [b for b in document["blocks"] if b["id"] in sinks or b["id"] in sources]
+    wires = [(w["src"], w["dst"]) for w in document["wires"]]
+    inner_wires, top_wires, outs = [], [], {}
+    for src, dst in wires:
+        s_blk, d_blk = src.split(".")[0], dst.split(".")[0]
+        if d_blk in sinks and s_blk in sources:
+            top_wires.append((src, dst))
+        elif d_blk in sinks:  # leaves the subsystem through an Outport (one per source port)
+            port = outs.setdefault(src, f"o{len(outs)}")
+            top_wires.append((f"sub.{port}", dst))
+        elif s_blk in sources:
+            top_wires.append((src, "sub.i0"))
+            inner_wires.append(("i0.y", dst))
+        else:
+            inner_wires.append((src, dst))
+    inner_blocks = inside + [{"id": port, "type": "Outport", "params": {}}
+                             for port in outs.values()]
+    inner_wires += [(src, f"{port}.u") for src, port in outs.items()]
+    if sources and any(src.startswith("i0.") for src, _ in inner_wires):
+        inner_blocks.append({"id": "i0", "type": "Inport", "params": {}})
+    else:
+        top_wires = [(a, b) for a, b in top_wires if b != "sub.i0"]
+    body = {"blocks": inner_blocks, "wires": [{"src": a, "dst": b} for a, b in inner_wires]}
+    for _ in range(depth - 1):  # pass-through levels: the same ports one level further in
+        ports_in = [b["id"] for b in body["blocks"] if b["type"] == "Inport"]
+        ports_out = [b["id"] for b in body["blocks"] if b["type"] == "Outport"]
+        body = {"blocks": [{"id": p, "type": "Inport", "params": {}} for p in ports_in]
+                + [{"id": "sub", "type": "Subsystem", "diagram": body}]
+                + [{"id": p, "type": "Outport", "params": {}} for p in ports_out],
+                "wires": [{"src": f"{p}.y", "dst": f"sub.{p}"} for p in ports_in]
+                + [{"src": f"sub.{p}", "dst": f"{p}.u"} for p in ports_out]}
+    return {**document, "blocks": outside + [{"id": "sub", "type": "Subsystem",
+                                              "diagram": body}],
+            "wires": [{"src": a, "dst": b} for a, b in top_wires]}
 
 
 def describe(document: dict, settings: dict, backend: str = "python") -> str:

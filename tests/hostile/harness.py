@@ -41,6 +41,8 @@ _LEAKY = re.compile(
     r"UnicodeEncodeError|UnicodeDecodeError|UnicodeError|SyntaxError|StopIteration|"
     r"ArithmeticError|LookupError|BlockingIOError|SystemError|Exception)\b")
 _ARGPARSE_LAST = re.compile(r"^blocksim( [a-z]+)?: error: ")
+_WARNING = re.compile(r"\b\w*Warning\b: ")  # Python's warnings.showwarning format
+_QT = re.compile(r"^\s*(Q[A-Z]\w*::|qt\.[a-z]+|QObject|QWidget)")
 
 
 class CaseTimeout(BaseException):
@@ -85,7 +87,25 @@ def _where(exc: BaseException) -> str:
     return f"{path}:{frame.lineno}"
 
 
+def _reset_peak_rss() -> bool:
+    """Reset this process's peak RSS (Linux: /proc/self/clear_refs); False if impossible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def _peak_rss_mb() -> float:
+    """Peak RSS since the last reset (VmHWM), else since the process started."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -260,17 +280,16 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
     argparse_usage = (code == 2 and case.kind == "cli" and lines
                       and lines[0].startswith("usage:") and _ARGPARSE_LAST.match(lines[-1]))
     if isinstance(code, int):
-        if is_error and not lines:
+        if any(_WARNING.search(line) for line in lines):
+            symptoms.append("warning printed on stderr")
+        elif any(_QT.match(line) for line in lines):
+            symptoms.append("Qt messages printed on stderr")
+        elif is_error and not lines:
             symptoms.append("no error message")
-        elif len(lines) > 1 and not argparse_usage:
-            if any("Warning" in line for line in lines):
-                symptoms.append("warning printed on stderr")
-            else:
-                symptoms.append("several lines on stderr")
-        elif code == 0 and case.kind == "cli" and "-q" in (case.argv or []) and lines:
-            symptoms.append("output on stderr despite -q")
+        elif is_error and len(lines) > 1 and not argparse_usage:
+            symptoms.append("several lines on stderr")
         message = lines[-1] if lines else ""
-        shown = message.replace(root, DIR)
+        shown = _without_arguments(message, case, root)
         leak = _LEAKY.search(shown)
         if leak and is_error:
             symptoms.append(f"exception name in message: {leak.group(1)}")
@@ -304,6 +323,15 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
     return symptoms
 
 
+def _without_arguments(message: str, case: Case, root: str) -> str:
+    """The message with the user's own long arguments (paths, names) cut out: only what
+    blocksim adds counts towards the length limit."""
+    given = substitute(case.argv or [case.api.get("path", "")], root)
+    for arg in sorted((a for a in given if len(a) > 20), key=len, reverse=True):
+        message = message.replace(arg, "<arg>")
+    return message.replace(root, DIR)
+
+
 def _kind_of(word: str) -> str:
     """Group 'does not name' symptoms by what was missing."""
     if word.endswith((".json", ".csv", ".png", ".svg", ".npz")) or "/" in word:
@@ -324,11 +352,13 @@ def run_case(case: Case, workroot: Path) -> dict[str, Any]:
     try:
         materialize(case, folder)
         before = _snapshot(folder, case.unchanged)
+        rss_before = _peak_rss_mb() if not _reset_peak_rss() else 0.0
         if case.kind == "cli":
             result = run_cli(substitute(case.argv, root), case.budget)
         else:
             result = run_api(substitute(case.api, root), case.budget)
-        result["rss_mb"] = _peak_rss_mb()
+        rss = _peak_rss_mb()
+        result["rss_mb"] = rss if rss > rss_before else 0.0  # without a reset: only a new peak
         outcome.update(result)
         outcome["symptoms"] = check(case, result, folder, before)
     finally:

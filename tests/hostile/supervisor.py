@@ -181,7 +181,13 @@ def main(argv: list[str] | None = None) -> int:
     results = run(cases, args.jobs, progress)
     wall = time.monotonic() - t0
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True))
+        grouped: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for case_id, outcome in sorted(results.items()):
+            for symptom in outcome.get("symptoms", []):
+                grouped[symptom][outcome["category"]].append(case_id)
+        Path(args.json).write_text(json.dumps(
+            {"cases": len(results), "wall_seconds": round(wall, 1),
+             "violations": grouped, "outcomes": results}, indent=1, sort_keys=True))
     print(summary(results, args.show))
     slow = sorted((o.get("elapsed") or 0, i) for i, o in results.items())[-5:]
     print(f"wall time {wall:.1f} s; slowest: "

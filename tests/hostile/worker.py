@@ -1,9 +1,9 @@
 """A worker process: runs the hostile cases that arrive (pickled) on stdin, under a memory limit.
 
 Protocol (one JSON object per line on the original stdout): {"start": id} before a case,
-{"done": outcome} after it. After a case that timed out or ran out of memory the worker
-exits, so that the supervisor continues with a fresh process (a case interrupted half-way
-may leave module state behind). Run by hostile.supervisor; not meant to be run by hand.
+{"done": outcome} after it. After a case that ran out of memory, or whose alarm could only
+interrupt it late (it was stuck in C code), the worker exits and the supervisor continues
+with a fresh process; a case stopped by its alarm in Python code leaves nothing behind. Run by hostile.supervisor; not meant to be run by hand.
 """
 from __future__ import annotations
 
@@ -36,8 +36,9 @@ def main() -> int:
             proto.write(json.dumps({"start": case.id}) + "\n")
             outcome = run_case(case, workroot)
             proto.write(json.dumps({"done": outcome}) + "\n")
-            if outcome.get("exit") in ("timeout", "memory"):
-                break
+            if outcome.get("exit") == "memory" or outcome.get("rss_mb", 0) > 1024 or (
+                    outcome.get("exit") == "timeout" and outcome["elapsed"] > 2 * case.budget):
+                break  # out of memory, a big heap, or stopped late (in C code): start afresh
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     return 0
