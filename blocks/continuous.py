@@ -30,8 +30,8 @@ class Integrator(BlockType):
         Param("x0", "vector", 0.0, "initial value (its length sets the width)"),
         Param("ic_source", "choice", "parameter", "where the initial value comes from",
               choices=("parameter", "input")),
-        Param("lower", "vector", float("-inf"), "lower limit (-inf: none)"),
-        Param("upper", "vector", float("inf"), "upper limit (inf: none)"),
+        Param("lower", "vector", float("-inf"), "lower limit (-inf: none)", allow_inf=True),
+        Param("upper", "vector", float("inf"), "upper limit (inf: none)", allow_inf=True),
     )
     inputs = (Port("u", "derivative"), Port("x0", "initial value (ic_source = input)"))
     outputs = (Port("y", "state"), Port("sat", "-1 at lower limit, +1 at upper, else 0"))

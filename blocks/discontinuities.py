@@ -113,8 +113,8 @@ class Saturation(BlockType):
     name = "Saturation"
     category = "Discontinuities"
     params = (
-        Param("lower", "vector", -1.0, "lower limit (-inf: none)"),
-        Param("upper", "vector", 1.0, "upper limit (inf: none)"),
+        Param("lower", "vector", -1.0, "lower limit (-inf: none)", allow_inf=True),
+        Param("upper", "vector", 1.0, "upper limit (inf: none)", allow_inf=True),
     )
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "u clipped to [lower, upper]"),)

@@ -170,10 +170,12 @@ class StateSpace(BlockType):
     name = "StateSpace"
     category = "Continuous"
     params = (
-        Param("A", "vector", doc="state matrix, n x n (nested lists; a scalar for 1 x 1)"),
-        Param("B", "vector", doc="input matrix, n x m"),
-        Param("C", "vector", doc="output matrix, p x n"),
-        Param("D", "vector", 0.0, "feedthrough matrix, p x m (a scalar 0: zero matrix)"),
+        Param("A", "vector", doc="state matrix, n x n (nested lists; a scalar for 1 x 1)",
+              table=True),
+        Param("B", "vector", doc="input matrix, n x m", table=True),
+        Param("C", "vector", doc="output matrix, p x n", table=True),
+        Param("D", "vector", 0.0, "feedthrough matrix, p x m (a scalar 0: zero matrix)",
+              table=True),
         Param("x0", "vector", 0.0, "initial state (length n, or a scalar for all)"),
     )
     inputs = (Port("u", "input, width m"),)

@@ -7,6 +7,7 @@ discrete states are updated in the event iteration, which runs at every event.
 from __future__ import annotations
 
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
+from blocksim.compiler.limits import MAX_PORTS
 
 OPERATORS = ("AND", "OR", "NAND", "NOR", "XOR", "NOT")
 
@@ -41,7 +42,8 @@ class LogicalOperator(BlockType):
     category = "Logic"
     params = (
         Param("operator", "choice", "AND", "the Boolean operation", choices=OPERATORS),
-        Param("inputs", "int", 2, "number of inputs u1..un (NOT always has one)", low=1),
+        Param("inputs", "int", 2, "number of inputs u1..un (NOT always has one)", low=1,
+              high=MAX_PORTS),
     )
     outputs = (Port("y", "1.0 where the operation is true, else 0.0"),)
 

@@ -144,8 +144,9 @@ class LookupTable1D(BlockType):
     name = "LookupTable1D"
     category = "Lookup Tables"
     params = (
-        Param("breakpoints", "vector", [0.0, 1.0], "input values, strictly increasing"),
-        Param("table", "vector", [0.0, 1.0], "output values, one per breakpoint"),
+        Param("breakpoints", "vector", [0.0, 1.0], "input values, strictly increasing",
+              table=True),
+        Param("table", "vector", [0.0, 1.0], "output values, one per breakpoint", table=True),
         Param("extrapolation", "choice", "clip", "outside the breakpoints: hold the end value "
               "(clip) or extend the end segment (linear)", choices=("clip", "linear")),
     )

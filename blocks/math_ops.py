@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from blocksim import expressions
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.compiler.limits import MAX_PORTS
 from blocksim.errors import ExpressionError
 
 
@@ -377,7 +378,7 @@ class Mux(BlockType):
 
     name = "Mux"
     category = "Signal Routing"
-    params = (Param("inputs", "int", 2, "number of inputs", low=1),)
+    params = (Param("inputs", "int", 2, "number of inputs", low=1, high=MAX_PORTS),)
     inputs = (Port("u1", "first part; one port u1, u2, ... per input"),
               Port("u2", "second part (with the default 2 inputs)"))
     outputs = (Port("y", "u1, u2, ... one after the other"),)
@@ -401,7 +402,8 @@ class Demux(BlockType):
 
     name = "Demux"
     category = "Signal Routing"
-    params = (Param("outputs", "int", 2, "number of outputs", low=1),)
+    params = (Param("outputs", "int", 2, "number of outputs", low=1,
+                    high=MAX_PORTS),)
     inputs = (Port("u", "vector to split"),)
     outputs = (Port("y1", "first part; one port y1, y2, ... per output"),
                Port("y2", "second part (with the default 2 outputs)"))

@@ -162,6 +162,9 @@ class Pulse(BlockType):
     def initial_discrete(self, p, n):
         return [0.0, self.edge(p, 0.0)]
 
+    def count_time_events(self, p, start, stop):
+        return 2.0 * max(0.0, stop - max(start, p.delay)) / p.period + 2.0
+
     def next_time_event(self, p, t):
         return self.edges_until(p, t)[1]
 
@@ -255,9 +258,9 @@ class FromTable(BlockType):
     category = "Sources"
     params = (
         Param("times", "vector", [0.0, 1.0], "breakpoint times, increasing (a time may appear "
-              "twice for a jump)", unit="s"),
+              "twice for a jump)", unit="s", table=True),
         Param("values", "vector", [0.0, 1.0], "values at the times: a vector, or a matrix "
-              "with one row per time and one column per output element"),
+              "with one row per time and one column per output element", table=True),
     )
     outputs = (Port("y", "the interpolated signal"),)
     has_time_events = True
@@ -277,6 +280,9 @@ class FromTable(BlockType):
 
     def initial_discrete(self, p, n):
         return list(self._table(p).slots(0))
+
+    def count_time_events(self, p, start, stop):
+        return float(size_of(p.times))
 
     def next_time_event(self, p, t):
         return self._table(p).next_switch(t)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -33,6 +34,11 @@ class Param:
     kinds: scalar (one number), vector (number or array), int, bool, choice (one of
     `choices`), text (a formula or name, never evaluated by the loader), signs (a string of
     sign characters such as "+-+").
+
+    Numbers must be finite unless `allow_inf` says that +-inf means something (a limit that
+    is absent); NaN is never accepted. A vector's length usually sets a signal's width, so it
+    is held to the compiler's signal limit; a `table` (breakpoints, data, matrices) is held
+    to the larger table limit instead (`blocksim.compiler.limits`).
     """
 
     name: str
@@ -43,6 +49,8 @@ class Param:
     choices: tuple[str, ...] = ()
     low: float | None = None  # inclusive bounds checked by the compiler
     high: float | None = None
+    allow_inf: bool = False  # +-inf is a meaningful value (e.g. "no limit")
+    table: bool = False  # a table or matrix, not a per-element value of a signal
 
     @property
     def required(self) -> bool:
@@ -72,7 +80,10 @@ class ParamValues:
 
     def __init__(self, values: Mapping[str, Any], names: Mapping[str, Any] | None = None):
         self._values = dict(values)
-        self.scope = dict(names or {})  # the diagram parameters in scope (for formulas)
+        # The diagram parameters in scope (for formulas): a read-only view shared by every
+        # block of one diagram level, never a copy per block.
+        self.scope: Mapping[str, Any] = (names if isinstance(names, MappingProxyType)
+                                         else MappingProxyType(dict(names or {})))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -253,6 +264,14 @@ class BlockType:
 
     has_time_events: ClassVar[bool] = False
 
+    def count_time_events(self, p: ParamValues, start: float, stop: float) -> float | None:
+        """About how many time events this block makes in [start, stop] (None: unknown).
+
+        The compiler holds the total to its limits before a run, so that a pulse period of
+        1e-12 is an error naming the block rather than a run that never ends.
+        """
+        return 1.0 if self.has_time_events else 0.0
+
     # ----- documentation -----
     @classmethod
     def describe(cls) -> str:
@@ -271,7 +290,9 @@ class BlockType:
                 default = "required" if prm.required else f"default {prm.default!r}"
                 unit = f" [{prm.unit}]" if prm.unit else ""
                 choices = f" one of {', '.join(prm.choices)}" if prm.choices else ""
-                lines.append(f"  {prm.name:12s} {prm.kind}{unit}, {default}{choices}. {prm.doc}")
+                inf = ", +-inf allowed" if prm.allow_inf else ""
+                lines.append(f"  {prm.name:12s} {prm.kind}{unit}, {default}{choices}{inf}. "
+                             f"{prm.doc}")
         return "\n".join(lines).rstrip() + "\n"
 
 

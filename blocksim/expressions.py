@@ -7,10 +7,13 @@ float array; comparisons and `and`/`or`/`not` give 1.0/0.0. Every failure is an 
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import keyword
 import math
+import reprlib
 import sys
+import time
 import warnings
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -22,7 +25,8 @@ from blocksim.errors import ExpressionError
 MAX_LENGTH = 10_000        # characters of expression text
 MAX_DEPTH = 100            # levels of the syntax tree (keeps tree walks off the stack limit)
 MAX_ELEMENTS = 10_000_000  # elements of any one array
-MAX_WORK = 100_000_000     # array elements produced by one evaluation, in total
+MAX_WORK = 30_000_000      # array elements produced by one evaluation, in total (240 MB)
+MAX_SECONDS = 2.0          # wall time of one evaluation
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf}
 """Reserved names: they always mean the constant, even if a mapping of names has the same key."""
@@ -82,6 +86,8 @@ _FUNCTIONS: dict[str, tuple[Callable, int, float]] = {
     "linspace": (lambda a, b, n: np.linspace(_scalar(a), _scalar(b), _count(n)), 3, 3),
 }
 _ARRAY_MAKERS = {"linspace", "zeros", "ones", "array"}  # not available in generated scalar code
+_SLOW = (np.mod, np.fmod)  # up to microseconds per element: evaluated in chunks, on time
+_CHUNK = 65_536
 
 _BINOPS = {ast.Add: (np.add, "+"), ast.Sub: (np.subtract, "-"), ast.Mult: (np.multiply, "*"),
            ast.Div: (np.true_divide, "/"), ast.Pow: (np.power, "**"), ast.Mod: (np.mod, "%")}
@@ -103,9 +109,13 @@ _REFUSED = {ast.Attribute: "attribute access", ast.Lambda: "lambda",
             ast.NotIn: "operator 'not in'"}
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple = 3, 6, 6
+
+
 def _q(text: Any) -> str:
     """The expression quoted for a one-line message, shortened if long."""
-    text = str(text)
+    text = text if isinstance(text, str) else _SHORT.repr(text)  # lists may nest deeply
     return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
@@ -145,6 +155,12 @@ def _check_node(node: ast.AST, text: str) -> None:
                         f"got {len(node.args)} in {_q(text)}")
 
 
+def _too_many_digits(text: str) -> ExpressionError:
+    """Python refuses integer literals longer than its int-string limit (4300 digits)."""
+    return _fail(f"expression {_q(text)}: a number has more than "
+                 f"{sys.get_int_max_str_digits()} digits")
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> ast.Expression:
     if len(text) > MAX_LENGTH:
@@ -154,10 +170,16 @@ def _parse(text: str) -> ast.Expression:
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
+        if "integer string conversion" in str(exc.msg):
+            raise _too_many_digits(text) from None
         where = f" at column {exc.offset}" if exc.offset else ""
         reason = exc.msg if len(exc.msg) < 80 else exc.msg[:77] + "..."
         raise _fail(f"expression {_q(text)}: syntax error ({reason}{where})") from None
-    except (ValueError, OverflowError, RecursionError, MemoryError):
+    except ValueError as exc:  # the int-string limit, or a character the parser refuses
+        if "integer string conversion" in str(exc):
+            raise _too_many_digits(text) from None
+        raise _fail(f"expression {_q(text)} cannot be parsed") from None
+    except (OverflowError, RecursionError, MemoryError):
         raise _fail(f"expression {_q(text)} is too complex to parse") from None
     stack = [(tree, 0)]
     while stack:  # iterative, so deep trees cannot overflow the stack here
@@ -207,6 +229,7 @@ class _Evaluator:
 
     def __init__(self, text: str, names: Mapping[str, Any]):
         self.text, self.names, self.work = text, names, 0
+        self.deadline = time.monotonic() + MAX_SECONDS
 
     def fail(self, what: str) -> ExpressionError:
         return _fail(f"{what} in {_q(self.text)}")
@@ -214,12 +237,28 @@ class _Evaluator:
     def __call__(self, node: ast.AST) -> float | np.ndarray:
         return getattr(self, "_" + type(node).__name__)(node)
 
+    def in_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise self.fail(f"takes too long to evaluate (over {MAX_SECONDS:g} s)")
+
     def out(self, value: Any, copy: bool = False) -> float | np.ndarray:
         value = _as_number(value, copy)
         self.work += np.size(value)
         if np.size(value) > MAX_ELEMENTS or self.work > MAX_WORK:
             raise self.fail("arrays too large")
+        self.in_time()
         return value
+
+    def chunked(self, func: Callable, args: list) -> np.ndarray:
+        """func over large arrays in pieces, on time: mod and rem cost microseconds per
+        element when the quotient is huge (1e308 % 1e-300)."""
+        parts = [a.ravel() for a in np.broadcast_arrays(*[np.asarray(a) for a in args])]
+        result = np.empty(parts[0].size)
+        for start in range(0, result.size, _CHUNK):
+            piece = slice(start, start + _CHUNK)
+            result[piece] = func(*(p[piece] for p in parts))
+            self.in_time()
+        return result.reshape(np.broadcast_shapes(*[np.shape(a) for a in args]))
 
     def apply(self, func: Callable, args: list, what: str, divides: bool = False) -> Any:
         shapes = [np.shape(a) for a in args]
@@ -233,6 +272,8 @@ class _Evaluator:
         if divides and np.any(np.equal(args[1], 0)):
             raise self.fail("division by zero")
         try:
+            if func in _SLOW and size > _CHUNK:
+                return self.out(self.chunked(func, args))
             return self.out(func(*args))
         except FloatingPointError as exc:
             in_function = f" in {what}" if what.endswith("()") else ""
@@ -250,8 +291,12 @@ class _Evaluator:
         if name not in self.names:
             raise self.fail(f"'{name}' is a function; call it like {name}(...)"
                             if name in _FUNCTIONS else f"unknown name '{name}'")
+        value = self.names[name]
+        if _is_frozen(value):  # a resolved parameter: shared, never copied (it cannot change)
+            self.work += value.size
+            return value
         try:
-            return self.out(self.names[name], copy=True)  # results never alias the caller's
+            return self.out(value, copy=True)  # results never alias the caller's arrays
         except (ValueError, TypeError, OverflowError):
             raise self.fail(f"name '{name}' has a non-numeric value") from None
 
@@ -323,11 +368,27 @@ class _Evaluator:
                           divides=name in ("mod", "rem"))
 
 
-def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY) -> float | np.ndarray:
+def _is_frozen(value: Any) -> bool:
+    """A read-only float64 array: safe to share between scopes and results."""
+    return isinstance(value, np.ndarray) and value.dtype == np.float64 \
+        and not value.flags.writeable
+
+
+def freeze(value: float | np.ndarray) -> float | np.ndarray:
+    """`value` made read-only, so scopes and blocks can share it instead of copying it."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    return value
+
+
+def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY,
+             _depth: int = 0) -> float | np.ndarray:
     """The numeric value of a parameter: a number, a (nested) list or an expression string.
 
     Scalars come back as Python float, arrays as float64 numpy arrays, so callers need not care
     how the diagram file spelled the value. `names` gives the variables an expression may use.
+    A read-only array in `names` may come back as itself (a bare name: no copy); any other
+    array result is new.
     """
     if isinstance(value, str):
         tree = parse(value)
@@ -344,7 +405,13 @@ def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY) -> fl
         if all(type(item) is float or (type(item) is int and abs(item) < 2 ** 1023)
                for item in value):
             return np.array(value, dtype=float)  # a plain vector: the common case, fast
-        items = [evaluate(item, names) for item in value]
+        if _depth >= MAX_DEPTH:
+            raise _fail(f"array nested too deeply (over {MAX_DEPTH} levels) in {_q(value)}")
+        if len(value) > MAX_ELEMENTS:
+            raise _fail(f"array too large ({len(value)} elements; at most {MAX_ELEMENTS})")
+        items = [evaluate(item, names, _depth + 1) for item in value]
+        if sum(np.size(item) for item in items) > MAX_ELEMENTS:
+            raise _fail(f"array too large (more than {MAX_ELEMENTS} elements) in {_q(value)}")
         if len({np.shape(item) for item in items}) > 1:
             raise _fail(f"array rows of different lengths in {_q(value)}")
         return np.array(items, dtype=float)
@@ -355,19 +422,32 @@ def evaluate(value: Any, names: Mapping[str, float | np.ndarray] = _EMPTY) -> fl
 
 
 def _dependencies(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return names_in(value)
-    if isinstance(value, (list, tuple)):
-        return set().union(*(_dependencies(item) for item in value))
-    return set()
+    """The names a parameter value (an expression, or nested lists of them) refers to."""
+    found: set[str] = set()
+    stack = [(value, 0)]
+    while stack:  # iterative: a file may nest lists deeper than Python's stack
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            found |= names_in(item)
+        elif isinstance(item, (list, tuple)) and not all(type(v) in (int, float) for v in item):
+            if depth >= MAX_DEPTH:
+                raise _fail(f"array nested too deeply (over {MAX_DEPTH} levels)")
+            stack.extend((v, depth + 1) for v in item)
+    return found
 
 
 def resolve_parameters(params: Mapping[str, Any], overrides: Mapping[str, Any] | None = None,
-                       source: str = "") -> dict[str, float | np.ndarray]:
-    """Evaluate diagram-level named parameters, which may refer to each other in any order.
+                       source: str = "", scope: Mapping[str, Any] = _EMPTY,
+                       on_value: Callable[[str, Any], None] | None = None
+                       ) -> dict[str, float | np.ndarray]:
+    """Evaluate named parameters, which may refer to each other in any order.
 
-    `overrides` (from `--set NAME=VALUE`) replace values before resolution. Errors name the
-    parameter, the dependency cycle or the unknown override, prefixed by `source` if given.
+    `overrides` (from `--set NAME=VALUE`) replace values before resolution. `scope` holds
+    names already resolved around them (a subsystem sees its diagram's parameters); it is
+    read, never copied, and `params` shadow it. Results are read-only, so inner scopes and
+    blocks share them. `on_value(name, value)` sees each value as soon as it exists (the
+    compiler keeps a memory budget with it). Errors name the parameter, the dependency cycle
+    or the unknown override, prefixed by `source` if given.
     """
     prefix = f"{source}: " if source else ""
     values = dict(params)
@@ -382,29 +462,39 @@ def resolve_parameters(params: Mapping[str, Any], overrides: Mapping[str, Any] |
             raise _fail(f"{prefix}unknown parameter '{name}'; known: {known}")
         values[name] = value
     done: dict[str, float | np.ndarray] = {}
-    path: list[str] = []
+    visible = collections.ChainMap(done, scope)  # what an expression sees: own names first
 
-    def resolve(name: str) -> None:
-        if name in done:
-            return
-        if name in path:
-            cycle = " -> ".join(path[path.index(name):] + [name])
-            raise _fail(f"{prefix}parameters refer to each other in a cycle: {cycle}")
+    def dependencies(name: str) -> list[str]:
         try:
-            deps = _dependencies(values[name])
-        except ExpressionError as exc:
-            raise _fail(f"{prefix}parameter '{name}': {exc}") from None
-        path.append(name)
-        for dep in sorted(deps & values.keys()):
-            resolve(dep)
-        path.pop()
-        try:
-            done[name] = evaluate(values[name], done)
+            return sorted(_dependencies(values[name]) & values.keys())
         except ExpressionError as exc:
             raise _fail(f"{prefix}parameter '{name}': {exc}") from None
 
-    for name in values:
-        resolve(name)
+    def finish(name: str) -> None:
+        try:
+            done[name] = freeze(evaluate(values[name], visible))
+        except ExpressionError as exc:
+            raise _fail(f"{prefix}parameter '{name}': {exc}") from None
+        if on_value is not None:
+            on_value(name, done[name])
+
+    for root in values:  # depth first, with an explicit stack: chains may be thousands long
+        if root in done:
+            continue
+        path, on_path, pending = [root], {root}, [iter(dependencies(root))]
+        while path:
+            dep = next(pending[-1], None)
+            if dep is None:
+                pending.pop()
+                on_path.discard(path[-1])
+                finish(path.pop())
+            elif dep in on_path:
+                cycle = " -> ".join(path[path.index(dep):] + [dep])
+                raise _fail(f"{prefix}parameters refer to each other in a cycle: {cycle}")
+            elif dep not in done:
+                path.append(dep)
+                on_path.add(dep)
+                pending.append(iter(dependencies(dep)))
     return {name: done[name] for name in values}
 
 

@@ -112,3 +112,54 @@ def test_observe_reads_and_state_selection(ball):
     assert derived.observe_reads(ball) == [0, 1]
     text = dataflow.observe_source(derived.functions(ball), derived.logged_indices(ball))
     assert "drag" not in text and text.count("\n") < 8
+
+
+_HEAD_OR_TAIL = ("def ", "return", "changed = False", "x_ = x.tolist()", "m_ = m.tolist()",
+                 "z_ = z.tolist()", "zn_ = zn.tolist()", "dx_ = [0.0] * ", "g_ = [0.0] * ",
+                 "x[:] = x_", "m[:] = m_")
+
+
+@pytest.mark.parametrize("name", ["bouncing_ball.json", "math003.json", "diode_shockley.json",
+                                  "rotating_pendulum.json"])
+def test_every_generated_line_of_block_code_names_its_block(name):
+    model = blocksim.compile(blocksim.load(DIAGRAMS / name))
+    lines = model.code.splitlines()
+    assert len(lines) == len(model.line_owner)
+    for line, owner in zip(lines, model.line_owner):
+        if line.strip() and not line.strip().startswith(_HEAD_OR_TAIL):
+            assert owner is not None, line
+            assert model.block_ids[owner]
+
+
+def _overflowing():
+    """dx = exp(1000 * x): the derivative overflows at x = 1."""
+    return compile_diagram(diagram(
+        [block("x", "Integrator"), block("k", "Gain", k=1000.0),
+         block("fn", "MathFunction", function="exp"), block("y", "Output")],
+        [("x.y", "k.u"), ("k.y", "fn.u"), ("fn.y", "x.u"), ("x.y", "y.u")]))
+
+
+def test_derived_functions_carry_the_blocks_of_their_lines():
+    model = _overflowing()
+    functions = dataflow.split(model.code, model.line_owner)
+    text = dataflow.list_source(functions["deriv"], "deriv_list")
+    assert len(text.owners) == text.count("\n")
+    named = {model.block_ids[o] for o in text.owners if o is not None}
+    assert named == {"k", "fn", "x"} or named == {"k", "fn"}
+    for built in (dataflow.observe_source(functions, [0]),
+                  dataflow.component_source(functions["deriv"], "dx_", 0, "d0")):
+        assert len(built.owners) == built.count("\n") and built.owners[0] is None
+
+
+def test_an_exception_in_a_derived_function_names_its_block():
+    model = _overflowing()
+    functions = dataflow.split(model.code, model.line_owner)
+    text = dataflow.list_source(functions["deriv"], "deriv_list")
+    scope: dict = {}
+    exec(compile(text, "<blocksim generated list function>", "exec"),
+         model.functions["deriv"].__globals__, scope)
+    with pytest.raises(OverflowError) as info:
+        scope["deriv_list"](0.0, [1.0], [], [])
+    assert model.block_of_exception(info.value) is None  # not registered: unknown
+    model.register_lines("<blocksim generated list function>", "deriv_list", text)
+    assert model.block_of_exception(info.value) == "fn"

@@ -149,3 +149,39 @@ def test_width_mismatch_names_block_and_ports():
               block("sum", "Sum", signs="++"), block("y", "Output")]
     err = compile_error(blocks, [("a.y", "sum.u1"), ("b.y", "sum.u2"), ("sum.y", "y.u")])
     assert err.block == "sum" and "'u1' 2" in str(err) and "'u2' 3" in str(err)
+
+
+def _through_subsystems(extra_wire):
+    """Constant -> sub -> sub2 -> Output, plus one wire that drives an input twice."""
+    inner = {"blocks": [{"id": "u", "type": "Inport"}, {"id": "g", "type": "Gain"},
+                        {"id": "y", "type": "Outport"}],
+             "wires": [{"src": "u.y", "dst": "g.u"}, {"src": "g.y", "dst": "y.u"}]}
+    blocks = [block("c", "Constant"), {"id": "sub", "type": "Subsystem", "diagram": inner},
+              {"id": "sub2", "type": "Subsystem", "diagram": inner}, block("out", "Output")]
+    return diagram(blocks, [("c.y", "sub.u"), ("sub.y", "sub2.u"), ("sub2.y", "out.u"),
+                            extra_wire])
+
+
+@pytest.mark.parametrize("extra, where, message", [
+    (("sub.y", "out.u"), ("out", "u"), "input is driven twice (by sub2.y and sub.y)"),
+    (("c.y", "sub2.u"), ("sub2", "u"), "input is driven twice (by sub.y and c.y)"),
+])
+def test_fan_in_names_ports_as_the_file_does(extra, where, message):
+    with pytest.raises(CompileError) as info:
+        compile_diagram(_through_subsystems(extra))
+    assert (info.value.block, info.value.port) == where
+    assert info.value.detail == message
+    assert "__" not in str(info.value)
+
+
+def test_fan_in_inside_a_subsystem_names_the_inner_path():
+    inner = {"blocks": [{"id": "u", "type": "Inport"}, {"id": "g", "type": "Gain"},
+                        {"id": "y", "type": "Outport"}],
+             "wires": [{"src": "u.y", "dst": "g.u"}, {"src": "g.y", "dst": "y.u"},
+                       {"src": "u.y", "dst": "y.u"}]}
+    d = diagram([block("c", "Constant"), {"id": "sub", "type": "Subsystem", "diagram": inner},
+                 block("out", "Output")], [("c.y", "sub.u"), ("sub.y", "out.u")])
+    with pytest.raises(CompileError) as info:
+        compile_diagram(d)
+    assert str(info.value) == ("<diagram>, block 'sub/y' port 'u': input is driven twice "
+                               "(by sub/g.y and sub/u.y)")

@@ -305,3 +305,103 @@ def test_random_text_only_raises_expression_error(text):
             call()
         except ExpressionError:
             pass
+
+
+_ATOMS = ["0", "1", "-1", "0.5", "3", "1e308", "1e-308", "5e-324", "1e999", "2e9", "1e6",
+          "inf", "pi", "x", "v", "m", "nan", "9" * 40]
+_UNARY = ["exp", "log", "sqrt", "sin", "tan", "asin", "cosh", "abs", "sign", "floor", "round",
+          "sum", "array", "zeros", "ones", "min", "max"]
+_BINARY = ["atan2", "mod", "rem", "hypot", "pow", "min", "max"]
+
+
+def _expressions():
+    """Expressions of the language (and near misses), nested a few levels."""
+    leaf = st.sampled_from(_ATOMS)
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**", "%", "<", "==", " and ",
+                                              " or "]), inner).map(lambda t: f"({''.join(t)})"),
+            st.tuples(st.sampled_from(["-", "not ", "+"]), inner).map("".join),
+            st.tuples(st.sampled_from(_UNARY), inner).map(lambda t: f"{t[0]}({t[1]})"),
+            st.tuples(st.sampled_from(_BINARY), inner, inner).map(
+                lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            st.tuples(inner, inner, inner).map(lambda t: f"linspace({t[0]}, {t[1]}, {t[2]})"),
+            st.lists(inner, max_size=3).map(lambda items: f"[{', '.join(items)}]"),
+            st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"))
+    return st.recursive(leaf, extend, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_expressions())
+def test_any_expression_gives_a_value_or_an_expression_error_quickly(text):
+    """The invariant for strings from a file or --set: a number, a float64 array or an
+    ExpressionError; never another exception, never more than a few seconds."""
+    names = {"x": 2.0, "v": np.array([1.0, 2.0, 3.0]), "m": np.array([[1.0, 2.0], [3.0, 4.0]])}
+    start = time.perf_counter()
+    try:
+        value = evaluate(text, names)
+    except ExpressionError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert type(value) is float or (isinstance(value, np.ndarray)
+                                        and value.dtype == np.float64)
+    try:
+        to_code(text, {"x": "a"}, {"v": 2.0})
+    except ExpressionError:
+        pass
+    assert time.perf_counter() - start < 6
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1" * 5000, "a number has more than 4300 digits"),
+    ("2 * " + "7" * 4400, "a number has more than 4300 digits"),
+    ("a\ud800", "cannot be parsed"),
+    ("rem(linspace(1, 2, 1e6), 1e-300)", r"takes too long to evaluate \(over 2 s\)"),
+    ("1e308 % linspace(1e-300, 1e-299, 1e7)", r"takes too long to evaluate \(over 2 s\)"),
+    ("[" + ",".join(["ones(1e7)"] * 4) + "]", "arrays too large"),
+])
+def test_hostile_expressions(text, message):
+    start = time.perf_counter()
+    with pytest.raises(ExpressionError, match=message):
+        evaluate(text)
+    assert time.perf_counter() - start < 4
+
+
+def test_mod_of_large_arrays_still_works():
+    result = evaluate("mod(linspace(0, 10, 200001), 3)")
+    np.testing.assert_allclose(result, np.mod(np.linspace(0, 10, 200001), 3))
+    np.testing.assert_array_equal(evaluate("[[1], [2]] % [4, 5, 6]"), [[1, 1, 1], [2, 2, 2]])
+
+
+def test_deeply_nested_lists_are_refused():
+    value: list = [1.0]
+    for _ in range(3000):
+        value = [value]
+    with pytest.raises(ExpressionError, match=r"array nested too deeply \(over 100 levels\) in "
+                                              r"'\[\[\[\[...\]\]\]\]'"):
+        evaluate(value)
+    with pytest.raises(ExpressionError, match="parameter 'p': array nested too deeply"):
+        resolve_parameters({"p": value, "q": 1})
+
+
+def test_a_long_chain_of_parameters_resolves_without_recursion():
+    n = 3000  # three times Python's recursion limit
+    params = {f"p{i}": f"p{i + 1} + 1" for i in range(n)}
+    params[f"p{n}"] = 0
+    assert resolve_parameters(params)["p0"] == n
+    params[f"p{n}"] = "p0"
+    with pytest.raises(ExpressionError, match=r"cycle: p0 -> p1 -> .* -> p3000 -> p0"):
+        resolve_parameters(params)
+
+
+def test_resolved_arrays_are_shared_read_only_through_scopes():
+    outer = resolve_parameters({"a": "linspace(0, 1, 4)", "n": 2})
+    assert not outer["a"].flags.writeable
+    inner = resolve_parameters({"b": "a", "c": "a * n", "n": 3}, scope=outer)
+    assert inner["b"] is outer["a"]  # a bare name is the same array, not a copy
+    np.testing.assert_array_equal(inner["c"], outer["a"] * 3)  # own names shadow the scope
+    seen = []
+    resolve_parameters({"b": "a"}, scope=outer, on_value=lambda name, v: seen.append(name))
+    assert seen == ["b"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from blocksim import expressions
 from blocksim.blockspec import Emit, Sizes
+from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
 from blocksim.errors import CompileError
@@ -91,6 +92,9 @@ class Generator:
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
+        except BLOCK_FAULTS as exc:
+            raise CompileError(f"cannot generate code: {type(exc).__name__}: {exc}",
+                               block=blk.path, file=self.flat.source) from None
 
     def _const(self, value: Any) -> str:
         name = f"C{self._n_consts}"

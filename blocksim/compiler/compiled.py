@@ -13,8 +13,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from blocksim.blockspec import BlockType, ParamValues
-from blocksim.compiler import codegen, graph
+from blocksim.compiler import budget, codegen, graph
+from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
+from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
 from blocksim.model import Diagram, SimulationSettings
 
@@ -85,43 +87,91 @@ class CompiledModel:
         return self.signal_names[index].rsplit(".", 1)[0]
 
     def block_of_exception(self, exc: BaseException) -> str | None:
-        """The block whose generated line raised `exc` (deepest such frame), if any."""
+        """The block whose generated line raised `exc` (deepest such frame), if any: in the
+        generated module, or in a function derived from it and registered with
+        `register_lines`."""
         found = None
+        derived = self.derived.get("line_owners", {})
         tb = exc.__traceback__
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == GENERATED_FILENAME:
-                line = tb.tb_lineno - 1
-                if 0 <= line < len(self.line_owner) and self.line_owner[line] is not None:
-                    found = self.block_ids[self.line_owner[line]]
+            code = tb.tb_frame.f_code
+            owners = (self.line_owner if code.co_filename == GENERATED_FILENAME
+                      else derived.get((code.co_filename, code.co_name)))
+            line = tb.tb_lineno - 1
+            if owners is not None and 0 <= line < len(owners) and owners[line] is not None:
+                found = self.block_ids[owners[line]]
             tb = tb.tb_next
         return found
+
+    def register_lines(self, filename: str, function: str, source: str) -> None:
+        """Let `block_of_exception` name blocks in `function`, compiled from `source` (a
+        `dataflow.Source`, which knows each line's block) under `filename`."""
+        owners = getattr(source, "owners", None)
+        if owners is not None:
+            self.derived.setdefault("line_owners", {})[(filename, function)] = owners
 
 
 def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
                     settings: SimulationSettings | None = None) -> CompiledModel:
-    """Check and compile a diagram; every problem is a CompileError naming block and port."""
+    """Check and compile a diagram; every problem is a CompileError naming block and port.
+
+    `settings` are those the run will use (the diagram's own with the CLI/API overrides
+    applied; default: the diagram's own): they are checked too, together with the memory
+    the run's results will need, so that nothing fails or hangs for them at run time.
+    """
+    settings = settings or diagram.simulation
+    check_settings(settings, diagram.source)
+    try:
+        return _compile(diagram, overrides, settings)
+    except (MemoryError, RecursionError) as exc:  # a limit we do not know of yet
+        log.debug("compiling %s failed", diagram.source, exc_info=True)
+        raise CompileError(f"the diagram is too large to compile ({type(exc).__name__})",
+                           file=diagram.source) from None
+
+
+def check_run(model: CompiledModel, settings: SimulationSettings) -> None:
+    """The checks `compile_diagram` makes of a run's settings, for a model compiled before:
+    valid settings, and results within the memory budget (CompileError if not)."""
+    check_settings(settings, model.source)
+    _check_results(model, settings)
+
+
+def _check_results(model: CompiledModel, settings: SimulationSettings) -> None:
+    columns = sum(len(sig.indices) for sig in model.logged)
+    events = [(model.block_ids[src.block], src.impl, src.p) for src in model.time_events]
+    budget.check_results(columns, events, settings, model.source)
+
+
+def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
+             settings: SimulationSettings) -> CompiledModel:
     flat = flatten(diagram, overrides)
     graph.check_connected(flat)
     sizes = graph.resolve_sizes(flat)
+    budget.check_slots(flat.blocks, sizes, flat.source)
     loops = graph.constraint_loops(flat)
     order = graph.output_order(flat, loops)
     layout = codegen.allocate(flat, sizes)
     try:
         gen = codegen.Generator(flat, layout, order, loops)
         source, line_owner = gen.source()
+        budget.check_code(source, line_owner, [b.path for b in flat.blocks], flat.source)
         functions = gen.compile(source, GENERATED_FILENAME)
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
+    except (ValueError, KeyError, IndexError, TypeError, SyntaxError) as exc:
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
     logged, time_events = [], []
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
-        x0 += blk.impl.initial_states(blk.p, sz.states)
-        m0 += blk.impl.initial_discrete(blk.p, sz.discrete)
+        try:
+            x0 += _values(call_block(blk.impl.initial_states, blk.p, sz.states), sz.states)
+            m0 += _values(call_block(blk.impl.initial_discrete, blk.p, sz.discrete), sz.discrete)
+            zc_dir += _values(call_block(blk.impl.zc_directions, blk.p, sz.zero_crossings),
+                              sz.zero_crossings)
+        except CompileError as exc:
+            raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
         state_owner += [i] * sz.states
         zc_owner += [i] * sz.zero_crossings
-        zc_dir += blk.impl.zc_directions(blk.p, sz.zero_crossings)
         if blk.block_type.logs:
             src = flat.drivers[(blk.path, blk.inputs[0])]
             logged.append(LoggedSignal(blk.path, tuple(layout.signal_of[src])))
@@ -133,9 +183,9 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
             names[i] = f"{path}.{port}" + (f"[{k}]" if len(idx) > 1 else "")
     log.debug("compiled %s: %d blocks, %d states, %d zero crossings, %d signals",
               diagram.source, len(flat.blocks), layout.n_states, layout.n_zc, layout.n_signals)
-    return CompiledModel(
+    model = CompiledModel(
         source=diagram.source,
-        settings=settings or diagram.simulation,
+        settings=settings,
         block_ids=tuple(b.path for b in flat.blocks),
         block_types=tuple(b.block_type.name for b in flat.blocks),
         x0=_frozen(x0),
@@ -151,6 +201,16 @@ def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         line_owner=tuple(line_owner),
         empty=frozenset(gen.empty),
     )
+    _check_results(model, settings)
+    return model
+
+
+def _values(values: Any, n: int) -> list[float]:
+    """A block's initial values as n floats (CompileError if it gave something else)."""
+    values = list(values)
+    if len(values) != n:
+        raise CompileError(f"the block gave {len(values)} initial values for {n} slots")
+    return values
 
 
 def _frozen(values: list[float]) -> np.ndarray:

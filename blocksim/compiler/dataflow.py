@@ -106,6 +106,24 @@ def _effect(node: ast.AST) -> bool:
         and func.value.id in _SIDE_EFFECTS
 
 
+class Source(str):
+    """Generated text that knows, for each of its lines, the index of the block that wrote
+    it (None for function heads and tails), so that an exception raised in a function
+    derived from the generated ones still names its block (`CompiledModel.register_lines`)."""
+
+    owners: tuple[int | None, ...] = ()
+
+
+def _source(lines: list[tuple[str, int | None]]) -> Source:
+    text = Source("\n".join(line for line, _ in lines) + "\n")
+    text.owners = tuple(owner for _, owner in lines)
+    return text
+
+
+def _indented(st: Statement) -> list[tuple[str, int | None]]:
+    return [("    " + line, st.owner) for line in st.lines]
+
+
 def observe_source(functions: dict[str, Function], signals: list[int]) -> str:
     """Source of `observe(t, x, m, z)`: the logged signals only, pruned from `outputs`."""
     outputs = functions["outputs"]
@@ -116,11 +134,11 @@ def observe_source(functions: dict[str, Function], signals: list[int]) -> str:
         if st.writes & needed or "*" in st.stores or not st.writes:
             kept.append(st)
             needed |= st.reads
-    lines = [f"def observe({outputs.args}):"]
+    lines: list[tuple[str, int | None]] = [(f"def observe({outputs.args}):", None)]
     for st in reversed(kept):
-        lines += ["    " + line for line in st.lines]
-    lines.append(f"    return [{', '.join(f's{i}' for i in signals)}]")
-    return "\n".join(lines) + "\n"
+        lines += _indented(st)
+    lines.append((f"    return [{', '.join(f's{i}' for i in signals)}]", None))
+    return _source(lines)
 
 
 def list_source(function: Function, name: str) -> str:
@@ -129,11 +147,11 @@ def list_source(function: Function, name: str) -> str:
     For small models the engine keeps its event-time values in lists; converting them to
     arrays only for the generated code to convert them back would cost more than the code.
     """
-    lines = [f"def {name}(t, x_, m_, z_):"]
+    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None)]
     for st in function.statements:
         if not _LIST_HEAD.match(st.lines[0]):
-            lines += ["    " + line for line in st.lines]
-    return "\n".join(lines) + "\n"
+            lines += _indented(st)
+    return _source(lines)
 
 
 _LIST_HEAD = re.compile(r"^(x_|m_|z_) = (x|m|z)\.tolist\(\)$")
@@ -155,11 +173,12 @@ def component_source(function: Function, slot: str, index: int, name: str) -> st
         if target in st.stores or "*" in st.stores or st.writes & needed:
             kept.append(st)
             needed |= st.reads
-    lines = [f"def {name}(t, x_, m_, z_):", f"    {slot} = {{}}"]
+    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None),
+                                           (f"    {slot} = {{}}", None)]
     for st in reversed(kept):
-        lines += ["    " + line for line in st.lines]
-    lines.append(f"    return {target}")
-    return "\n".join(lines) + "\n"
+        lines += _indented(st)
+    lines.append((f"    return {target}", None))
+    return _source(lines)
 
 
 def _is_head(st: Statement, slot: str) -> bool:

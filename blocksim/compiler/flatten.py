@@ -2,19 +2,25 @@
 
 Block ids become paths ("part2/relation1"); Inport/Outport blocks are resolved into direct
 connections, so later stages never see hierarchy. Parameters are resolved here too, because
-a block's ports may depend on them (Sum's signs).
+a block's ports may depend on them (Sum's signs); each level's scope shares the values of the
+levels around it (no copy per level), and one budget counts every value kept (`budget`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Mapping
 
-import numpy as np
-
 from blocksim import expressions, registry
-from blocksim.blockspec import BlockType, Param, ParamValues
+from blocksim.blockspec import BlockType, ParamValues
+from blocksim.compiler import limits
+from blocksim.compiler.budget import ParameterBudget
+from blocksim.compiler.faults import call_block
+from blocksim.compiler.params import params_for, resolve_param
 from blocksim.errors import CompileError, ExpressionError
 from blocksim.model import Diagram
+
+__all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "flatten", "resolve_param"]
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
@@ -42,100 +48,40 @@ class FlatDiagram:
     source: str
 
 
-def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) -> Any:
-    """Turn a file value into the value a block sees, checking kind, choices and bounds."""
-    kind = prm.kind
-    try:
-        if kind in ("text", "signs"):
-            if not isinstance(raw, str):
-                raise CompileError(f"parameter '{prm.name}' must be text, got {raw!r}")
-            return raw
-        if kind == "choice":
-            if raw not in prm.choices:
-                raise CompileError(f"parameter '{prm.name}' is {raw!r}; "
-                                   f"choose one of {', '.join(map(repr, prm.choices))}")
-            return raw
-        if kind == "bool":
-            if isinstance(raw, bool):
-                return raw
-            value = expressions.evaluate(raw, names)
-            return bool(np.asarray(value).ravel()[0]) if np.size(value) else False
-        if (type(raw) is float or (type(raw) is int and abs(raw) < _FLOAT_RANGE)) \
-                and kind in ("scalar", "vector"):
-            return _plain_number(prm, float(raw), raw)  # most parameters: no numpy needed
-        value = expressions.evaluate(raw, names)
-    except ExpressionError as exc:
-        raise CompileError(f"parameter '{prm.name}': {exc}") from None
-    arr = np.asarray(value, dtype=float)
-    if kind in ("scalar", "int"):
-        if arr.size != 1:
-            raise CompileError(f"parameter '{prm.name}' must be one number, got {raw!r}")
-        value = float(arr.ravel()[0])
-        if kind == "int":
-            if value != int(value):
-                raise CompileError(f"parameter '{prm.name}' must be a whole number, got {raw!r}")
-            value = int(value)
-    elif kind == "vector":
-        if arr.size == 0:
-            raise CompileError(f"parameter '{prm.name}' is empty")
-        value = float(arr) if arr.ndim == 0 else arr  # tables may be 2-D: blocks check shapes
-    if np.any(np.isnan(arr)):
-        raise CompileError(f"parameter '{prm.name}' is not a number: {raw!r}")
-    if prm.low is not None and np.any(arr < prm.low):
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
-    if prm.high is not None and np.any(arr > prm.high):
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
-    return value
-
-
-_FLOAT_RANGE = 2 ** 1023  # ints below this convert to float without overflow
-
-
-def _plain_number(prm: Param, value: float, raw: Any) -> float:
-    """`resolve_param` of a number for a scalar or vector parameter: the same checks."""
-    if value != value:
-        raise CompileError(f"parameter '{prm.name}' is not a number: {raw!r}")
-    if prm.low is not None and value < prm.low:
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is below its minimum {prm.low}")
-    if prm.high is not None and value > prm.high:
-        raise CompileError(f"parameter '{prm.name}' = {raw!r} is above its maximum {prm.high}")
-    return value
-
-
-def _params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapping[str, Any],
-                path: str) -> ParamValues:
-    declared = {prm.name: prm for prm in block_type.params}
-    unknown = sorted(set(raw) - set(declared))
-    if unknown:
-        known = ", ".join(declared) or "none"
-        raise CompileError(f"unknown parameter '{unknown[0]}' (parameters of "
-                           f"{block_type.name}: {known})", block=path)
-    values = {}
-    for name, prm in declared.items():
-        if name in raw:
-            value = raw[name]
-        elif prm.required:
-            raise CompileError(f"missing parameter '{name}'", block=path)
-        else:
-            value = prm.default
-        try:
-            values[name] = resolve_param(prm, value, names, path)
-        except CompileError as exc:
-            raise CompileError(exc.detail, block=path) from None
-    return ParamValues(values, names=names)
-
-
 class _Flattener:
     def __init__(self, source: str):
         self.source = source
         self.blocks: list[FlatBlock] = []
         self.wires: dict[Endpoint, Endpoint] = {}
         self.aliases: set[str] = set()  # paths of Inport/Outport blocks to dissolve
+        self.budget = ParameterBudget(source)
+        # The endpoints a user sees for the hidden ports of subsystem port blocks:
+        # ("sub/u", "__in") is input 'u' of block 'sub', ("sub/y", "__out") its output 'y'.
+        self.shown: dict[Endpoint, Endpoint] = {}
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
 
-    def add(self, diagram: Diagram, names: Mapping[str, Any], prefix: str) -> dict[str, dict]:
+    def scope(self, parameters: Mapping[str, Any], names: Mapping[str, Any], path: str,
+              overrides: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """The names a level sees: its own parameters over the enclosing ones, which are
+        shared, not copied (a level of 20 arrays costs nothing more per nesting level)."""
+        if not parameters and not overrides:
+            return names
+        where = "subsystem parameter '{}'" if path else "diagram parameter '{}'"
+
+        def charge(name: str, value: Any) -> None:
+            self.budget.charge(value, where.format(name), block=path or None)
+
+        try:
+            own = expressions.resolve_parameters(parameters, overrides, scope=names,
+                                                 on_value=charge)
+        except ExpressionError as exc:
+            raise self.error(str(exc), block=path or None) from None
+        return MappingProxyType({**names, **own})
+
+    def add(self, diagram: Diagram, names: Mapping[str, Any], prefix: str,
+            depth: int = 0) -> dict[str, dict]:
         """Flatten one level; returns {block id: {"in": {port: endpoint}, "out": {...}}}."""
         ports: dict[str, dict[str, dict[str, Endpoint]]] = {}
         for blk in diagram.blocks:
@@ -150,28 +96,28 @@ class _Flattener:
                 if blk.params:
                     raise self.error(f"a Subsystem takes no parameters, got "
                                      f"{', '.join(blk.params)}", block=path)
-                inner_names = dict(names)
-                if blk.subsystem.parameters:
-                    try:
-                        inner_names.update(expressions.resolve_parameters(
-                            {**{k: v for k, v in names.items()}, **blk.subsystem.parameters},
-                            source=path))
-                    except ExpressionError as exc:
-                        raise self.error(str(exc), block=path) from None
-                inner = self.add(blk.subsystem, inner_names, path + "/")
+                if depth >= limits.MAX_NESTING:
+                    raise self.error(f"subsystems are nested more than {limits.MAX_NESTING} "
+                                     f"levels deep", block=path)
+                inner_names = self.scope(blk.subsystem.parameters, names, path)
+                inner = self.add(blk.subsystem, inner_names, path + "/", depth + 1)
                 ports[blk.id] = self._subsystem_ports(blk.subsystem, inner, path)
                 continue
             try:
-                p = _params_for(block_type, blk.params, names, path)
+                p = params_for(block_type, blk.params, names, path, self.budget)
                 impl = block_type()
-                problem = impl.check(p)
-                inputs = [port.name for port in impl.input_ports(p)]
-                outputs = [port.name for port in impl.output_ports(p)]
-                feed = {k: tuple(v) for k, v in impl.feedthrough(p).items()}
+                problem = call_block(impl.check, p)
+                inputs = [port.name for port in call_block(impl.input_ports, p)]
+                outputs = [port.name for port in call_block(impl.output_ports, p)]
+                feed = {k: tuple(v) for k, v in call_block(impl.feedthrough, p).items()}
             except CompileError as exc:
                 raise CompileError(exc.detail, block=exc.block or path, file=self.source) from None
             if problem:
                 raise self.error(problem, block=path)
+            for kind, found in (("inputs", inputs), ("outputs", outputs)):
+                if len(found) > limits.MAX_PORTS:
+                    raise self.error(f"{len(found)} {kind} (at most {limits.MAX_PORTS})",
+                                     block=path)
             if blk.type == "Inport":
                 inputs = [_IN_HIDDEN]
                 feed = {"y": (_IN_HIDDEN,)}
@@ -204,13 +150,15 @@ class _Flattener:
                                  block=prefix + wire.dst.block, port=wire.dst.port)
             if dst in self.wires:
                 raise self.error(f"input is driven twice (by {self._name(self.wires[dst])} and "
-                                 f"{prefix}{wire.src})", block=dst[0], port=dst[1])
+                                 f"{prefix}{wire.src})", block=prefix + wire.dst.block,
+                                 port=wire.dst.port)
             self.wires[dst] = src
         return ports
 
-    @staticmethod
-    def _name(endpoint: Endpoint) -> str:
-        return f"{endpoint[0]}.{endpoint[1]}"
+    def _name(self, endpoint: Endpoint) -> str:
+        """An endpoint as the file names it ('sub.y', not the hidden 'sub/y.__out')."""
+        block, port = self.shown.get(endpoint, endpoint)
+        return f"{block}.{port}"
 
     def _subsystem_ports(self, diagram: Diagram, inner: dict, path: str) -> dict:
         def ordered(kind: str) -> list[str]:
@@ -220,6 +168,8 @@ class _Flattener:
 
         ins = {bid: (f"{path}/{bid}", _IN_HIDDEN) for bid in ordered("Inport")}
         outs = {bid: (f"{path}/{bid}", _OUT_HIDDEN) for bid in ordered("Outport")}
+        for bid, endpoint in (*ins.items(), *outs.items()):
+            self.shown[endpoint] = (path, bid)
         return {"in": ins, "out": outs}
 
     def resolve_aliases(self) -> FlatDiagram:
@@ -259,11 +209,9 @@ class _Flattener:
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:
     """Resolve parameters and flatten subsystems; CompileError names file, block and port."""
-    source = diagram.source
-    try:
-        names = expressions.resolve_parameters(diagram.parameters, overrides or {}, source=source)
-    except ExpressionError as exc:
-        raise CompileError(str(exc), file=source) from None
-    flattener = _Flattener(source)
+    flattener = _Flattener(diagram.source)
+    names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
+
+

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from blocksim.blockspec import Sizes
+from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError
 
@@ -43,6 +44,9 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
             except (ValueError, KeyError, TypeError) as exc:
                 raise CompileError(f"cannot size the block: {exc}", block=blk.path,
                                    file=flat.source) from None
+            except BLOCK_FAULTS as exc:
+                raise CompileError(f"cannot size the block: {type(exc).__name__}: {exc}",
+                                   block=blk.path, file=flat.source) from None
             if sizes.get(blk.path) != new:
                 sizes[blk.path] = new
                 changed = True
