@@ -326,7 +326,8 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
 def _without_arguments(message: str, case: Case, root: str) -> str:
     """The message with the user's own long arguments (paths, names) cut out: only what
     blocksim adds counts towards the length limit."""
-    given = substitute(case.argv or [case.api.get("path", "")], root)
+    given = substitute(case.argv if case.argv is not None else [case.api.get("path", "")],
+                       root)
     for arg in sorted((a for a in given if len(a) > 20), key=len, reverse=True):
         message = message.replace(arg, "<arg>")
     return message.replace(root, DIR)
@@ -360,7 +361,10 @@ def run_case(case: Case, workroot: Path) -> dict[str, Any]:
         rss = _peak_rss_mb()
         result["rss_mb"] = rss if rss > rss_before else 0.0  # without a reset: only a new peak
         outcome.update(result)
-        outcome["symptoms"] = check(case, result, folder, before)
+        try:
+            outcome["symptoms"] = check(case, result, folder, before)
+        except Exception as exc:  # noqa: BLE001 - a bug of this harness, not of blocksim
+            outcome["symptoms"] = [f"harness error: {type(exc).__name__}: {exc}"]
     finally:
         _remove(folder)
     outcome["stderr"] = _short((outcome.get("stderr") or "").replace(root, DIR), 400)

@@ -158,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="case ids starting with this (or a list, "
                         "comma-separated)")
+    parser.add_argument("--failed-from", metavar="JSON",
+                        help="only the cases with violations in an earlier --json file")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", help="write every outcome to this file")
     parser.add_argument("--show", type=int, default=1, help="example ids per table row")
@@ -168,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
 
     prefixes = tuple(p for p in args.only.split(",") if p) or ("",)
     cases = [case for case in build_corpus() if case.id.startswith(prefixes)]
+    if args.failed_from:
+        earlier = json.loads(Path(args.failed_from).read_text())["outcomes"]
+        cases = [case for case in cases if earlier.get(case.id, {}).get("symptoms", True)]
     t0 = time.monotonic()
 
     def progress(outcome: dict[str, Any]) -> None:
