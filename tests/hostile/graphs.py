@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from blocksim import registry
 from blocksim.blockspec import REQUIRED, ParamValues
 
-SKIP_TYPES = {"Inport", "Outport", "Subsystem", "Scope"}  # structure; Scope = Output
+SKIP_TYPES = {"Inport", "Outport", "Subsystem", "Scope", "Stop"}  # structure, sinks added apart
 SOURCE_TYPES = ("Constant", "Clock", "Sine", "Step", "Ramp", "Pulse")
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
 INPUT_NAMES = ("u", "v", "w")
