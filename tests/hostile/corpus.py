@@ -1416,7 +1416,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", metavar="FOLDER")
     parser.add_argument("--only", default="", help="ids starting with this")
+    parser.add_argument("--show", metavar="ID", help="print one case: command and files")
     args = parser.parse_args(argv)
+    if args.show:
+        case = next((c for c in build_corpus() if c.id == args.show), None)
+        if case is None:
+            print(f"no case {args.show}", file=sys.stderr)
+            return 2
+        print(f"{case.id}  (allowed exit {'/'.join(map(str, case.exits))}) {case.note}")
+        print("  blocksim " + " ".join(json.dumps(a) if not a or " " in a else a
+                                       for a in case.argv) if case.argv is not None
+              else f"  API {case.api}")
+        for op in case.setup:
+            print(f"  setup: {op}")
+        for name, raw in case.files.items():
+            text = raw.decode("utf-8", "backslashreplace")
+            print(f"  {name} ({len(raw)} bytes): "
+                  + (text if len(text) <= 1200 else text[:600] + " ... " + text[-300:]))
+        return 0
     cases = [case for case in build_corpus() if case.id.startswith(args.only)]
     if args.write:
         out = Path(args.write)
