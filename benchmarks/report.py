@@ -62,7 +62,7 @@ def simulate(name: str, **options) -> Run:
                                               if k in ("rtol", "atol")})
     start = time.perf_counter()
     try:
-        results = diagram.simulate(**options)
+        results = blocksim.simulate(diagram, **options)
     except blocksim.SimulationError as exc:
         log.error("%s failed: %s", name, exc)
         results = exc.results

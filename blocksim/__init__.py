@@ -2,7 +2,7 @@
 
     import blocksim
     diagram = blocksim.load("diagrams/bouncing_ball.json")
-    results = diagram.simulate(rtol=1e-10, params={"beta": 0})
+    results = blocksim.simulate(diagram, rtol=1e-10, params={"beta": 0})
     results["x"], results.events
 """
 from blocksim.api import compile, load, simulate

@@ -28,11 +28,14 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
              step: float | None = None, params: Mapping[str, Any] | None = None,
              backend: str | None = None,
              progress: Callable[[float], None] | None = None,
-             should_stop: Callable[[], bool] | None = None) -> Results:
+             should_stop: Callable[[], bool] | None = None, strict: bool = False) -> Results:
     """Run a diagram; on failure a SimulationError carries the results computed so far.
 
     `backend` "numba" runs continuous segments of dopri5 in a compiled loop (needs numba;
     compiled once per model and cached on disk); "python" (the default) needs nothing.
+    A logged signal that becomes NaN or infinite is a warning (`Results.warnings`), or
+    with `strict` a SimulationError naming the block. Ctrl-C raises SimulationInterrupted,
+    which carries the results so far too.
     """
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
                    max_step=max_step, output_interval=output_interval, step=step,
@@ -45,4 +48,5 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     else:
         settings = diagram.simulation.replaced(**changes)
         model = compile_diagram(diagram, params, settings)
-    return Simulator(model, settings, progress=progress, should_stop=should_stop).run()
+    return Simulator(model, settings, progress=progress, should_stop=should_stop,
+                     strict=strict).run()

@@ -18,7 +18,7 @@ from blocksim import registry
 from blocksim.api import load
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Results, Simulator
-from blocksim.engine.simulator import BACKENDS
+from blocksim.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
 from blocksim.examples import examples, examples_dir, find_example
 from blocksim.model import SOLVERS
@@ -116,7 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     model = compile_diagram(diagram, _parse_set(args.set), settings)
     progress = _Progress(settings.start, settings.stop)
     try:
-        results = Simulator(model, settings, progress=progress).run()
+        results = Simulator(model, settings, progress=progress, strict=args.strict).run()
     except SimulationError as exc:
         progress.done()
         interrupted = isinstance(exc, SimulationInterrupted)
@@ -208,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a diagram parameter (repeatable)")
     run.add_argument("--out", help="results file (.csv or .npz)")
     run.add_argument("--events", help="event log file (.csv)")
+    run.add_argument("--strict", action="store_true",
+                     help="a logged signal that becomes NaN or infinite fails the run "
+                          "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
     run.set_defaults(func=cmd_run)
 

@@ -15,6 +15,7 @@ FORMAT_NAME = "blocksim"
 FORMAT_VERSION = 1
 
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
+BACKENDS = ("python", "numba")
 
 
 @dataclass
@@ -108,9 +109,3 @@ class Diagram:
     def source(self) -> str:
         """How messages name this diagram: its file, or '<diagram>'."""
         return str(self.path) if self.path else "<diagram>"
-
-    def simulate(self, **options: Any):
-        """Compile and run this diagram; options as in `blocksim.simulate`."""
-        from blocksim.api import simulate
-
-        return simulate(self, **options)

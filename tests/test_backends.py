@@ -19,7 +19,7 @@ from blocksim.compiler import dataflow
 from blocksim.engine import derived
 from blocksim.engine.dopri5 import Dopri5Stepper
 from blocksim.engine.simulator import Simulator
-from blocksim.errors import SimulationError
+from blocksim.errors import CompileError, SimulationError
 
 ROOT = Path(__file__).resolve().parents[1]
 DIAGRAMS = ROOT / "diagrams"
@@ -133,7 +133,7 @@ def test_radau_with_sparse_jacobian_solves_the_chain():
 
 # ---------------------------------------------------------------- backend selection
 def test_unknown_backend_is_an_error():
-    with pytest.raises(SimulationError, match="unknown backend"):
+    with pytest.raises(CompileError, match="'backend' = 'fortran': unknown backend"):
         blocksim.simulate(lag_chain(2), backend="fortran")
 
 

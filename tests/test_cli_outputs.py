@@ -99,3 +99,36 @@ def test_the_table_without_out_says_it_is_the_last_rows(tmp_path, capsys):
     code, out, err = run(["run", path], capsys)
     assert code == 0 and "the last 12 of 22 rows" in err
     assert len(out.splitlines()) == 13
+
+
+OVERFLOW = {"format": "blocksim", "version": 1, "simulation": {"stop": 1.0},
+            "blocks": [{"id": "c", "type": "Constant", "params": {"value": 1e308}},
+                       {"id": "k", "type": "Gain", "params": {"k": 10}},
+                       {"id": "y", "type": "Output"}],
+            "wires": [{"src": "c.y", "dst": "k.u"}, {"src": "k.y", "dst": "y.u"}]}
+
+
+def test_a_logged_signal_that_overflows_is_a_warning_or_with_strict_a_failure(tmp_path, capsys):
+    path = write(tmp_path, OVERFLOW)
+    code, _, err = run(["run", path, "--out", tmp_path / "r.csv"], capsys)
+    assert code == 0 and "warning" in err and "'k'" in err
+    code, _, err = run(["run", path, "--out", tmp_path / "s.csv", "--strict"], capsys)
+    assert code == 1 and "simulation failed" in err and "'k'" in err
+    assert (tmp_path / "s.csv").exists()  # the rows up to the failure
+
+
+def test_examples_are_listed_with_their_summaries_and_run_by_name(tmp_path, capsys,
+                                                                  monkeypatch):
+    from blocksim.examples import example_paths
+
+    code, out, _ = run(["examples"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("bouncing_ball ")
+    assert "ARGESIM C21 bouncing ball" in lines[0]
+    assert [line.split()[0] for line in lines[:len(example_paths())]] == [
+        p.stem for p in example_paths()]
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["validate", "math003"], capsys)
+    assert code == 0
+    code, _, err = run(["run", "no_such_example"], capsys)
+    assert code == 2 and "no such file, and no example of that name" in err

@@ -2,6 +2,7 @@
 import pytest
 
 from builders import block, diagram
+import blocksim
 from blocksim.compiler import compile_diagram
 from blocksim.errors import CompileError
 
@@ -129,7 +130,7 @@ def test_subsystem_ports_are_flattened_and_errors_use_paths():
     blocks = [block("c", "Constant", value=2.0), dict(block("sub", "Subsystem"), diagram=inner),
               block("y", "Output")]
     blocks[1].pop("params")
-    r = diagram(blocks, [("c.y", "sub.a"), ("sub.b", "y.u")], stop=1.0).simulate()
+    r = blocksim.simulate(diagram(blocks, [("c.y", "sub.a"), ("sub.b", "y.u")], stop=1.0))
     assert r["y"][-1] == 6.0
     inner["blocks"][1]["params"] = {"k": "nope"}
     with pytest.raises(CompileError) as info:

@@ -13,11 +13,10 @@ from typing import Any
 
 from blocksim.compiler import limits
 from blocksim.errors import CompileError
-from blocksim.model import SOLVERS, SimulationSettings
+from blocksim.model import BACKENDS, SOLVERS, SimulationSettings
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("python", "numba")  # as blocksim.engine.simulator.BACKENDS (no import upwards)
 FIXED_STEP = ("euler", "rk4")
 
 

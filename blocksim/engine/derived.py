@@ -39,6 +39,17 @@ def functions(model: CompiledModel) -> dict[str, dataflow.Function]:
     return model.derived["split"]
 
 
+def output_order(model: CompiledModel) -> list[str]:
+    """The blocks in the order `outputs` computes them (to name the first non-finite one)."""
+    if "output_order" not in model.derived:
+        order: dict[str, None] = {}
+        for st in functions(model)["outputs"].statements:
+            if st.owner is not None:
+                order.setdefault(model.block_ids[st.owner])
+        model.derived["output_order"] = list(order)
+    return model.derived["output_order"]
+
+
 def logged_indices(model: CompiledModel) -> list[int]:
     return [i for sig in model.logged for i in sig.indices]
 

@@ -6,6 +6,18 @@ keeps the same method, error norm and step-size control (Hairer, Norsett and Wan
 "Solving ODEs I", II.4 and II.6; FSAL, 4th-order continuous extension), but stores only
 arrays, evaluates dense output with one Horner scheme, and is restarted for almost nothing.
 The same coefficients drive the compiled loop of the numba backend (`native_kernel.py`).
+
+Stiffness detection is DOPRI5's own (Hairer and Wanner, "Solving ODEs II", IV.2, and the
+STIFFNESS DETECTION block of their code): with y6, k6 the sixth stage's argument and value
+and y7, k7 the new state and its derivative (both at t + h), h*lambda is estimated as
+h * ||k7 - k6|| / ||y7 - y6||. Above 3.25, the edge of DOPRI5's stability region on the
+negative real axis, the step size is held by stability, not accuracy. The test runs every
+STIFF_EVERY accepted steps, and at every step once one was positive; STIFF_POSITIVE
+positive tests (six negative ones in a row start the count again) mean the system is stiff.
+`StiffnessTest` keeps this count over a whole run (restarts included) and, once stiffness
+is detected, fails the step (`Stiff`) when the steps still needed at the present step size,
+(stop - t) / h, exceed its budget: such a run would take minutes on dopri5 and
+milliseconds on radau or bdf.
 """
 from __future__ import annotations
 
@@ -42,6 +54,9 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
 SMALL = 12  # up to this many states, dense output is evaluated in float arithmetic
+# Stiffness detection (the module docstring): Hairer's NSTIFF, the h*lambda limit, and the
+# counts of positive tests that detect stiffness and of negative ones that reset it.
+STIFF_EVERY, STIFF_LIMIT, STIFF_POSITIVE, STIFF_NEGATIVE = 1000, 3.25, 15, 6
 
 
 def rms(v: np.ndarray) -> float:
@@ -55,6 +70,8 @@ def initial_step(fun: Rhs, t0: float, x0: np.ndarray, f0: np.ndarray, span: floa
         return max(span, 0.0)
     scale = atol + np.abs(x0) * rtol
     d0, d1 = rms(x0 / scale), rms(f0 / scale)
+    if not (math.isfinite(d0) and math.isfinite(d1)):
+        return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, span)
     f1 = np.asarray(fun(t0 + h0, x0 + h0 * f0), dtype=float)
@@ -66,12 +83,82 @@ def initial_step(fun: Rhs, t0: float, x0: np.ndarray, f0: np.ndarray, span: floa
     return min(100 * h0, h1, span, max_step)
 
 
+class Stiff(StepFailure):
+    """A stiff system whose remaining steps on dopri5 exceed the budget (`StiffnessTest`)."""
+
+
+class StiffnessTest:
+    """DOPRI5's stiffness detection over a run (the module docstring), shared by every
+    segment of the run; the compiled loop keeps the same counts in its parameter arrays.
+
+    `detected` is the time stiffness was first detected (None before), `state` the state
+    that moved most in the last two stages there (its block is named in the warning).
+    """
+
+    __slots__ = ("stop", "budget", "on_detect", "accepted", "positive", "negative", "hlamb",
+                 "detected", "state")
+
+    def __init__(self, stop: float, budget: float, on_detect: Callable[[], None] | None = None):
+        self.stop, self.budget, self.on_detect = stop, budget, on_detect
+        self.accepted = self.positive = self.negative = 0
+        self.hlamb = 0.0
+        self.detected: float | None = None
+        self.state = -1
+
+    def due(self) -> bool:
+        """Whether the step just accepted is tested (counted here: call once per step)."""
+        self.accepted += 1
+        return self.positive > 0 or self.accepted % STIFF_EVERY == 0
+
+    def test(self, t: float, h: float, k6: np.ndarray, k7: np.ndarray, y6: np.ndarray,
+             y7: np.ndarray) -> None:
+        """Hairer's test on the step from t of size h; `Stiff` if over budget."""
+        dk, dy = k7 - k6, y7 - y6
+        den = float(np.dot(dy, dy))
+        if den > 0.0:
+            self.hlamb = h * math.sqrt(float(np.dot(dk, dk)) / den)
+        if not self.hlamb > STIFF_LIMIT:
+            self.negative += 1
+            if self.negative == STIFF_NEGATIVE:
+                self.positive = 0
+            return
+        self.negative = 0
+        self.positive += 1
+        if self.positive < STIFF_POSITIVE:
+            return
+        if self.detected is None:
+            self.found(t, int(np.argmax(np.abs(dk))))
+        self.check_budget(t, h)
+
+    def found(self, t: float, state: int) -> None:
+        """Stiffness detected at t (the first time only), `state` moving fastest."""
+        if self.detected is None:
+            self.detected, self.state = t, state
+            if self.on_detect is not None:
+                self.on_detect()
+
+    def check_budget(self, t: float, h: float) -> None:
+        """`Stiff` if (stop - t) / h, about the steps left at this step size, exceed the
+        budget (t: the start of the step of size h)."""
+        left = (self.stop - t) / h if h > 0.0 else math.inf
+        if left > self.budget:
+            since = self.detected if self.detected is not None else t
+            raise Stiff(f"the system is stiff: from t = {since:.6g} dopri5 needs "
+                        f"steps of about {h:.3g} s for stability alone (h*lambda > "
+                        f"{STIFF_LIMIT}), some {left:.2g} more to the stop time, beyond the "
+                        f"budget of {self.budget:.0f}; use solver radau or bdf",
+                        state=self.state)
+
+
 class Dopri5Stepper(Stepper):
-    """DOPRI5 with error control from (t0, x0) towards t_bound, one accepted step a call."""
+    """DOPRI5 with error control from (t0, x0) towards t_bound, one accepted step a call;
+    with a `StiffnessTest`, stiffness is tested as in Hairer's code."""
 
     def __init__(self, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float, rtol: float,
-                 atol: float, max_step: float, first_step: float | None):
+                 atol: float, max_step: float, first_step: float | None,
+                 stiffness: StiffnessTest | None = None):
         self.fun = fun
+        self.stiffness = stiffness
         self.t = self.t_old = float(t0)
         self.x = self.x_old = np.array(x0, dtype=float)
         self.t_bound = float(t_bound)
@@ -80,7 +167,9 @@ class Dopri5Stepper(Stepper):
         self.f = np.asarray(fun(self.t, self.x), dtype=float)
         self.evals = 1
         span = self.t_bound - self.t
-        if first_step is not None and first_step > 0:
+        # A first step below the time resolution (the previous segment's last step, cut
+        # short by a time event one ulp ahead) is no guide: start afresh instead.
+        if first_step is not None and first_step >= 10 * math.ulp(self.t):
             self.h = min(first_step, span, max_step)
         else:
             self.h = initial_step(self._counted, self.t, self.x, self.f, span, self.rtol,
@@ -103,12 +192,12 @@ class Dopri5Stepper(Stepper):
         h = min(self.h, self.max_step)
         rejected = finite = False
         while True:
-            if h < min_step:
-                raise StepFailure("the state became infinite or NaN" if not finite
-                                  and rejected else "step size too small (underflow)")
             t_new = t + h
             if t_new >= self.t_bound:
-                t_new = self.t_bound
+                t_new = self.t_bound  # a last step to the bound may be shorter than min_step
+            elif not h >= min_step:  # NaN included: it must never loop
+                raise StepFailure("the state became infinite or NaN" if (not finite
+                                  and rejected) or h != h else "step size too small (underflow)")
             h = t_new - t
             K[0] = f
             for s in range(1, 6):
@@ -139,6 +228,11 @@ class Dopri5Stepper(Stepper):
                 break
             h *= max(MIN_FACTOR, SAFETY * err ** ERROR_EXPONENT) if finite else MIN_FACTOR
             rejected = True
+        stiffness = self.stiffness
+        if stiffness is not None:
+            stiffness.accepted += 1  # `StiffnessTest.due`, written out (once per step)
+            if stiffness.positive or not stiffness.accepted % STIFF_EVERY:
+                stiffness.test(t, h, K[5], K[6], xs, x_new)  # xs: the sixth stage's argument
         self.t_old, self.x_old = t, x
         self.t, self.x, self.f = t_new, x_new, f_new
         self._abs_x = abs_new

@@ -11,8 +11,12 @@ which Python then handles with its usual messages. Time events, and every event 
 start included) of a model whose event code uses Python helpers, keep the Python path.
 
 A model whose code the backend cannot translate at all (a Python helper in a block's
-continuous code, a formula function it lacks) runs on the Python path with a warning: the
-choice of backend never changes what a diagram means.
+continuous code, a formula function it lacks) runs on the Python path with a notice naming
+the block (`notices`): the choice of backend never changes what a diagram means.
+
+The loop returns to Python at least every YIELD_UNWATCHED steps and events even when no
+one watches the run, so Ctrl-C (seen by Python once the compiled code returns) and the
+engine's guards act within a fraction of a second.
 """
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 from blocksim.engine import native_kernel as nk
 from blocksim.engine import native_types as nt
+from blocksim.engine.dopri5 import Stiff
+from blocksim.engine.notices import notice
 from blocksim.engine.results import Event
 from blocksim.engine.segment import Segment
 
@@ -40,8 +46,10 @@ log = logging.getLogger(__name__)
 
 YIELD_EVERY = 2000  # steps and events between returns to Python for progress and should_stop
 YIELD_WORK = 2_000_000  # ... fewer for large models: about this many values computed between
+YIELD_UNWATCHED = 25  # with no progress or should_stop: this many times further apart
 EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of the loop
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
+BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
 
 
 @dataclass(frozen=True)
@@ -88,19 +96,31 @@ class NativeLoop:
             math.nan, sim.horizon, zeno_span)
         watched = sim.progress is not None or sim.should_stop is not None
         size = model.n_states + len(model.signal_names)
-        pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1))) if watched else 1 << 62
+        pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1)))
+        pause *= 1 if watched else YIELD_UNWATCHED
         self.ipar = ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
         ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
         ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
         ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
         ipar[nt.I_SIGNALS] = len(model.signal_names)
+        stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
+        ipar[nt.I_STIFF_ON] = stiffness is not None
+        if stiffness is not None:
+            fpar[nt.F_STOP], fpar[nt.F_STIFF_BUDGET] = stiffness.stop, stiffness.budget
+        fpar[nt.F_STIFF_T] = math.nan
         # With compiled event functions the loop also settles the start of the run (in
         # the first call), unless that needs Python.
         self.handles_start = compiled.events
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
-        """The loop for this model, or None (with a warning) if it must run in Python."""
+        """The loop for this model, or None (with a notice) if it must run in Python."""
+        s = sim.settings
+        rows = (s.stop - s.start) / sim.interval
+        if rows * (sim.recorder.width + 1) > BUFFER_VALUES:
+            notice(f"backend numba: an output grid of {rows:.3g} rows is more than its buffers "
+                   f"hold; {model.source} runs in Python")
+            return None
         compiled = model.derived.get("native", False)
         if compiled is False:
             compiled = model.derived["native"] = _compile(model)
@@ -123,6 +143,9 @@ class NativeLoop:
             self._collect(sim, st, counts)
             nfev += counts[nt.I_NFEV]
             status, k, step = counts[nt.I_STATUS], counts[nt.I_GRID], float(fpar[nt.F_STEP])
+            if sim.stiffness is not None and sim.stiffness.detected is None:
+                if not math.isnan(fpar[nt.F_STIFF_T]):
+                    sim.stiffness.found(float(fpar[nt.F_STIFF_T]), counts[nt.I_STIFF_STATE])
             if status == nt.CROSSING:
                 i = counts[nt.I_EVENT]
                 hit = (float(fpar[nt.F_EVENT_T]), self.x_ev.copy(),
@@ -142,8 +165,18 @@ class NativeLoop:
                     sim.progress(st.t)
                 if sim._interrupted():
                     return Segment(None, False, k, step, nfev, interrupted=True)
+                if sim.stats["restarts"] >= sim.guard.due:
+                    sim._check_progress(st.t)
                 ipar[nt.I_RESUME] = 1
                 continue
+            if status == nt.STIFF:
+                block = sim.model.block_ids[sim.model.state_owner[counts[nt.I_STIFF_STATE]]]
+                try:
+                    sim.stiffness.check_budget(st.t, step)
+                    message = "the system is stiff; use solver radau or bdf"
+                except Stiff as exc:
+                    message = str(exc)
+                raise sim._fail(f"{message} (solver dopri5, numba)", st.t, block)
             if status == nt.BAD_CROSSING:
                 # The Python function raises where compiled code gave NaN (a domain error):
                 # let it, so the run fails with the same message as on the Python backend.
@@ -173,6 +206,9 @@ class NativeLoop:
             st.t = float(fpar[nt.F_BAD_T])
             sim._observed(st.t, self.x_bad, st)
             fpar[nt.F_BAD_T] = math.nan
+            # Not a domain error: a NaN or an infinity (an overflow) to report. The loop
+            # flags the first such grid row of a call; the check reads all of them.
+            sim._check_rows(self.out_t[:rows], self.out_y[:rows], (st.t, self.x_bad.copy()))
         stats = sim.stats
         stats["steps"] += counts[nt.I_STEPS]
         stats["events"] += counts[nt.I_EVENTS]
@@ -188,6 +224,21 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
     except (ArithmeticError, ValueError) as exc:
         return sim.model.block_of_exception(exc)
     return sim._nonfinite_block(st, SimpleNamespace(t=st.t, x=st.x))
+
+
+def _fallback_notice(model: CompiledModel, exc: Exception, events: bool) -> str:
+    """What runs in Python on the numba backend, and why: the block (type) whose code
+    numba cannot take, when known."""
+    owner = getattr(exc, "owner", None)
+    if owner is not None:
+        cause = f"block '{model.block_ids[owner]}' ({model.block_types[owner]})"
+    else:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        cause = f"the diagram's code ({first[:120]})"
+    if events:
+        return (f"backend numba: {cause} needs Python at events: events of "
+                f"{model.source} are handled in Python")
+    return f"backend numba: {cause} does not compile with numba: {model.source} runs in Python"
 
 
 def _compile(model: CompiledModel) -> Compiled | None:
@@ -220,6 +271,7 @@ def _compile(model: CompiledModel) -> Compiled | None:
                     else "numba backend unavailable for this model, running in Python")
             log.log(level, "%s: %s (%s: %s)", model.source, what, type(exc).__name__,
                     str(exc).splitlines()[0] if str(exc) else "")
+            notice(_fallback_notice(model, exc, attempt is not None))
     if module is None:
         return None
     addresses = np.zeros(nt.N_ADDRESSES, dtype=np.int64)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import logging
+import os
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,7 @@ ENGINE = Path(__file__).resolve().parent
 SOURCES = ("dopri5.py", "events.py", "native_events.py", "native_funcs.py", "native_kernel.py",
            "native_locate.py", "native_types.py")
 STAMP = "blocksim-numba-stamp.txt"
+COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 
 
 def fingerprint() -> str:
@@ -58,3 +60,15 @@ def refresh(cache: Path = ENGINE / "__pycache__") -> bool:
     if stale:
         log.info("engine sources changed: cleared %d cached numba kernels", len(stale))
     return bool(stale)
+
+
+def kernels_cached(cache: Path = ENGINE / "__pycache__") -> bool:
+    """Whether numba's cache holds the compiled loop (else importing it compiles it).
+
+    numba keeps its cache next to the sources, or under NUMBA_CACHE_DIR when set (there in
+    a tree named after the source directory): an index file of the kernel in either.
+    """
+    if any(cache.glob("native_kernel*.nbi")):
+        return True
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    return bool(root) and any(Path(root).rglob("native_kernel*.nbi"))

@@ -25,16 +25,19 @@ from blocksim.engine import native_events as ne
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
     A_AFTER, A_DERIV, A_OBSERVE, A_PRE, A_UPDATE, A_ZC, BAD_CROSSING, BOUND, CROSSING, F_ATOL,
-    F_BAD_T, F_BOUND, F_EVENT_T, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_START,
-    F_STEP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_LOG,
-    I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS,
-    I_START, I_STATUS, I_STEPS, I_STOP_KIND, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND,
-    START_FOR_PYTHON, STOPPED, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST, Z_RUN, as_event_function,
-    as_model_function)
+    F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL,
+    F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T, F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN,
+    I_ACCEPTED, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_LOG, I_MAX_PASSES, I_MAX_STEPS,
+    I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS,
+    I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_ZENO_EVENTS, NONFINITE,
+    SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST,
+    Z_RUN, as_event_function, as_model_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
 _EXPONENT, _RTOL_FLOOR = dopri5.ERROR_EXPONENT, dopri5.RTOL_FLOOR
+_STIFF_EVERY, _STIFF_LIMIT = dopri5.STIFF_EVERY, dopri5.STIFF_LIMIT
+_STIFF_POSITIVE, _STIFF_NEGATIVE = dopri5.STIFF_POSITIVE, dopri5.STIFF_NEGATIVE
 EV_PAIRS = 64  # (block, kind) entries one pass of `update` may log here
 _F1, _F2, _I1 = types.float64[::1], types.float64[:, ::1], types.int64[::1]
 
@@ -51,6 +54,8 @@ def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1,
         d0 += (x0[j] / sc) ** 2
         d1 += (f0[j] / sc) ** 2
     d0, d1 = math.sqrt(d0 / n), math.sqrt(d1 / n)
+    if not (math.isfinite(d0) and math.isfinite(d1)):
+        return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, span)
     for j in range(n):
@@ -81,6 +86,36 @@ def _coefficients(columns, h, x, x_new, K, rc):
         rc[3, j] = h * d
 
 
+@njit(cache=True, nogil=True)
+def _stiff(ipar, fpar, h, t, t_stop, budget, K, y6, y7):
+    """`dopri5.StiffnessTest.test` on the step from t of size h, just accepted, when a test
+    is due: True if the system is stiff and (t_stop - t) / h exceeds the budget."""
+    num = den = 0.0
+    for j in range(y7.size):
+        dk, dy = K[6, j] - K[5, j], y7[j] - y6[j]
+        num += dk * dk
+        den += dy * dy
+    if den > 0.0:
+        fpar[F_HLAMB] = h * math.sqrt(num / den)
+    if not fpar[F_HLAMB] > _STIFF_LIMIT:
+        ipar[I_STIFF_NEG] += 1
+        if ipar[I_STIFF_NEG] == _STIFF_NEGATIVE:
+            ipar[I_STIFF_POS] = 0
+        return False
+    ipar[I_STIFF_NEG] = 0
+    ipar[I_STIFF_POS] += 1
+    if ipar[I_STIFF_POS] < _STIFF_POSITIVE:
+        return False
+    if fpar[F_STIFF_T] != fpar[F_STIFF_T]:  # detected now: remember where
+        fpar[F_STIFF_T] = t
+        fastest, best = 0, -1.0
+        for j in range(y7.size):
+            if abs(K[6, j] - K[5, j]) > best:
+                fastest, best = j, abs(K[6, j] - K[5, j])
+        ipar[I_STIFF_STATE] = fastest
+    return (t_stop - t) / h > budget if h > 0.0 else True
+
+
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
              out_y, x_ev, x_bad, log_t, log_b, log_k, zeno):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
@@ -95,6 +130,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     empty). The first grid row with a non-finite logged
     value leaves its time in F_BAD_T and its state in x_bad, so the engine can
     re-evaluate it in Python (where a domain error raises and names the block).
+    With I_STIFF_ON, stiffness is tested as `dopri5.StiffnessTest` does, its counts kept
+    in fpar/ipar across calls; over budget the call ends with status STIFF.
     """
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
     observe = as_model_function(fns[A_OBSERVE])
@@ -110,6 +147,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     start, interval = fpar[F_START], fpar[F_INTERVAL]
     horizon, zeno_span = fpar[F_HORIZON], fpar[F_ZENO_SPAN]
     bound_is_event = fpar[F_TIME_EVENT] != 0.0
+    stiff_on = ipar[I_STIFF_ON] != 0
+    accepted = ipar[I_ACCEPTED]  # accepted steps of the run (stiffness tests are due by it)
+    t_stop, stiff_budget = fpar[F_STOP], fpar[F_STIFF_BUDGET]
     k_grid, n_grid, max_steps = ipar[I_GRID], ipar[I_N_GRID], ipar[I_MAX_STEPS]
     S = np.empty(max(ipar[I_SIGNALS], 1))  # the signals: scratch space of model functions
     K = np.empty((7, n))
@@ -135,7 +175,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     span = t_bound - t
     if ipar[I_RESUME] == 1:
         h = fpar[F_NEXT_STEP]
-    elif fpar[F_STEP] > 0.0:
+    elif fpar[F_STEP] >= 10.0 * ulp(t):  # as `Dopri5Stepper`: a step below that is no guide
         h = min(fpar[F_STEP], span, max_step)
     else:
         h = _initial_step(deriv, t, x, f, span, rtol, atol, max_step, m, z, xs, xd, S)
@@ -150,12 +190,12 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
         h_next = h
         t_new = t
         while True:
-            if h < min_step:
-                status = NONFINITE if (rejected and not finite) else UNDERFLOW
-                break
             t_new = t + h
             if t_new >= t_bound:
-                t_new = t_bound
+                t_new = t_bound  # a last step to the bound may be shorter than min_step
+            elif not h >= min_step:  # NaN included: it must never loop
+                status = NONFINITE if (rejected and not finite) or h != h else UNDERFLOW
+                break
             h = t_new - t
             for j in range(n):
                 K[0, j] = f[j]
@@ -202,6 +242,12 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if not math.isfinite(x_new[j]):
                 status = NONFINITE
         if status != BOUND:
+            break
+        accepted += 1
+        if stiff_on and (accepted % _STIFF_EVERY == 0 or ipar[I_STIFF_POS] > 0) and _stiff(
+                ipar, fpar, h, t, t_stop, stiff_budget, K, xs, x_new):
+            status = STIFF
+            fpar[F_STEP] = h
             break
         steps += 1
         # Dense-output coefficients of this step, computed when needed: for every state
@@ -339,7 +385,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             break
         h = h_next
     fpar[F_T] = t
-    fpar[F_STEP] = h
+    if status != STIFF:
+        fpar[F_STEP] = h
     fpar[F_NEXT_STEP] = h_next
     ipar[I_STATUS] = status
     ipar[I_GRID] = k_grid
@@ -349,6 +396,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     ipar[I_LOG] = nlog
     ipar[I_EVENTS] = n_events
     ipar[I_RESTARTS] = restarts
+    ipar[I_ACCEPTED] = accepted
 
 
 with warnings.catch_warnings():

@@ -51,7 +51,12 @@ _EVENT = re.compile(r"ev\.append\(\((\d+), ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*
 
 
 class NotNumbaCompatible(Exception):
-    """The generated code uses something the numba backend does not translate."""
+    """The generated code uses something the numba backend does not translate; `owner` is
+    the index of the block whose code it is, when known."""
+
+    def __init__(self, message: str, owner: int | None = None):
+        super().__init__(message)
+        self.owner = owner
 
 
 def cache_dir() -> Path:
@@ -82,11 +87,12 @@ def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.S
 
     for st in statements:
         if any("raise " in line for line in st.lines):
-            raise NotNumbaCompatible(f"{name} raises (compiled code cannot report it)")
+            raise NotNumbaCompatible(f"{name} raises (compiled code cannot report it)",
+                                     st.owner)
         for ref in st.reads:
             if (ref in constants and callable(constants[ref])
                     and ref not in native_funcs.__all__):
-                raise NotNumbaCompatible(f"{name} calls Python helper {ref}")
+                raise NotNumbaCompatible(f"{name} calls Python helper {ref}", st.owner)
     return native_fusion.group(statements)
 
 

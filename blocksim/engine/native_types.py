@@ -31,12 +31,18 @@ N_ADDRESSES = 6
 # fpar slots (float parameters in, results out)
 F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)
 F_EVENT_T, F_TIME_EVENT, F_NEXT_STEP, F_BAD_T, F_HORIZON, F_ZENO_SPAN = range(8, 14)
-N_FPAR = 14
+# stiffness detection (`dopri5.StiffnessTest`): the stop time, the budget of steps left,
+# the last h*lambda estimate, the time stiffness was detected (NaN: not yet)
+F_STOP, F_STIFF_BUDGET, F_HLAMB, F_STIFF_T = range(14, 18)
+N_FPAR = 18
 # ipar slots
 (I_STATUS, I_GRID, I_N_GRID, I_ROWS, I_EVENT, I_STEPS, I_NFEV, I_MAX_STEPS, I_RESUME,
  I_EVENTS_ON, I_LOG, I_EVENTS, I_RESTARTS, I_STOP_KIND, I_MAX_PASSES,
  I_ZENO_EVENTS, I_SIGNALS, I_START) = range(18)
-N_IPAR = 18
+# stiffness detection: on (1) or off, accepted steps, positive and negative tests in a row,
+# the state moving fastest when stiffness was detected
+I_STIFF_ON, I_ACCEPTED, I_STIFF_POS, I_STIFF_NEG, I_STIFF_STATE = range(18, 23)
+N_IPAR = 23
 # Zeno state (shared with `Simulator.zeno`): last event time, run length, run start.
 Z_LAST, Z_RUN, Z_BEGAN = range(3)
 
@@ -50,6 +56,7 @@ STOPPED = 5  # a Stop block ended the run at an event handled here
 SETTLED_AT_BOUND = 6  # an event handled here fell on the bound: no time event follows
 START_FOR_PYTHON = 7  # the start (I_START) needs Python's event handling; nothing done
 BAD_CROSSING = 8  # a zero-crossing function gave NaN at the accepted step end (t, x)
+STIFF = 9  # stiff, with more steps left than the budget (t, x: the step's start; F_STEP: h)
 
 KIND_STATE = 0  # kind code of the "state" entry of a located crossing
 

@@ -1,6 +1,8 @@
 """Simulation results: time, logged signals and the event log, exportable to CSV and NPZ.
 
-An event instant appears twice in `time`: its left limit, then its right limit.
+An event instant appears twice in `time`: its left limit, then its right limit. `warnings`
+holds what the run reported without failing (a stiff system on an explicit solver, a logged
+signal that became NaN or infinite), one line each, in the order they arose.
 """
 from __future__ import annotations
 
@@ -30,9 +32,11 @@ class Results:
     time: np.ndarray
     signals: dict[str, np.ndarray]
     events: tuple[Event, ...] = ()
-    status: str = "finished"  # finished | stopped (a Stop block) | failed
+    # finished | stopped (a Stop block or should_stop) | failed | interrupted (Ctrl-C)
+    status: str = "finished"
     message: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.signals[name]
@@ -84,7 +88,8 @@ class Recorder:
 
     Single rows are kept as Python lists and turned into one array only when a block of
     rows arrives (the output grid of a step, the compiled loop's buffer) or at the end:
-    building an array per row costs more than the row itself.
+    building an array per row costs more than the row itself. A run ended by Ctrl-C may
+    stop between two of the appends below: `results()` keeps only complete rows.
     """
 
     def __init__(self, names: Sequence[str], indices: Sequence[Sequence[int]]):
@@ -124,9 +129,10 @@ class Recorder:
 
     def _flush(self) -> None:
         if self._singles:
-            self._t_parts.append(np.array(self._times, dtype=float))
-            self._y_parts.append(np.array(self._singles, dtype=float).reshape(
-                len(self._singles), self.width))
+            n = min(len(self._times), len(self._singles))  # complete rows only (Ctrl-C)
+            self._t_parts.append(np.array(self._times[:n], dtype=float))
+            self._y_parts.append(np.array(self._singles[:n], dtype=float).reshape(
+                n, self.width))
             self._times, self._singles = [], []
 
     def drop_last(self) -> None:
@@ -139,8 +145,11 @@ class Recorder:
             self._y_parts[-1] = self._y_parts[-1][:-1]
 
     def results(self, status: str = "finished", message: str = "",
-                stats: dict[str, Any] | None = None) -> Results:
+                stats: dict[str, Any] | None = None, warnings: Sequence[str] = ()) -> Results:
         self._flush()
+        if len(self._t_parts) != len(self._y_parts):  # complete blocks only (Ctrl-C)
+            parts = min(len(self._t_parts), len(self._y_parts))
+            del self._t_parts[parts:], self._y_parts[parts:]
         if len(self._t_parts) > 1:  # one block from then on: later calls cost nothing
             self._t_parts = [np.concatenate(self._t_parts)]
             self._y_parts = [np.concatenate(self._y_parts)]
@@ -150,4 +159,5 @@ class Recorder:
         for name, width in zip(self.names, self.widths):
             signals[name] = data[:, col].copy() if width == 1 else data[:, col:col + width].copy()
             col += width
-        return Results(time, signals, tuple(self.events), status, message, dict(stats or {}))
+        return Results(time, signals, tuple(self.events), status, message, dict(stats or {}),
+                       tuple(warnings))

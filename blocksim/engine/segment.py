@@ -70,7 +70,7 @@ class PythonLoop:
 
     def _flush(self, batch: DenseBatch | None) -> None:
         if batch:
-            self.sim.recorder.add_rows(*batch.take())
+            self.sim._add_rows(*batch.take())
 
     def _steps(self, stepper, batch: DenseBatch | None, st: "RunState", t_bound: float,
                t_time: float, k_grid: int, n_grid: int) -> Segment:
@@ -81,7 +81,9 @@ class PythonLoop:
                 stepper.step()
             except StepFailure as exc:
                 self._flush(batch)  # the results handed with the error include the grid
-                block = sim._nonfinite_block(st, stepper)
+                model = sim.model
+                block = (model.block_ids[model.state_owner[exc.state]] if exc.state is not None
+                         else sim._nonfinite_block(st, stepper))
                 raise sim._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
             sim.stats["steps"] += 1
             t_new = stepper.t
@@ -136,7 +138,7 @@ class PythonLoop:
         signals are states, else one `observe` per point."""
         sim = self.sim
         if self.selection is not None:
-            sim.recorder.add_rows(grid, stepper.dense_rows(grid, self.selection))
+            sim._add_rows(grid, stepper.dense_rows(grid, self.selection))
             return
         times = grid.tolist()
         many = getattr(stepper, "dense_many", None)
@@ -153,7 +155,8 @@ class PythonLoop:
         if sim.model.n_states == 0:
             return NoStateStepper(st.t, t_bound, sim.interval)
         if s.solver == "dopri5":
-            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step)
+            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step,
+                                 sim.stiffness)
         sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
                                first_step, sparsity)
@@ -202,7 +205,7 @@ class PythonLoop:
             if best_i < 0 or t_i < best_t:
                 best_t, best_i = t_i, i
         located = [(model.zc_owner[best_i], "state")]
-        if self.sim.settings.solver in ACCURATE_LOCATION:
+        if self.sim.settings.solver in ACCURATE_LOCATION and isinstance(stepper, AdaptiveStepper):
             best_t = self._refine(st, stepper, best_i, best_t)
             return (best_t, stepper.solve_to(best_t), located), s_new
         return (best_t, stepper.dense(best_t), located), s_new

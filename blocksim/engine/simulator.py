@@ -11,6 +11,15 @@ The continuous segments between events run in `segment.py` (Python, any solver) 
 compiled loop of the numba backend (`native.py`, dopri5), which also settles events itself
 when it can; this module runs the restarts, the start and time events, and the events the
 compiled loop hands back, and it is the reference for what the compiled code does.
+
+A run that cannot end well ends early with a SimulationError carrying the results so far:
+settings no run can honour, events that stop time from advancing or that would exceed the
+event budget, a stiff system on dopri5 with too many steps ahead (`guards.py`). What a run
+survives is reported once as a warning (logger "blocksim.engine" and `Results.warnings`):
+a stiff system on dopri5, a logged signal that becomes NaN or infinite (`nonfinite.py`; an
+error with `strict=True`). numpy's floating-point warnings are silenced during a run: these
+checks report such values instead, naming the block. Ctrl-C raises SimulationInterrupted
+with the results so far (status "interrupted").
 """
 from __future__ import annotations
 
@@ -18,23 +27,25 @@ import logging
 import math
 import sys
 import time as clock
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from blocksim.compiler.compiled import CompiledModel
-from blocksim.engine import derived, events as ev_mod
+from blocksim.compiler.compiled import CompiledModel, check_run
+from blocksim.engine import derived, events as ev_mod, guards, nonfinite
+from blocksim.engine.dopri5 import StiffnessTest
+from blocksim.engine.notices import notice
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.segment import SMALL, PythonLoop, Segment
-from blocksim.engine.steppers import ADAPTIVE, FIXED
-from blocksim.errors import SimulationError
-from blocksim.model import SimulationSettings
+from blocksim.errors import SimulationError, SimulationInterrupted
+from blocksim.model import BACKENDS, SimulationSettings  # noqa: F401 (BACKENDS: re-exported)
 
 log = logging.getLogger(__name__)
+report = logging.getLogger("blocksim.engine")  # the warnings a run records in its results
 
 MAX_EVENT_PASSES = 100
-BACKENDS = ("python", "numba")
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
@@ -44,6 +55,7 @@ ZENO_SPAN = 0.25
 # cost that no run notices even when steps take microseconds.
 POLL_INTERVAL = 0.01
 STOP_MESSAGE = "interrupted by the user"
+INTERRUPT_MESSAGE = "interrupted (Ctrl-C)"
 
 
 @dataclass
@@ -58,17 +70,45 @@ class RunState:
 
 def _native_loop(model: CompiledModel, sim: "Simulator"):
     """The compiled loop for the numba backend, or None (Python path) if unavailable."""
+    s = sim.settings
+    if s.solver != "dopri5":
+        notice(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs in "
+               f"Python")
+        return None
+    if not model.n_states:
+        notice("backend numba: a diagram without continuous states runs in Python")
+        return None
     native = sys.modules.get("blocksim.engine.native")
     if native is None:
         try:
             from blocksim.engine import native_cache
 
             native_cache.refresh()  # before the kernels load from numba's cache
+            fresh = not native_cache.kernels_cached()
+            if fresh:
+                notice("compiling the numba backend, once per machine; this takes about "
+                       f"{native_cache.COMPILE_SECONDS} s")
+            started = clock.perf_counter()
             from blocksim.engine import native  # imports numba: only when asked
+            if fresh:
+                notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
         except ImportError as exc:
             log.warning("numba backend unavailable (%s); running in Python", exc)
+            notice(f"backend numba: unavailable ({exc}); running in Python")
             return None
     return native.NativeLoop.for_model(model, sim)
+
+
+def _weakly(sim: "Simulator") -> Callable[[], None]:
+    """`sim._warn_stiff` through a weak reference: a Simulator must not be kept alive by a
+    reference cycle (its buffers would wait for the cyclic garbage collector)."""
+    ref = weakref.ref(sim)
+
+    def call() -> None:
+        alive = ref()
+        if alive is not None:
+            alive._warn_stiff()
+    return call
 
 
 class Simulator:
@@ -76,19 +116,22 @@ class Simulator:
 
     def __init__(self, model: CompiledModel, settings: SimulationSettings | None = None,
                  progress: Callable[[float], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None):
+                 should_stop: Callable[[], bool] | None = None, strict: bool = False):
+        """`strict`: a logged signal that becomes NaN or infinite fails the run (else it
+        is a warning)."""
         self.model = model
         self.settings = s = settings or model.settings
-        if s.solver not in ADAPTIVE and s.solver not in FIXED:
-            raise SimulationError(f"unknown solver '{s.solver}'; choose one of "
-                                  f"{', '.join([*ADAPTIVE, *FIXED])}", s.start)
-        if not s.stop > s.start:
-            raise SimulationError(f"stop time {s.stop} is not after start time {s.start}", s.start)
-        if s.solver in FIXED and not (s.step and s.step > 0):
-            raise SimulationError(f"solver '{s.solver}' needs a fixed step size "
-                                  f"(simulation.step)", s.start)
+        check_run(model, s)  # settings given here bypass compile_diagram's checks
+        self.recorder = Recorder([sig.name for sig in model.logged],
+                                 [sig.indices for sig in model.logged])
+        interval = s.output_interval or (s.stop - s.start) / 500
         self.progress = progress
         self.should_stop = should_stop
+        self.strict = strict
+        self.warnings: list[str] = []
+        self._logged_check = nonfinite.LoggedCheck(model)
+        self._started = clock.perf_counter()
+        self._state: RunState | None = None
         self._next_poll = -math.inf
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
@@ -102,19 +145,17 @@ class Simulator:
         self._zc_moves = derived.zc_moves(model)
         self._zc_moves_list = self._zc_moves.tolist()
         self.native = None
-        backend = s.resolved_backend
-        if backend not in BACKENDS:
-            raise SimulationError(f"unknown backend '{backend}'; choose one of "
-                                  f"{', '.join(BACKENDS)}", s.start)
+        backend = s.resolved_backend  # one of BACKENDS: check_run saw to it
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
         # location leaves behind, far below any time scale a model resolves.
         self.horizon = 64 * math.ulp(scale)
-        self.recorder = Recorder([sig.name for sig in model.logged],
-                                 [sig.indices for sig in model.logged])
-        interval = s.output_interval or (s.stop - s.start) / 500
         self.interval = interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
+        self.guard = guards.ProgressGuard(s.start, s.stop, self.horizon)
+        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
+                                        _weakly(self))
+                          if s.solver == "dopri5" else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
@@ -124,7 +165,7 @@ class Simulator:
             self._deriv_list = derived.list_function(model, "deriv")
             self._zc_list = derived.list_function(model, "zc")
         self.event_limits = (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN * self.horizon)
-        if backend == "numba" and s.solver == "dopri5" and model.n_states:
+        if backend == "numba":
             self.native = _native_loop(model, self)
         self.loop = PythonLoop(self) if self.native is None else None
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
@@ -197,13 +238,30 @@ class Simulator:
         self._next_poll = now + POLL_INTERVAL
         return bool(self.should_stop())
 
+    def _results(self, status: str, message: str = "") -> Results:
+        self.stats["wall_time"] = clock.perf_counter() - self._started
+        return self.recorder.results(status, message, self.stats, self.warnings)
+
     def _stopped_results(self, st: RunState) -> Results:
         self.recorder.events.append(Event(float(st.t), "", "interrupted"))
-        return self.recorder.results("stopped", STOP_MESSAGE, self.stats)
+        return self._results("stopped", STOP_MESSAGE)
 
     def _fail(self, message: str, t: float, block: str | None = None) -> SimulationError:
-        results = self.recorder.results("failed", message, self.stats)
+        results = self._results("failed", message)
         return SimulationError(message, t, block, results)
+
+    def _warn(self, message: str) -> None:
+        """Report once: on the "blocksim.engine" logger and in the results' warnings."""
+        if message not in self.warnings:
+            self.warnings.append(message)
+            report.warning("%s: %s", self.model.source, message)
+
+    def _warn_stiff(self) -> None:
+        test = self.stiffness
+        block = self.model.block_ids[self.model.state_owner[test.state]]
+        self._warn(f"the system looks stiff from t = {test.detected:.6g} (fastest in block "
+                   f"'{block}'): dopri5's steps are held small by stability, not accuracy; "
+                   f"solvers radau or bdf suit it")
 
     # ----- event handling -----
     def _event(self, st: RunState, init: bool = False,
@@ -270,20 +328,33 @@ class Simulator:
 
     # ----- the run -----
     def run(self) -> Results:
-        """Simulate from start to stop; SimulationError (with partial results) on failure."""
+        """Simulate from start to stop; SimulationError (with partial results) on failure,
+        SimulationInterrupted on Ctrl-C."""
         st = RunState(self.settings.start, self.model.x0.copy(), self.model.m0.copy(),
                       np.zeros(self.model.n_zc))
+        self._state = st
+        self._started = clock.perf_counter()
         try:
-            return self._run(st)
+            with np.errstate(all="ignore"):  # each case is reported, naming the block
+                return self._run(st)
         except (ArithmeticError, ValueError) as exc:
             # A block's formula failed (log of a negative number, division by zero, ...).
             block = self.model.block_of_exception(exc)
             raise self._fail(f"{type(exc).__name__}: {exc}", st.t, block) from None
+        except KeyboardInterrupt:
+            self.recorder.events.append(Event(float(st.t), "", "interrupted"))
+            results = self._results("interrupted", INTERRUPT_MESSAGE)
+            raise SimulationInterrupted(INTERRUPT_MESSAGE, st.t, None, results) from None
 
     def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
-        started = clock.perf_counter()
         stopped = False
+        if model.derived.get("finite_x0") is not model.x0:  # checked once per model
+            if not np.isfinite(model.x0).all():
+                i = int(np.flatnonzero(~np.isfinite(model.x0))[0])
+                raise self._fail(f"initial state {model.x0[i]} is not finite", st.t,
+                                 model.block_ids[model.state_owner[i]])
+            model.derived["finite_x0"] = model.x0
         # The start is settled here, or else in the compiled loop's first call: a run is
         # only interrupted after it, so even a stopped run has its start rows.
         start_pending = self.native is not None and self.native.handles_start
@@ -297,6 +368,8 @@ class Simulator:
                 return self._stopped_results(st)
             start_pending = False
             t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
+            if not t_time > st.t:
+                raise self._stuck_time_event(st.t)
             t_bound = min(s.stop, t_time)
             self.stats["restarts"] += 1
             seg = self._segment(st, t_bound, t_time, first_step, k_grid, n_grid)
@@ -314,11 +387,22 @@ class Simulator:
                 stopped = self._event(st)
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
+            if self.stats["restarts"] >= self.guard.due:
+                self._check_progress(st.t)
         if not stopped and self.recorder.last_time < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
-        self.stats["wall_time"] = clock.perf_counter() - started
-        status = "stopped" if stopped else "finished"
-        return self.recorder.results(status, "", self.stats)
+        return self._results("stopped" if stopped else "finished")
+
+    def _check_progress(self, t: float) -> None:
+        """End the run if its events keep it from reaching the stop time (`guards`)."""
+        reason = self.guard.check(t, self.stats["restarts"], self.stats["events"])
+        if reason is not None:
+            message, block = guards.with_culprits(reason, self.recorder.events, self.model)
+            raise self._fail(message, t, block)
+
+    def _stuck_time_event(self, t: float) -> SimulationError:
+        message, block = guards.stuck_time_event(self.model, t)
+        return self._fail(message, t, block)
 
     def _segment(self, st: RunState, t_bound: float, t_time: float,
                  first_step: float | None, k_grid: int, n_grid: int) -> Segment:
@@ -327,7 +411,37 @@ class Simulator:
         return self.loop.segment(st, t_bound, t_time, first_step, k_grid, n_grid)
 
     def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:
-        self.recorder.add_logged(t, self._observed(t, x, st))
+        values = self._observed(t, x, st)
+        self.recorder.add_logged(t, values)
+        total = sum(values)
+        if total - total != 0.0:  # a NaN or an infinity (or an overflowing sum): look
+            self._check_rows(np.array([t]), np.array([values], dtype=float), (t, x))
+
+    def _add_rows(self, times: np.ndarray, rows: np.ndarray,
+                  probe: tuple[float, np.ndarray] | None = None) -> None:
+        """Rows of logged signals into the results, checked for NaN and infinities;
+        `probe` is a (t, x) where the model may be re-evaluated to name the block."""
+        self.recorder.add_rows(times, rows)
+        total = float(rows.sum())
+        if total - total != 0.0:
+            self._check_rows(np.asarray(times, dtype=float),
+                             np.asarray(rows, dtype=float).reshape(len(times), -1), probe)
+
+    def _check_rows(self, times: np.ndarray, rows: np.ndarray,
+                    probe: tuple[float, np.ndarray] | None) -> None:
+        """Report each logged signal the first time it holds a NaN or an infinity: a
+        warning, or with `strict` a failure (the rows are already in the results)."""
+        found = self._logged_check.new(times, rows)
+        if not found:
+            return
+        st = self._state
+        t_probe, x_probe = probe if probe is not None else (st.t, st.x)
+        source = nonfinite.origin(self.model, self._outputs, t_probe, x_probe, st.m, st.z)
+        for t, name, value in found:
+            message = self._logged_check.message(t, name, value, source)
+            if self.strict:
+                raise self._fail(message, t, source or name)
+            self._warn(message)
 
     def _observed(self, t: float, x: np.ndarray, st: RunState) -> list[float]:
         """The logged signals at (t, x); a formula that fails there raises from `outputs`,
@@ -341,11 +455,10 @@ class Simulator:
     def _nonfinite_block(self, st: RunState, stepper) -> str | None:
         """The first block whose output or derivative is not finite at the last good state."""
         model = self.model
+        block = nonfinite.origin(model, self._outputs, stepper.t, stepper.x, st.m, st.z)
+        if block is not None:
+            return block
         try:
-            y = np.array(self._outputs(stepper.t, stepper.x, st.m, st.z), dtype=float)
-            bad = np.flatnonzero(~np.isfinite(y))
-            if len(bad):
-                return model.block_of_signal(int(bad[0]))
             dx = np.array(self._deriv(stepper.t, stepper.x, st.m, st.z), dtype=float)
             bad = np.flatnonzero(~np.isfinite(dx))
             if len(bad):

@@ -22,7 +22,12 @@ FIXED = ("euler", "rk4")
 
 
 class StepFailure(Exception):
-    """The solver cannot continue (step size underflow, non-finite values)."""
+    """The solver cannot continue (step size underflow, non-finite values, stiffness);
+    `state` is the index of the state at fault, when the solver knows it."""
+
+    def __init__(self, message: str, state: int | None = None):
+        super().__init__(message)
+        self.state = state
 
 
 class Stepper:
@@ -150,6 +155,9 @@ class FixedStepper(Stepper):
     def step(self) -> None:
         t, x, f = self.t, self.x, self.f
         t_new = self._next_time()
+        if not t_new > t:
+            raise StepFailure(f"step {self.h:.3g} s is below the time resolution at "
+                              f"t = {t:.17g}; use a larger step")
         h = t_new - t
         if self.method == "euler":
             x_new = x + h * f
@@ -196,7 +204,11 @@ class NoStateStepper(Stepper):
         self.x = np.zeros(0)
 
     def step(self) -> None:
-        self.t_old, self.t = self.t, min(self.t + self.h, self.t_bound)
+        t_new = min(self.t + self.h, self.t_bound)
+        if not t_new > self.t:
+            raise StepFailure(f"output interval {self.h:.3g} s is below the time resolution "
+                              f"at t = {self.t:.17g}; use a larger output interval")
+        self.t_old, self.t = self.t, t_new
 
     def dense(self, t: float) -> np.ndarray:
         return self.x

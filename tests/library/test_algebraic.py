@@ -11,13 +11,14 @@ import pytest
 from builders import block, diagram
 from hypothesis import given, settings, strategies as st
 
+import blocksim
 from blocksim.errors import CompileError, SimulationError
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
 
 
 def simulate(blocks, wires, parameters=None, **options):
-    return diagram(blocks, wires, parameters, **{**TIGHT, **options}).simulate()
+    return blocksim.simulate(diagram(blocks, wires, parameters, **{**TIGHT, **options}))
 
 
 def cardano(t):

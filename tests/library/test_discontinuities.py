@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from builders import block, diagram
 
+import blocksim
 from blocksim.errors import CompileError
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
@@ -35,8 +36,9 @@ def away_from(r, times, eps=1e-6):
 
 def test_saturation_clips_a_sine_exactly_with_events_at_the_analytic_crossings():
     lo, hi = -0.5, 0.8
-    r = oscillator([block("s", "Saturation", lower=lo, upper=hi), block("y", "Output")],
-                   [("sin.y", "s.u"), ("s.y", "y.u")], stop=7.0, output_interval=0.05).simulate()
+    r = blocksim.simulate(
+        oscillator([block("s", "Saturation", lower=lo, upper=hi), block("y", "Output")],
+                   [("sin.y", "s.u"), ("s.y", "y.u")], stop=7.0, output_interval=0.05))
     assert np.max(np.abs(r["y"] - np.clip(np.sin(r.time), lo, hi))) < 1e-10
     # Once the region is latched the output is the limit itself; only a left limit at an
     # event (the first float past the crossing) may overshoot, by roundoff.
@@ -53,10 +55,11 @@ def test_saturation_clips_a_sine_exactly_with_events_at_the_analytic_crossings()
 
 
 def test_saturation_vector_limits_widen_a_scalar_input():
-    r = diagram([block("c", "Constant", value=0.3),
+    r = blocksim.simulate(
+        diagram([block("c", "Constant", value=0.3),
                  block("s", "Saturation", lower=[-1.0, 0.5, -math.inf], upper=[1.0, 2.0, 0.2]),
                  block("y", "Output")],
-                [("c.y", "s.u"), ("s.y", "y.u")], stop=1.0, output_interval=0.5).simulate()
+                [("c.y", "s.u"), ("s.y", "y.u")], stop=1.0, output_interval=0.5))
     np.testing.assert_array_equal(r["y"][-1], [0.3, 0.5, 0.2])
 
 
@@ -64,17 +67,18 @@ def test_saturation_with_lower_above_upper_is_refused_naming_the_block():
     d = diagram([block("c", "Constant"), block("sat", "Saturation", lower=2.0, upper=1.0)],
                 [("c.y", "sat.u")])
     with pytest.raises(CompileError, match="above upper") as exc:
-        d.simulate()
+        blocksim.simulate(d)
     assert exc.value.block == "sat"
 
 
 # ----- Abs and Sign -----
 
 def test_abs_and_sign_of_a_cosine():
-    r = oscillator([block("a", "Abs"), block("sg", "Sign"), block("ya", "Output"),
+    r = blocksim.simulate(
+        oscillator([block("a", "Abs"), block("sg", "Sign"), block("ya", "Output"),
                     block("ys", "Output")],
                    [("cos.y", "a.u"), ("cos.y", "sg.u"), ("a.y", "ya.u"), ("sg.y", "ys.u")],
-                   stop=5.0, output_interval=0.1).simulate()
+                   stop=5.0, output_interval=0.1))
     crossings = [math.pi / 2, 3 * math.pi / 2]
     # Both blocks cross together; the engine logs the located crossing once.
     located = np.array([e.time for e in r.events])
@@ -91,18 +95,20 @@ def test_abs_and_sign_of_a_cosine():
 
 
 def test_sign_of_zero_is_zero():
-    r = diagram([block("c", "Constant", value=[-2.0, 0.0, 3.0]), block("sg", "Sign"),
+    r = blocksim.simulate(
+        diagram([block("c", "Constant", value=[-2.0, 0.0, 3.0]), block("sg", "Sign"),
                  block("y", "Output")], [("c.y", "sg.u"), ("sg.y", "y.u")],
-                stop=1.0, output_interval=0.5).simulate()
+                stop=1.0, output_interval=0.5))
     np.testing.assert_array_equal(r["y"], [[-1.0, 0.0, 1.0]] * 3)
 
 
 # ----- CompareToConstant -----
 
 def test_compare_to_constant_switches_at_the_analytic_crossings():
-    r = oscillator([block("cmp", "CompareToConstant", operator=">=", constant=0.5),
+    r = blocksim.simulate(
+        oscillator([block("cmp", "CompareToConstant", operator=">=", constant=0.5),
                     block("y", "Output")], [("cos.y", "cmp.u"), ("cmp.y", "y.u")],
-                   stop=7.0, output_interval=0.1).simulate()
+                   stop=7.0, output_interval=0.1))
     crossings = [math.pi / 3, 5 * math.pi / 3]
     np.testing.assert_allclose(event_times(r, "cmp"), crossings, rtol=0, atol=1e-9)
     ok = away_from(r, crossings)
@@ -114,10 +120,10 @@ def test_compare_to_constant_switches_at_the_analytic_crossings():
     ("==", [0, 1, 0]), ("!=", [1, 0, 1]),
 ])
 def test_compare_to_constant_relations(op, expected):
-    r = diagram([block("c", "Constant", value=[1.0, 2.0, 3.0]),
-                 block("cmp", "CompareToConstant", operator=op, constant=2.0),
-                 block("y", "Output")], [("c.y", "cmp.u"), ("cmp.y", "y.u")],
-                stop=1.0, output_interval=1.0).simulate()
+    r = blocksim.simulate(diagram([block("c", "Constant", value=[1.0, 2.0, 3.0]),
+                                   block("cmp", "CompareToConstant", operator=op, constant=2.0),
+                                   block("y", "Output")], [("c.y", "cmp.u"), ("cmp.y", "y.u")],
+                                  stop=1.0, output_interval=1.0))
     np.testing.assert_array_equal(r["y"], [expected] * 2)
 
 
@@ -125,12 +131,13 @@ def test_compare_to_constant_relations(op, expected):
 
 def hit_and_reset(direction, level=0.5, stop=8.0):
     """A ramp (integral of 1) reset to 0 by the HitCrossing pulse on sin t."""
-    return oscillator(
-        [block("h", "HitCrossing", level=level, direction=direction),
-         block("one", "Constant", value=1.0), block("zero", "Constant", value=0.0),
-         block("ri", "ResetIntegrator", edge="rising"), block("y", "Output")],
-        [("sin.y", "h.u"), ("h.y", "ri.reset"), ("one.y", "ri.u"), ("zero.y", "ri.x0"),
-         ("ri.y", "y.u")], stop=stop, output_interval=0.25).simulate()
+    return blocksim.simulate(
+        oscillator(
+     [block("h", "HitCrossing", level=level, direction=direction),
+      block("one", "Constant", value=1.0), block("zero", "Constant", value=0.0),
+      block("ri", "ResetIntegrator", edge="rising"), block("y", "Output")],
+     [("sin.y", "h.u"), ("h.y", "ri.reset"), ("one.y", "ri.u"), ("zero.y", "ri.x0"),
+      ("ri.y", "y.u")], stop=stop, output_interval=0.25))
 
 
 def test_hit_crossing_pulse_resets_an_integrator_exactly_at_the_crossing():
@@ -153,10 +160,10 @@ def test_hit_crossing_pulse_resets_an_integrator_exactly_at_the_crossing():
 def test_hit_crossing_pulse_is_logged_at_the_right_limit(backend):
     # A Scope on the pulse shows it: 1.0 in the right-limit row of each hit, 0.0 elsewhere.
     pytest.importorskip("numba") if backend == "numba" else None
-    r = oscillator([block("h", "HitCrossing", level=0.5, direction="rising"),
-                    block("pulse", "Output")],
-                   [("sin.y", "h.u"), ("h.y", "pulse.u")], stop=8.0,
-                   output_interval=0.25).simulate(backend=backend)
+    r = blocksim.simulate(oscillator([block("h", "HitCrossing", level=0.5, direction="rising"),
+                                      block("pulse", "Output")],
+                                     [("sin.y", "h.u"), ("h.y", "pulse.u")], stop=8.0,
+                                     output_interval=0.25), backend=backend)
     hits = event_times(r, "h", "hit")
     assert len(hits) == 2
     ones = np.flatnonzero(r["pulse"] == 1.0)
@@ -182,12 +189,13 @@ def test_hit_crossing_directions():
 
 def test_relay_hysteresis_in_a_feedback_loop_switches_at_exact_times():
     # x' = +1 while off, -1 while on; on at x = 2, off at x = 1: a triangle wave.
-    r = diagram([block("i", "Integrator", x0=0.0),
+    r = blocksim.simulate(
+        diagram([block("i", "Integrator", x0=0.0),
                  block("rl", "Relay", on_point=2.0, off_point=1.0, on_value=-1.0,
                        off_value=1.0),
                  block("x", "Output"), block("y", "Output")],
                 [("i.y", "rl.u"), ("rl.y", "i.u"), ("i.y", "x.u"), ("rl.y", "y.u")],
-                stop=6.5, output_interval=0.5).simulate()
+                stop=6.5, output_interval=0.5))
     assert [e.kind for e in r.events_of(block="rl") if e.kind != "state"] == \
         ["on", "off", "on", "off", "on"]
     np.testing.assert_allclose(event_times(r, "rl", "on"), [2.0, 4.0, 6.0], rtol=0, atol=1e-12)
@@ -197,10 +205,11 @@ def test_relay_hysteresis_in_a_feedback_loop_switches_at_exact_times():
 
 
 def test_relay_with_a_sine_input_eurosim_values():
-    r = oscillator([block("rl", "Relay", on_point=0.5, off_point=-0.25, on_value=2.0,
+    r = blocksim.simulate(
+        oscillator([block("rl", "Relay", on_point=0.5, off_point=-0.25, on_value=2.0,
                           off_value=1.0), block("y", "Output")],
                    [("sin.y", "rl.u"), ("rl.y", "y.u")], stop=8.0, output_interval=0.1
-                   ).simulate()
+                   ))
     on = [math.asin(0.5), 2 * math.pi + math.asin(0.5)]
     off = [math.pi + math.asin(0.25)]
     np.testing.assert_allclose(event_times(r, "rl", "on"), on, rtol=0, atol=1e-9)
@@ -220,18 +229,20 @@ def test_relay_with_a_sine_input_eurosim_values():
     (1.5, "off", 0.0),
 ])
 def test_relay_initial_state_rules(u, initial, expected):
-    r = diagram([block("c", "Constant", value=u),
+    r = blocksim.simulate(
+        diagram([block("c", "Constant", value=u),
                  block("rl", "Relay", on_point=2.0, off_point=1.0, initial=initial),
                  block("y", "Output")], [("c.y", "rl.u"), ("rl.y", "y.u")],
-                stop=1.0, output_interval=0.5).simulate()
+                stop=1.0, output_interval=0.5))
     np.testing.assert_array_equal(r["y"], [expected] * 3)
 
 
 def test_relay_with_equal_points_is_on_at_the_point_and_does_not_chatter():
     # A later event (the step) re-runs the event iteration with u sitting on the point.
-    r = diagram([block("c", "Constant", value=1.0), block("st", "Step", time=0.5),
+    r = blocksim.simulate(
+        diagram([block("c", "Constant", value=1.0), block("st", "Step", time=0.5),
                  block("rl", "Relay", on_point=1.0, off_point=1.0), block("y", "Output")],
-                [("c.y", "rl.u"), ("rl.y", "y.u")], stop=1.0, output_interval=0.25).simulate()
+                [("c.y", "rl.u"), ("rl.y", "y.u")], stop=1.0, output_interval=0.25))
     assert np.all(r["y"] == 1.0)
     assert r.status == "finished"
 
@@ -240,5 +251,5 @@ def test_relay_with_off_point_above_on_point_is_refused_naming_the_block():
     d = diagram([block("c", "Constant"), block("rl", "Relay", on_point=1.0, off_point=2.0)],
                 [("c.y", "rl.u")])
     with pytest.raises(CompileError, match="off_point") as exc:
-        d.simulate()
+        blocksim.simulate(d)
     assert exc.value.block == "rl"

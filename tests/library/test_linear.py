@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from builders import block, diagram
 
+import blocksim
 from blocksim.compiler.compiled import compile_diagram
 from blocksim.errors import CompileError
 
@@ -13,9 +14,10 @@ TIGHT = {"rtol": 1e-11, "atol": 1e-12}
 
 def response(system, value=1.0, stop=5.0, **settings):
     """Response `y` of a system block `t` to a constant input switched on at t = 0."""
-    return diagram([block("c", "Constant", value=value), system, block("y", "Output")],
-                   [("c.y", "t.u"), ("t.y", "y.u")], stop=stop, output_interval=0.25,
-                   **{**TIGHT, **settings}).simulate()
+    return blocksim.simulate(
+        diagram([block("c", "Constant", value=value), system, block("y", "Output")],
+                [("c.y", "t.u"), ("t.y", "y.u")], stop=stop, output_interval=0.25,
+                **{**TIGHT, **settings}))
 
 
 def test_first_order_step_response():
@@ -91,7 +93,7 @@ def test_state_space_double_integrator():
 
 def test_state_space_scalar_system_in_a_feedback_loop():
     # D = 0: no feedthrough, so u = -y is no algebraic loop. x' = -x - x = -2x.
-    r = feedback(block("t", "StateSpace", A=-1.0, B=1.0, C=1.0, x0=3.0)).simulate()
+    r = blocksim.simulate(feedback(block("t", "StateSpace", A=-1.0, B=1.0, C=1.0, x0=3.0)))
     np.testing.assert_allclose(r["y"], 3.0 * np.exp(-2.0 * r.time), rtol=1e-8, atol=0)
     with pytest.raises(CompileError, match="algebraic loop"):
         compile_diagram(feedback(block("t", "StateSpace", A=-1.0, B=1.0, C=1.0, D=0.5)))

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from builders import block, diagram
 
+import blocksim
 from blocksim.errors import CompileError
 
 
@@ -14,7 +15,7 @@ def constant_inputs(op, columns, **params):
     blocks += [block("l", "LogicalOperator", operator=op, inputs=len(columns), **params),
                block("y", "Output")]
     wires = [(f"c{i}.y", f"l.u{i + 1}") for i in range(len(columns))] + [("l.y", "y.u")]
-    r = diagram(blocks, wires, stop=1.0, output_interval=1.0).simulate()
+    r = blocksim.simulate(diagram(blocks, wires, stop=1.0, output_interval=1.0))
     return r["y"][-1]
 
 
@@ -40,9 +41,10 @@ def test_three_inputs_and_xor_parity():
 
 
 def test_not_and_scalar_expansion():
-    r = diagram([block("c", "Constant", value=[0.0, 7.0]),
+    r = blocksim.simulate(
+        diagram([block("c", "Constant", value=[0.0, 7.0]),
                  block("l", "LogicalOperator", operator="NOT"), block("y", "Output")],
-                [("c.y", "l.u1"), ("l.y", "y.u")], stop=1.0, output_interval=1.0).simulate()
+                [("c.y", "l.u1"), ("l.y", "y.u")], stop=1.0, output_interval=1.0))
     np.testing.assert_array_equal(r["y"][-1], [1.0, 0.0])
     # A scalar input combines with every element of a vector input.
     np.testing.assert_array_equal(constant_inputs("AND", [[1.0], [0.0, 1.0, 2.0]]),
@@ -57,7 +59,8 @@ def test_one_input_reduces_over_its_elements(op, expected):
 
 def test_logic_of_relational_outputs_changes_only_at_their_events():
     # (cos t > 0) AND (sin t > 0): true in the first quadrant of each period.
-    r = diagram([block("sin", "Integrator", x0=0.0), block("cos", "Integrator", x0=1.0),
+    r = blocksim.simulate(
+        diagram([block("sin", "Integrator", x0=0.0), block("cos", "Integrator", x0=1.0),
                  block("neg", "Gain", k=-1.0),
                  block("pc", "CompareToConstant", operator=">", constant=0.0),
                  block("ps", "CompareToConstant", operator=">", constant=0.0),
@@ -65,7 +68,7 @@ def test_logic_of_relational_outputs_changes_only_at_their_events():
                 [("cos.y", "sin.u"), ("sin.y", "neg.u"), ("neg.y", "cos.u"),
                  ("cos.y", "pc.u"), ("sin.y", "ps.u"), ("pc.y", "l.u1"), ("ps.y", "l.u2"),
                  ("l.y", "y.u")], stop=8.0, output_interval=0.1, rtol=1e-12, atol=1e-12
-                ).simulate()
+                ))
     events = [e.time for e in r.events]
     np.testing.assert_allclose(events, np.arange(1, 6) * math.pi / 2, rtol=0, atol=1e-9)
     t = r.time
@@ -78,7 +81,7 @@ def test_logical_operator_needs_at_least_one_input():
     d = diagram([block("c", "Constant"), block("l", "LogicalOperator", inputs=0)],
                 [("c.y", "l.u1")])
     with pytest.raises(CompileError) as exc:
-        d.simulate()
+        blocksim.simulate(d)
     assert exc.value.block == "l"
 
 
@@ -102,10 +105,10 @@ def test_sr_flip_flop_set_reset_and_both_keeps():
     # s: 1 on [1, 4); r: 1 on [2, 3) (while s is held: keep) and on [5, 6) (reset).
     sb, sw = steps("s", [1.0, 4.0], [1, -1])
     rb, rw = steps("r", [2.0, 3.0, 5.0, 6.0], [1, -1, 1, -1])
-    r = diagram(sb + rb + [block("f", "SRFlipFlop"), block("q", "Output"),
-                           block("qb", "Output")],
-                sw + rw + [("s.y", "f.s"), ("r.y", "f.r"), ("f.q", "q.u"),
-                           ("f.qbar", "qb.u")], stop=7.0, output_interval=0.5).simulate()
+    r = blocksim.simulate(diagram(sb + rb + [block("f", "SRFlipFlop"), block("q", "Output"),
+                                             block("qb", "Output")],
+                                  sw + rw + [("s.y", "f.s"), ("r.y", "f.r"), ("f.q", "q.u"),
+                                             ("f.qbar", "qb.u")], stop=7.0, output_interval=0.5))
     t = r.time
     grid = ~np.isin(t, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     np.testing.assert_array_equal(r["q"][grid], ((t >= 1) & (t < 5)).astype(float)[grid])
@@ -117,10 +120,11 @@ def test_sr_flip_flop_set_reset_and_both_keeps():
 
 def test_sr_flip_flop_initial_state_and_set_at_the_start():
     def run(s, r_, initial):
-        res = diagram([block("s", "Constant", value=s), block("r", "Constant", value=r_),
-                       block("f", "SRFlipFlop", initial=initial), block("q", "Output")],
-                      [("s.y", "f.s"), ("r.y", "f.r"), ("f.q", "q.u")],
-                      stop=1.0, output_interval=0.5).simulate()
+        res = blocksim.simulate(
+            diagram([block("s", "Constant", value=s), block("r", "Constant", value=r_),
+                     block("f", "SRFlipFlop", initial=initial), block("q", "Output")],
+                    [("s.y", "f.s"), ("r.y", "f.r"), ("f.q", "q.u")],
+                    stop=1.0, output_interval=0.5))
         return res["q"].tolist()
     assert run(0.0, 0.0, True) == [1.0] * 3
     assert run(0.0, 0.0, False) == [0.0] * 3
@@ -130,10 +134,11 @@ def test_sr_flip_flop_initial_state_and_set_at_the_start():
 
 
 def test_memory_outputs_the_value_before_the_most_recent_event():
-    r = diagram([block("st", "Step", time=1.0, before=0.0, after=2.0),
+    r = blocksim.simulate(
+        diagram([block("st", "Step", time=1.0, before=0.0, after=2.0),
                  block("tick", "Step", time=3.0),
                  block("mem", "Memory", initial=-1.0), block("y", "Output")],
-                [("st.y", "mem.u"), ("mem.y", "y.u")], stop=4.0, output_interval=0.5).simulate()
+                [("st.y", "mem.u"), ("mem.y", "y.u")], stop=4.0, output_interval=0.5))
     t = r.time
     grid = ~np.isin(t, [1.0, 3.0])
     expected = np.where(t < 1.0, -1.0, np.where(t < 3.0, 0.0, 2.0))
@@ -145,11 +150,12 @@ def test_memory_outputs_the_value_before_the_most_recent_event():
 
 def test_memory_breaks_an_algebraic_loop_and_counts_events():
     # y = Memory(y) + 1 would be an algebraic loop without the memory's delay.
-    r = diagram([block("mem", "Memory", initial=[0.0, 10.0]), block("one", "Constant"),
+    r = blocksim.simulate(
+        diagram([block("mem", "Memory", initial=[0.0, 10.0]), block("one", "Constant"),
                  block("p", "Sum"), block("t1", "Step", time=1.0), block("t2", "Step", time=2.0),
                  block("y", "Output")],
                 [("mem.y", "p.u1"), ("one.y", "p.u2"), ("p.y", "mem.u"), ("mem.y", "y.u")],
-                stop=3.0, output_interval=0.5).simulate()
+                stop=3.0, output_interval=0.5))
     np.testing.assert_array_equal(r["y"][-1], [2.0, 12.0])
     rows = np.flatnonzero(r.time == 2.0)
     np.testing.assert_array_equal(r["y"][rows], [[1.0, 11.0], [2.0, 12.0]])

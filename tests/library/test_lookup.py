@@ -11,6 +11,7 @@ import pytest
 from builders import block, diagram
 
 from blocks.lookup import PiecewiseLinear
+import blocksim
 from blocksim.errors import CompileError
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
@@ -31,7 +32,7 @@ def lookup(source: dict, integrate: bool = False, **params):
 
 def run(source, integrate=False, settings=None, **params):
     blocks, wires = lookup(source, integrate, **params)
-    return diagram(blocks, wires, **{**TIGHT, **(settings or {})}).simulate()
+    return blocksim.simulate(diagram(blocks, wires, **{**TIGHT, **(settings or {})}))
 
 
 def extrapolated(u, x, y):
@@ -66,8 +67,9 @@ def test_breakpoints_are_located_events_and_the_integral_is_exact():
     # u = -2 + 2t crosses -1, 0, 0.5 and 2 at t = 0.5, 1, 1.25 and 2.
     src = block("c", "Constant", value=2.0)
     blocks, wires = lookup(block("src", "Integrator", x0=-2.0), True, breakpoints=X, table=Y)
-    r = diagram(blocks + [src], wires + [("c.y", "src.u")], stop=2.5, output_interval=0.1,
-                **TIGHT).simulate()
+    r = blocksim.simulate(
+        diagram(blocks + [src], wires + [("c.y", "src.u")], stop=2.5, output_interval=0.1,
+                **TIGHT))
     times = [e.time for e in r.events_of("segment", "lk")]
     assert times == pytest.approx([0.5, 1.0, 1.25, 2.0], abs=1e-12)
     for t in times:  # continuous: the left and right limits agree
@@ -135,6 +137,6 @@ def test_piecewise_linear_segments_continue_each_other():
 def test_bad_tables_are_compile_errors_naming_the_block(params, message):
     blocks, wires = lookup(block("src", "Clock"), **params)
     with pytest.raises(CompileError) as info:
-        diagram(blocks, wires, stop=1.0).simulate()
+        blocksim.simulate(diagram(blocks, wires, stop=1.0))
     assert info.value.block == "lk" and "block 'lk'" in str(info.value)
     assert message in str(info.value)

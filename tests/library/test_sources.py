@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from builders import block, diagram
 
+import blocksim
 from blocksim.errors import CompileError
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
@@ -23,7 +24,7 @@ def run(source: dict, integrate: int = 0, **settings):
     if integrate:
         blocks += [block("int", "Integrator", x0=[0.0] * integrate), block("iy", "Output")]
         wires += [("src.y", "int.u"), ("int.y", "iy.u")]
-    return diagram(blocks, wires, **{**TIGHT, **settings}).simulate()
+    return blocksim.simulate(diagram(blocks, wires, **{**TIGHT, **settings}))
 
 
 def rows_at(r, t):

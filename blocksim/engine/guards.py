@@ -1,0 +1,109 @@
+"""Run guards: the budgets and checks that turn a run which would spin, or would quietly
+produce garbage, into a clear message naming the block and what to change.
+
+- Settings are the compiler's to check (`blocksim.compiler.check_run`, which `Simulator`
+  calls for settings given to it directly): finite, positive, above the time resolution,
+  within the step and memory budgets.
+- Progress (every WINDOW restarts of the integration, i.e. per event): a run whose events
+  come closer than the event horizon (far below anything the model resolves: time does not
+  advance) fails at once; one whose event rate, sustained over STRIKES windows in a row,
+  projects more than MAX_EVENTS events to the stop time fails early, as does one that
+  passes MAX_EVENTS. No sensible model comes near: the ball has ~300 events, a 1 kHz pulse
+  train over 100 s 200,000.
+- Stiffness on dopri5: the budget STIFF_STEPS of `dopri5.StiffnessTest`.
+
+Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
+before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from typing import Sequence
+
+from blocksim.compiler.compiled import CompiledModel
+
+MAX_EVENTS = 1_000_000  # events in one run
+STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
+WINDOW = 500  # restarts between two progress checks
+STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
+
+
+# The environment's overrides, read once (a run should not pay for reading it).
+_OVERRIDES = {key[len("BLOCKSIM_"):]: value for key, value in os.environ.items()
+              if key.startswith("BLOCKSIM_MAX_") or key == "BLOCKSIM_STIFF_STEPS"}
+
+
+def budget(name: str) -> int:
+    """The budget `name` of this module (e.g. "MAX_EVENTS"), or the value of the
+    environment variable BLOCKSIM_<name> when it is a positive number."""
+    text = _OVERRIDES.get(name)
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if value > 0:
+            return int(min(value, 1e18))
+    return globals()[name]
+
+
+class ProgressGuard:
+    """Ends a run whose events would never let it reach the stop time (module docstring).
+
+    `check` is called whenever the restarts count reaches `due`: once per WINDOW restarts.
+    """
+
+    def __init__(self, start: float, stop: float, horizon: float):
+        self.stop, self.horizon = stop, horizon
+        self.max_events = budget("MAX_EVENTS")
+        self.due = WINDOW
+        self.mark_t, self.mark_n = start, 0
+        self.strikes = 0
+
+    def check(self, t: float, restarts: int, events: int) -> str | None:
+        """Why the run cannot go on (None: it can), from the window since the last check."""
+        n, dt = restarts - self.mark_n, t - self.mark_t
+        self.mark_t, self.mark_n, self.due = t, restarts, restarts + WINDOW
+        advice = (f"change the parameters of the block(s) making them (a period, a "
+                  f"hysteresis), shorten the run, or raise the budget of {self.max_events} "
+                  f"events (BLOCKSIM_MAX_EVENTS)")
+        if events > self.max_events:
+            return f"more than {self.max_events} events; {advice}"
+        if n <= 0:
+            return None
+        if not dt > n * self.horizon:
+            return (f"no progress: {n} events within {dt:.3g} s, closer than the time "
+                    f"resolution here ({self.horizon:.2g} s)")
+        projected = events + (self.stop - t) * n / dt
+        self.strikes = self.strikes + 1 if projected > self.max_events else 0
+        if self.strikes >= STRIKES:
+            return (f"events every {dt / n:.3g} s would make about {projected:.2g} events to "
+                    f"the stop time; {advice}")
+        return None
+
+
+def with_culprits(reason: str, events: Sequence, model: CompiledModel
+                  ) -> tuple[str, str | None]:
+    """(message, block) for a run ended by `ProgressGuard`: the reason, and the blocks most
+    often in the last WINDOW entries of the event log (most first)."""
+    tally = Counter(e.block for e in events[-WINDOW:] if e.block)
+    ids = [b for b, _ in tally.most_common(3)]
+    if not ids:
+        return reason, None
+    types = dict(zip(model.block_ids, model.block_types))
+    names = ", ".join(f"'{b}' ({types.get(b, '?')})" for b in ids)
+    return f"{reason}; events from {names}", ids[0]
+
+
+def stuck_time_event(model: CompiledModel, t: float) -> tuple[str, str | None]:
+    """(message, block) for a time event that does not come after t: its events are closer
+    than the time resolution there (or its next time is not a number)."""
+    for src in model.time_events:
+        t_next = src.next_after(t)
+        if not t_next > t:
+            return (f"the next time event, {t_next!r}, does not come after t = {t!r}: its "
+                    f"events are closer than the time resolution here ({math.ulp(t):.2g} s); "
+                    f"change its timing", model.block_ids[src.block])
+    return "time events do not advance", None
