@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import logging
 import re
 import sys
 import time
@@ -190,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-blocks", type=int, default=10)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
     args = parser.parse_args(argv)
+    logging.getLogger("blocksim").setLevel(logging.ERROR)  # fallback notices: not findings
     print(f"fuzzing for {args.minutes:g} min, seed {args.seed}, findings in {args.out}/")
     return Campaign(args).run()
 

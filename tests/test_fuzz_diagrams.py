@@ -48,7 +48,7 @@ def test_random_diagram_on_implicit_solvers(example):
 
 
 @pytest.mark.skipif(not HAS_NUMBA, reason="numba is not installed")
-@settings(CI, max_examples=6)
+@settings(CI, max_examples=4)
 @given(diagrams(max_blocks=5, solvers=("dopri5",)))
 def test_random_diagram_on_numba(example):
     document, simulate = example

@@ -287,7 +287,10 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
         elif is_error and not lines:
             symptoms.append("no error message")
         elif is_error and len(lines) > 1 and not argparse_usage:
-            symptoms.append("several lines on stderr")
+            if any(line.startswith("blocksim: warning:") for line in lines[:-1]):
+                symptoms.append("several lines on stderr: a warning before the error")
+            else:
+                symptoms.append("several lines on stderr")
         message = lines[-1] if lines else ""
         shown = _without_arguments(message, case, root)
         leak = _LEAKY.search(shown)
