@@ -21,7 +21,7 @@ from hostile.graphs import describe, diagrams, run_example
 CAP = 10.0  # seconds per example (an example normally takes well under one)
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 
-CI = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+CI = settings(max_examples=300, deadline=None, derandomize=True, database=None,
               phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck))
 
@@ -40,7 +40,7 @@ def test_random_diagram_runs_or_fails_cleanly(example):
     _check(document, simulate)
 
 
-@settings(CI, max_examples=40)
+@settings(CI, max_examples=60)
 @given(diagrams(max_blocks=12, solvers=("radau", "bdf")))
 def test_random_diagram_on_implicit_solvers(example):
     document, simulate = example
