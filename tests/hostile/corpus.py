@@ -48,6 +48,7 @@ class Case:
     keep_fifo: tuple[str, ...] = ()          # FIFOs that must still be FIFOs afterwards
     budget: float = 5.0                      # seconds of wall time
     note: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # environment variables for the case
 
     @property
     def kind(self) -> str:
@@ -721,6 +722,12 @@ def cli_args(c: Corpus) -> None:
                        "help-flag-typo": ["run", "--hepl"]}.items():
         c.add(Case(f"{cat}/{name}", cat, argv, files={"d.json": dumps(d)}, exits=BAD,
                    unchanged=("d.json",)))
+    for value in ("gpu", "", "NUMBA", "python; rm -rf /", "\u202enumba"):
+        name = value.encode("unicode_escape").decode() or "empty"
+        c.add(Case(f"{cat}/env-backend={name[:20]}", cat, ["run", DIAGRAM, "-q"],
+                   files={"d.json": dumps(d)}, env={"BLOCKSIM_BACKEND": value},
+                   exits=(0,) if value == "" else BAD, unchanged=("d.json",),
+                   mentions=() if value == "" else ("BLOCKSIM_BACKEND",)))
     for t in ("Integrator", "Subsystem", "Expression"):
         c.add(Case(f"{cat}/describe-{t}", cat, ["describe", t], exits=(0,)))
     c.add(Case(f"{cat}/blocks", cat, ["blocks"], exits=(0,)))

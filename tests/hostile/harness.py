@@ -353,10 +353,19 @@ def run_case(case: Case, workroot: Path) -> dict[str, Any]:
         materialize(case, folder)
         before = _snapshot(folder, case.unchanged)
         rss_before = _peak_rss_mb() if not _reset_peak_rss() else 0.0
-        if case.kind == "cli":
-            result = run_cli(substitute(case.argv, root), case.budget)
-        else:
-            result = run_api(substitute(case.api, root), case.budget)
+        saved_env = {key: os.environ.get(key) for key in case.env}
+        os.environ.update(case.env)
+        try:
+            if case.kind == "cli":
+                result = run_cli(substitute(case.argv, root), case.budget)
+            else:
+                result = run_api(substitute(case.api, root), case.budget)
+        finally:
+            for key, value in saved_env.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
         rss = _peak_rss_mb()
         result["rss_mb"] = rss if rss > rss_before else 0.0  # without a reset: only a new peak
         outcome.update(result)

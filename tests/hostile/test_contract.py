@@ -140,3 +140,19 @@ def test_no_payload_ever_ran(tmp_path):
                    env=_env(), capture_output=True, timeout=300, stdin=subprocess.DEVNULL,
                    preexec_fn=_limit_memory)
     assert not list(tmp_path.rglob("PWNED"))
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_a_path_that_is_not_utf8_is_named_in_one_line(exists, tmp_path):
+    """A file name with bytes that are not UTF-8 (argv decodes them as surrogates): the error
+    line must still print, in a C locale too."""
+    name = b"d\xff\xfe.json"
+    if exists:
+        (tmp_path / os.fsdecode(name)).write_bytes(b"{")
+    env = {**_env(), "LC_ALL": "C", "LANG": "C"}
+    proc = subprocess.run([os.fsencode(sys.executable), b"-m", b"blocksim", b"validate", name],
+                          cwd=tmp_path, env=env, capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
+    err = proc.stderr.decode("utf-8", "backslashreplace")
+    assert proc.returncode == 2, err
+    assert len(_lines(err)) == 1 and "Traceback" not in err, err
