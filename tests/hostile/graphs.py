@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import signal
 import traceback
 import warnings
 from time import monotonic as _clock
@@ -27,6 +26,7 @@ from hypothesis import strategies as st
 
 from blocksim import registry
 from blocksim.blockspec import REQUIRED, ParamValues
+from hostile.deadline import TimeLimit, time_limit
 
 SKIP_TYPES = {"Inport", "Outport", "Subsystem", "Scope", "Stop"}  # structure, sinks added apart
 SOURCE_TYPES = ("Constant", "Clock", "Sine", "Step", "Ramp", "Pulse")
@@ -329,12 +329,8 @@ def describe(document: dict, settings: dict, backend: str = "python") -> str:
             f"{json.dumps(document, allow_nan=True)}")
 
 
-class Hang(BaseException):
-    """The run used up its wall-clock cap (raised by SIGALRM in the main thread)."""
-
-
-def _on_alarm(signum, frame):
-    raise Hang()
+class Hang(TimeLimit):
+    """The run used up its cap (CPU seconds; wall seconds: three times that)."""
 
 
 def run_example(document: dict, settings: dict, backend: str = "python",
@@ -359,21 +355,17 @@ def run_example(document: dict, settings: dict, backend: str = "python",
         return "generator: the format refused a generated diagram", str(exc)
     info = info if info is not None else {}
     info["outcome"], info["results"] = "?", None
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, cap)
     t0 = _clock()
     try:
         try:
-            with warnings.catch_warnings():
+            with time_limit(cap, Hang), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 results = blocksim.simulate(diagram, backend=backend, **settings)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
             info["seconds"] = _clock() - t0
     except Hang:
         info["outcome"] = "hang"
-        return f"hang: over {cap:g} s", ""
+        return f"hang: over {cap:g} s of CPU", ""
     except BlocksimError as exc:
         info["outcome"] = type(exc).__name__
         message = str(exc)

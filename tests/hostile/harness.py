@@ -3,8 +3,9 @@
 CLI cases call `blocksim.cli.main(argv)` with stdout/stderr captured (Python-level and the
 file descriptor 2, so C-level output counts too), warnings shown as a real process would show
 them, and logging handlers rebuilt per case. API cases call blocksim.load / compile / simulate.
-A per-case wall-clock alarm (SIGALRM, main thread) raises CaseTimeout, a BaseException the
-library cannot swallow with `except Exception`. The outcome is a plain dict (JSON-safe) with
+A per-case time limit (hostile.deadline: CPU seconds, and three times that in wall seconds
+for code that blocks) raises CaseTimeout, a BaseException the library cannot swallow with
+`except Exception`. The outcome is a plain dict (JSON-safe) with
 the list of contract violations ("symptoms"), each a short fixed text so they group well.
 """
 from __future__ import annotations
@@ -16,7 +17,6 @@ import os
 import re
 import resource
 import shutil
-import signal
 import stat
 import sys
 import tempfile
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hostile.corpus import DIR, Case, materialize, substitute
+from hostile.deadline import time_limit
 
 MAX_MESSAGE = 600  # characters of an error line, once the case folder is shortened
 RSS_LIMIT_MB = int(os.environ.get("HOSTILE_RSS_LIMIT_MB", "1500"))
@@ -46,28 +47,7 @@ _QT = re.compile(r"^\s*(Q[A-Z]\w*::|qt\.[a-z]+|QObject|QWidget)")
 
 
 class CaseTimeout(BaseException):
-    """The case used up its wall-clock budget."""
-
-
-_armed = False
-
-
-def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
-    if _armed:
-        raise CaseTimeout()
-
-
-def _arm(seconds: float) -> None:
-    global _armed
-    _armed = True
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-
-
-def _disarm() -> None:
-    global _armed
-    _armed = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    """The case used up its budget (CPU seconds; wall seconds: three times that)."""
 
 
 def _where(exc: BaseException) -> str:
@@ -156,11 +136,8 @@ def run_cli(argv: list[str], budget: float) -> dict[str, Any]:
         sys.stderr, sys.stdout = err, out
         t0 = time.monotonic()
         try:
-            _arm(budget)
-            try:
+            with time_limit(budget, CaseTimeout):
                 code = main(argv)
-            finally:
-                _disarm()
             result["exit"] = code if isinstance(code, int) else ("non-int", repr(code))
         except SystemExit as exc:
             code = exc.code
@@ -207,8 +184,7 @@ def run_api(api: dict[str, Any], budget: float) -> dict[str, Any]:
     t0 = time.monotonic()
     step = "load"
     try:
-        _arm(budget)
-        try:
+        with time_limit(budget, CaseTimeout):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 diagram = blocksim.load(api["path"])
@@ -220,8 +196,6 @@ def run_api(api: dict[str, Any], budget: float) -> dict[str, Any]:
                     else:
                         blocksim.simulate(diagram, params=api.get("params") or None,
                                           **api.get("settings", {}))
-        finally:
-            _disarm()
         result["exit"] = 0
     except CaseTimeout:
         result["exit"] = "timeout"
@@ -258,7 +232,8 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
     code = result["exit"]
     root = str(folder)
     if code == "timeout":
-        symptoms.append(f"hang: over the {case.budget:g} s budget")
+        symptoms.append(f"hang: over the budget ({case.budget:g} s of CPU or "
+                        f"{3 * case.budget:g} s of wall time)")
     elif code == "memory":
         symptoms.append(f"memory: MemoryError at {result['where']}")
     elif code == "uncaught":

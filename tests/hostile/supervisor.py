@@ -70,8 +70,8 @@ def _run_serial(cases: list, report: Callable[[dict[str, Any]], None]) -> None:
                         pending = []
                     else:
                         report(_synthetic(current, "killed",
-                                          f"hang: no answer within the budget + {GRACE:g} s "
-                                          "(killed; not interruptible)"))
+                                          "hang: no answer within 3 x the budget + "
+                                          f"{GRACE:g} s (killed; not interruptible)"))
                         done.add(current)
                     break
                 chunk = os.read(stream.fileno(), 1 << 16)
@@ -92,7 +92,7 @@ def _run_serial(cases: list, report: Callable[[dict[str, Any]], None]) -> None:
                     message = json.loads(line)
                     if "start" in message:
                         current = message["start"]
-                        deadline = time.monotonic() + budgets.get(current, 5.0) + GRACE
+                        deadline = time.monotonic() + 3 * budgets.get(current, 5.0) + GRACE
                     else:
                         outcome = message["done"]
                         report(outcome)

@@ -37,7 +37,7 @@ def main() -> int:
             outcome = run_case(case, workroot)
             proto.write(json.dumps({"done": outcome}) + "\n")
             if outcome.get("exit") == "memory" or outcome.get("rss_mb", 0) > 1024 or (
-                    outcome.get("exit") == "timeout" and outcome["elapsed"] > 2 * case.budget):
+                    outcome.get("exit") == "timeout" and outcome["elapsed"] > 4 * case.budget):
                 break  # out of memory, a big heap, or stopped late (in C code): start afresh
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
