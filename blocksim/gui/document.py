@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from blocksim.gui.autolayout import layout_diagram
+from blocksim.gui.layoutcheck import drop_unusable_layout
 from blocksim.gui.portinfo import scope_names
 from blocksim.gui.qtcompat import protect_none
 from blocksim.model import Diagram
@@ -38,6 +39,7 @@ class DiagramDocument(QObject):
         self.diagram = Diagram()
         self.path: Path | None = None
         self._recovered = False
+        self.repaired: list[str] = []  # layout values of the loaded file that were unusable
         self.load(diagram or Diagram())
 
     def _clean_changed(self, _clean: bool) -> None:
@@ -48,8 +50,12 @@ class DiagramDocument(QObject):
         """Show `diagram`, placing blocks that have no position; forgets the undo history.
 
         Automatic placement happens here, before any undo history exists, so a file without
-        layout opens unchanged (not dirty); its layout is written on the next save.
+        layout opens unchanged (not dirty); its layout is written on the next save. So are
+        positions that were unusable (not finite, absurdly far): dropped and placed anew.
         """
+        self.repaired = drop_unusable_layout(diagram)
+        for message in self.repaired:
+            log.warning("%s: %s", diagram.source, message)
         layout_diagram(diagram)
         self.diagram = diagram
         self.path = Path(path) if path else (Path(diagram.path) if diagram.path else None)

@@ -98,6 +98,10 @@ class FileController(QObject):
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
         self.opened.emit(str(path))
+        if self.doc.repaired and hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(
+                f"{Path(path).name}: {len(self.doc.repaired)} saved position(s) could not be "
+                f"used and were laid out anew ({self.doc.repaired[0]})", 15000)
         unknown = unknown_blocks(diagram)
         if unknown:  # opened (drawn grey, so it can be looked at), but it will not run
             more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""

@@ -18,6 +18,9 @@ STUB = 10.0  # a wire leaves a port straight for at least this far
 LABEL_HEIGHT = 16.0  # room for the id drawn under a block
 LABEL_CHAR_WIDTH = 6.2  # average character width of the label font, for layout estimates
 
+MAX_COORD = 1e7  # a layout value beyond this (or not finite) is treated as missing
+MAX_SIZE = 1e5  # ... and a block size beyond this
+
 _WIDE_TYPES = {"Subsystem": 90.0, "StateSpace": 80.0, "TransferFunction": 80.0,
                "Expression": 80.0, "CompareToConstant": 60.0}
 _NARROW_TYPES = {"Mux": 20.0, "Demux": 20.0}
@@ -124,16 +127,25 @@ def placement(layout: Mapping[str, Any] | None, block_type: str, n_inputs: int,
 
 def has_position(layout: Mapping[str, Any] | None) -> bool:
     """Whether a layout dict places the block (both coordinates present)."""
-    return bool(layout) and _is_number(layout.get("x")) and _is_number(layout.get("y"))
+    return (bool(layout) and usable_coordinate(layout.get("x"))
+            and usable_coordinate(layout.get("y")))
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def usable_coordinate(value: Any) -> bool:
+    """Whether a layout value can place something on a canvas: a finite number no farther
+    out than MAX_COORD (1e308 in a file once made pictures fail to render)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and abs(value) <= MAX_COORD)
+
+
+def usable_size(value: Any) -> bool:
+    """Whether a layout width or height can be drawn: positive, finite, at most MAX_SIZE."""
+    return usable_coordinate(value) and 0 < value <= MAX_SIZE
 
 
 def _number(value: Any, default: float) -> float:
-    return float(value) if _is_number(value) else default
+    return float(value) if usable_coordinate(value) else default
 
 
 def _positive(value: Any, default: float) -> float:
-    return float(value) if _is_number(value) and value > 0 else default
+    return float(value) if usable_size(value) else default

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QCloseEvent
@@ -53,16 +54,30 @@ class MainWindow(QMainWindow):
             "drag from a wire to branch it; Shift+drag a wire segment to move it.", 15000)
 
     # ----- start-up -----
-    def offer_recovery(self) -> bool:
-        """If the last session left unsaved work behind, offer it back; True if recovered."""
-        pending = self.autosaver.pending()
-        if pending is None:
-            return False
-        if dialogs.ask_recover(self, pending.description) and self.autosaver.recover(pending):
-            self.statusBar().showMessage(f"Recovered {pending.description}", 10000)
-            return True
-        self.autosaver.clear()
-        return False
+    def offer_recovery(self, new_window: Callable[[], "MainWindow"] | None = None) -> bool:
+        """Offer back, one by one, the work of editors that stopped with unsaved changes.
+
+        The first piece accepted opens here, each further one in `new_window()` (kept for
+        the next start if there is none); a declined one is deleted, and only that one.
+        True if this window recovered work.
+        """
+        here = False
+        for pending in self.autosaver.pending():
+            if not dialogs.ask_recover(self, pending.description):
+                pending.discard()
+                continue
+            target = self if not here else new_window() if new_window else None
+            if target is None:
+                pending.release()
+            elif target.autosaver.recover(pending):
+                target.statusBar().showMessage(f"Recovered {pending.description}", 10000)
+                here = True
+            else:
+                pending.release()
+                dialogs.message(self, "Cannot recover unsaved work",
+                                f"{pending.file}: the autosaved diagram cannot be read; it is "
+                                f"left in {pending.file.parent}.")
+        return here
 
     # ----- reactions -----
     def _update_title(self) -> None:

@@ -5,6 +5,8 @@ Snapshots are read from the simulator's recorder inside the worker thread, from 
 progress/should_stop callbacks, where the recorder is consistent; so the recorder needs no
 lock. Only the newest snapshot is kept for the GUI thread: a slow GUI skips frames instead
 of queueing them. The worker thread makes no Qt call; the GUI thread polls it with a timer.
+While a worker thread lives, garbage collection is kept on the GUI thread (`gcguard`): a
+collection on the worker would finalise Qt objects there and could deadlock the editor.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from blocksim.compiler import compile_diagram
 from blocksim.engine import Event, Results, Simulator
 from blocksim.engine.simulator import STOP_MESSAGE  # noqa: F401 (the status message, for views)
 from blocksim.errors import BlocksimError, SimulationError
+from blocksim.gui import gcguard
 from blocksim.model import Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
@@ -193,6 +196,7 @@ class SimulationRunner(QObject):
         self._worker = worker
         self._threads.add(worker)
         log.info("simulating %s", diagram.source)
+        gcguard.watch(worker.thread)  # before start: the thread never collects garbage
         worker.thread.start()
         self._timer.start()
         self.started.emit()
@@ -215,6 +219,7 @@ class SimulationRunner(QObject):
                 return False
             if worker is not self._worker:
                 self._threads.discard(worker)
+        gcguard.reap()
         return True
 
     # ----- in the GUI thread -----

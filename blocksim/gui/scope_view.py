@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from blocksim.engine import Event
+from blocksim.fileio import atomic_write
 
 # A colour-blind-safe qualitative palette (Okabe-Ito), dark enough on white.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -83,10 +84,21 @@ class ScopeView(QWidget):
         return self.time, self.values
 
     def export_png(self, path: str, width: int = 1000) -> None:
-        """Write the plot as a PNG image `width` pixels wide."""
+        """Write the plot as a PNG image `width` pixels wide, atomically (a failure keeps
+        the old file and raises OSError naming the file)."""
         exporter = pyqtgraph.exporters.ImageExporter(self.plot.getPlotItem())
         exporter.parameters()["width"] = width
-        exporter.export(str(path))
+        image = exporter.export(toBytes=True)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.WriteOnly)
+        if image is None or image.isNull() or not image.save(buffer, "PNG"):
+            raise OSError(f"{path}: the plot of {self.path} could not be drawn as a PNG")
+        buffer.close()
+        try:
+            atomic_write(path, lambda fh: fh.write(bytes(data.data())), binary=True)
+        except (OSError, ValueError) as exc:
+            raise OSError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
 
     def _ensure_curves(self, count: int, vector: bool) -> None:
         if len(self.curves) == count:

@@ -1,4 +1,5 @@
-"""Files in the editor: save/load round trips, bad files, unsaved changes, autosave, recovery."""
+"""Files in the editor: save/load round trips, bad files, unsaved changes, examples, recent
+files (autosave and recovery: test_autosave.py)."""
 import json
 
 import pytest
@@ -75,28 +76,6 @@ def test_unsaved_changes_are_asked_about(window, monkeypatch):
     monkeypatch.setattr(dialogs, "ask_unsaved", lambda p, name: "discard")
     assert window.files.new()
     assert doc.diagram.blocks == [] and not doc.dirty
-
-
-def test_autosave_when_dirty_and_recovery_at_next_start(qtbot, env, tmp_path):
-    first = MainWindow()
-    qtbot.addWidget(first)
-    first.files.open_path(DIAGRAMS / "c5_two_state.json")
-    assert not first.autosaver.tick()  # nothing to save yet
-    first.doc.push(SetParams(first.doc, (), "y1_rate", {"k": 7}))
-    assert first.autosaver.tick()
-    saved = load_diagram(first.autosaver.file)
-    assert saved.block("y1_rate").params == {"k": 7}
-    # the editor "crashes": the next window finds the autosave and offers it back
-    second = MainWindow()
-    qtbot.addWidget(second)
-    assert second.offer_recovery()
-    assert second.doc.dirty and second.doc.path == DIAGRAMS / "c5_two_state.json"
-    assert second.doc.diagram.block("y1_rate").params == {"k": 7}
-    second.files.save_to(tmp_path / "recovered.json")
-    assert not second.autosaver.file.exists()  # saved: the autosave is no longer needed
-    third = MainWindow()
-    qtbot.addWidget(third)
-    assert not third.offer_recovery()
 
 
 def test_examples_menu_lists_every_diagram(window):

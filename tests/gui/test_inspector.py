@@ -2,7 +2,6 @@
 compiler refuses, emit complete values otherwise, and never touch the diagram."""
 import copy
 import math
-from pathlib import Path
 
 import pytest
 
@@ -12,10 +11,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 import blocksim
+from blocksim.examples import examples_dir
 from blocksim.gui.inspector import BlockInspector, DiagramSettingsEditor
 from blocksim.model import Block, Diagram, SimulationSettings
 
-BALL = Path(__file__).resolve().parents[2] / "diagrams" / "bouncing_ball.json"
+BALL = examples_dir() / "bouncing_ball.json"
 
 
 @pytest.fixture

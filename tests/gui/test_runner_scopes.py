@@ -1,7 +1,6 @@
 """The simulation runner (a worker thread with progress, snapshots, Stop) and the scopes."""
 import csv
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,16 +8,19 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pyqtgraph")
 
+import pyqtgraph.exporters
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
 import blocksim
+from blocksim.examples import examples_dir
 from blocksim.gui.runner import SimulationRunner, Snapshot
 from blocksim.gui.scope_view import event_instants
 from blocksim.gui.scopes import ScopeManager, scope_paths
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
-BALL = Path(__file__).resolve().parents[2] / "diagrams" / "bouncing_ball.json"
+BALL = examples_dir() / "bouncing_ball.json"
 
 
 def ball_with_scopes(stop: float) -> Diagram:
@@ -175,7 +177,7 @@ def test_a_failed_run_delivers_its_partial_results(runner, scopes, qtbot):
     np.testing.assert_array_equal(scopes.scope_data("scope")[1], partial["scope"])
 
 
-def test_exports(runner, scopes, qtbot, tmp_path):
+def test_exports(runner, scopes, qtbot, tmp_path, monkeypatch):
     diagram = ball_with_scopes(stop=3)
     scopes.attach(runner, diagram)
     with pytest.raises(ValueError, match="no results"):
@@ -195,6 +197,16 @@ def test_exports(runner, scopes, qtbot, tmp_path):
     images = scopes.export_images(tmp_path / "png")
     assert [p.name for p in images] == ["x.png", "monitor_state.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in images)
+    # a plot that cannot be drawn keeps the old picture and names the file
+    before = images[0].read_bytes()
+    with monkeypatch.context() as patch:
+        patch.setattr(pyqtgraph.exporters.ImageExporter, "export",
+                      lambda self, *a, **k: QImage())
+        with pytest.raises(OSError, match="x.png"):
+            scopes.export_images(tmp_path / "png")
+    assert images[0].read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["monitor_state.png",
+                                                                    "x.png"]
 
 
 def test_scope_paths_and_placeholder(scopes, runner):

@@ -1,6 +1,5 @@
 """Diagram checks through the real compiler, and the problems panel that shows them."""
 import copy
-from pathlib import Path
 
 import pytest
 
@@ -9,11 +8,12 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt
 
 import blocksim
+from blocksim.examples import examples_dir
 from blocksim.gui.diagnostics import OK_TEXT, DiagnosticsPanel
 from blocksim.gui.validation import Diagnostic, check_diagram
 from blocksim.model import Block, Diagram, PortRef, Wire
 
-BALL = Path(__file__).resolve().parents[2] / "diagrams" / "bouncing_ball.json"
+BALL = examples_dir() / "bouncing_ball.json"
 
 
 @pytest.fixture
