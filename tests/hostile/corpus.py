@@ -728,6 +728,32 @@ def cli_args(c: Corpus) -> None:
                    files={"d.json": dumps(d)}, env={"BLOCKSIM_BACKEND": value},
                    exits=(0,) if value == "" else BAD, unchanged=("d.json",),
                    mentions=() if value == "" else ("BLOCKSIM_BACKEND",)))
+    # the name of a shipped example instead of a file
+    for name, argv, exits in (
+            ("example-by-name", ["validate", "bouncing_ball"], (0,)),
+            ("example-run-short", ["run", "math003", "-q", "--stop-time", "1"], (0,)),
+            ("example-dotdot", ["validate", "../bouncing_ball"], BAD),
+            ("example-traversal", ["validate", "../../../../etc/passwd"], BAD),
+            ("example-dunder", ["validate", "__init__"], BAD),
+            ("example-dot", ["validate", "."], BAD),
+            ("example-slash", ["validate", "/"], BAD),
+            ("example-upper", ["validate", "BOUNCING_BALL"], (0, 2)),
+            ("example-with-suffix", ["validate", "bouncing_ball.json"], (0, 2)),
+            ("example-space", ["validate", "bouncing ball"], BAD),
+            ("example-glob", ["validate", "*"], BAD),
+            ("example-unknown", ["validate", "no_such_example"], BAD),
+            ("examples-list", ["examples"], (0,)),
+            ("examples-extra", ["examples", "x"], BAD)):
+        c.add(Case(f"{cat}/{name}", cat, argv, exits=exits))
+    # --strict: a logged signal that becomes NaN or infinite fails the run
+    overflow = doc([blk("c", "Constant", value=1e300), blk("g", "Gain", k=1e300),
+                    blk("y", "Output")], [("c.y", "g.u"), ("g.y", "y.u")], stop=1.0)
+    c.run_case(cat, "strict-inf-logged", overflow, ["-q", "--strict"], exits=(1,),
+               mentions=("y",))
+    c.run_case(cat, "no-strict-inf-logged", overflow, ["-q"], exits=(0,))
+    c.run_case(cat, "strict-twice", overflow, ["-q", "--strict", "--strict"], exits=(1,))
+    c.run_case(cat, "strict-with-set", lag(), ["-q", "--strict", "--set", "tau=0"],
+               exits=(1, 2))
     for t in ("Integrator", "Subsystem", "Expression"):
         c.add(Case(f"{cat}/describe-{t}", cat, ["describe", t], exits=(0,)))
     c.add(Case(f"{cat}/blocks", cat, ["blocks"], exits=(0,)))

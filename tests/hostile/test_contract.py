@@ -72,6 +72,7 @@ def test_interrupt_gives_130_and_one_line(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and len(_lines(err)) == 1, err
     assert diagram.read_bytes() == before
+    assert (tmp_path / "r.csv").exists(), "the results so far are written (README)"
 
 
 SAMPLE = ["malformed/src-missing-port/run", "cli-args/rtol=word", "cli-set/value-word",
