@@ -16,6 +16,7 @@ import copy
 import json
 import os
 import random
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,8 @@ class Case:
     exits: tuple[int, ...] = ANY             # allowed CLI exit statuses (API: mapped)
     mentions: tuple[str, ...] = ()           # words the error line must contain
     unchanged: tuple[str, ...] = ()          # files that must stay byte-identical
-    keep_fifo: tuple[str, ...] = ()          # FIFOs that must still be FIFOs afterwards
+    keep_fifo: tuple[str, ...] = ()          # special files (FIFO, device) that must keep
+                                             # their file type: never replaced by a file
     budget: float = 5.0                      # seconds of wall time
     note: str = ""
     env: dict[str, str] = field(default_factory=dict)  # environment variables for the case
@@ -819,6 +821,9 @@ def outputs(c: Corpus) -> None:
         "proc": (["--out", "/proc/blocksim-out.csv"], [], ("blocksim-out.csv",)),
         "proc-file": (["--out", "/proc/version"], [], ("/proc/version",)),
         "fifo": (["--out", f"{DIR}/pipe.csv"], [("fifo", "pipe.csv")], ("pipe.csv",)),
+        # a copy of /dev/null (a FIFO where mknod is not allowed): `--out /dev/null` as root
+        "device": (["--out", f"{DIR}/null"], [("chardev", "null")], ("null",)),
+        "events-device": (["--events", f"{DIR}/null"], [("chardev", "null")], ("null",)),
         "equal-to-diagram": (["--out", DIAGRAM], [], ("d.json",)),
         "events-equal-to-diagram": (["--events", DIAGRAM], [], ("d.json",)),
         "symlink-to-diagram": (["--out", f"{DIR}/link.csv"], [("symlink", "link.csv", "d.json")],
@@ -829,9 +834,11 @@ def outputs(c: Corpus) -> None:
                              ("r.csv",)),
     }
     for tname, (args, setup, words) in targets.items():
-        fifo = tuple(s[1] for s in setup if s[0] == "fifo")
+        fifo = tuple(s[1] for s in setup if s[0] in ("fifo", "chardev"))
         for dname, data, exits in (("ok", good, BAD), ("failing", failing, (1, 2)),
                                    ("refused", refused, BAD)):
+            if tname in ("device", "events-device"):  # writing into /dev/null is fine too
+                exits = tuple(sorted(set(exits) | ({0} if dname == "ok" else {1})))
             c.run_case(cat, f"{tname}/{dname}", data, ["-q", *args], exits=exits,
                        mentions=words if exits == BAD and dname != "refused" else (),
                        setup=setup, keep_fifo=fifo,
@@ -1422,6 +1429,11 @@ def materialize(case: Case, folder: Path) -> None:
             path.mkdir(parents=True, exist_ok=True)
         elif kind == "fifo":
             os.mkfifo(path)
+        elif kind == "chardev":  # like /dev/null (1, 3); a FIFO where mknod is refused
+            try:
+                os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+            except OSError:
+                os.mkfifo(path)
         elif kind == "symlink":
             os.symlink(op[2], path)
         elif kind == "copy":

@@ -286,10 +286,11 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
             symptoms.append("data loss: an input file was changed")
     for name in case.keep_fifo:
         try:
-            if not stat.S_ISFIFO(os.lstat(folder / name).st_mode):
-                symptoms.append("data loss: a FIFO was replaced by a file")
+            mode = os.lstat(folder / name).st_mode
+            if stat.S_ISREG(mode):
+                symptoms.append("data loss: a FIFO or device was replaced by a file")
         except OSError:
-            symptoms.append("data loss: a FIFO was removed")
+            symptoms.append("data loss: a FIFO or device was removed")
     if (folder / "PWNED").exists():
         symptoms.append("CODE EXECUTION: the marker file was created")
     if result.get("rss_mb", 0) > RSS_LIMIT_MB:
