@@ -1186,6 +1186,29 @@ def numerics(c: Corpus) -> None:
     traps["saturation-on-sine-equal-limits"] = (
         _source_to(blk("s", "Saturation", lower=0, upper=0), ["u"], 2.0, sine),
         RUN_OK_OR_FAIL, (), ("dopri5", "radau"))
+    # state-event storms: a million located crossings in a one-second run (found by
+    # benchmarks/fuzz.py: rem(t, x) with x near 1e-6 ran for 20 minutes)
+    clock = blk("src", "Clock")
+    fast = blk("src", "Sine", frequency=1e5)
+    for name, (block, ports, source) in {
+            "rem-by-1e-6": (blk("f", "MathFunction", function="rem"), ["u1"], clock),
+            "mod-by-1e-6": (blk("f", "MathFunction", function="mod"), ["u1"], clock),
+            "floor-of-1e6-t": (blk("f", "MathFunction", function="floor"), ["u"], None),
+            "sign-of-fast-sine": (blk("f", "Sign"), ["u"], fast),
+            "relay-on-fast-sine": (blk("f", "Relay"), ["u"], fast),
+            "hitcrossing-on-fast-sine": (blk("f", "HitCrossing"), ["u"], fast),
+            "abs-of-fast-sine": (blk("f", "Abs"), ["u"], fast),
+            "compare-fast-sine": (blk("f", "CompareToConstant", operator=">"), ["u"], fast),
+    }.items():
+        if source is None:  # floor(1e6 t)
+            d = doc([blk("src", "Clock"), blk("g", "Gain", k=1e6), block, blk("y", "Output")],
+                    [("src.y", "g.u"), ("g.y", "f.u"), ("f.y", "y.u")], stop=1.0)
+        else:
+            d = _source_to(block, ports, 1.0, source)
+            if ports == ["u1"]:
+                d["blocks"].append(blk("d", "Constant", value=1e-6))
+                d["wires"].append({"src": "d.y", "dst": "f.u2"})
+        traps[f"event-storm-{name}"] = (d, ANY, (), ("dopri5", "radau"))
     # formulas that produce NaN
     for name, formula in {"sqrt-minus-1": "sqrt(u - 2)", "log-0": "log(u)",
                           "div-0": "1 / (u - u)", "pow-overflow": "exp(u * 1e6)",

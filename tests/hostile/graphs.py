@@ -33,7 +33,9 @@ SOURCE_TYPES = ("Constant", "Clock", "Sine", "Step", "Ramp", "Pulse")
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
 INPUT_NAMES = ("u", "v", "w")
 
-small = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False).map(lambda v: round(v, 3))
+small = st.one_of(
+    st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False).map(lambda v: round(v, 3)),
+    st.sampled_from([0.0, 1.0, -1.0, 1e3, -1e3, 1e-6]))
 positive = st.floats(0.05, 3.0).map(lambda v: round(v, 3))
 
 
@@ -260,13 +262,23 @@ def diagrams(draw, max_blocks: int = 7, solvers: tuple[str, ...] = SOLVERS,
         bid, out = draw(st.sampled_from(outputs))
         sinks.append({"id": "halt", "type": "Stop", "params": {}})
         wires.append((f"{bid}.{out}", "halt.u"))
-    document = {"format": "blocksim", "version": 1, "parameters": {},
+    parameters: dict[str, Any] = {}
+    for inst in blocks:  # some numbers become diagram parameters used in expressions
+        for key, value in list(inst["params"].items()):
+            numeric = isinstance(value, (int, float, list)) and not isinstance(value, bool)
+            if numeric and _chance(draw, 5):
+                name = f"p{len(parameters)}"
+                parameters[name] = value
+                inst["params"][key] = draw(st.sampled_from(
+                    [name, f"{name} * 1", f"({name} + 0)", f"array({name})" if isinstance(
+                        value, list) else f"min({name}, {name})"]))
+    document = {"format": "blocksim", "version": 1, "parameters": parameters,
                 "simulation": {}, "blocks": extra + blocks + sinks,
                 "wires": [{"src": s, "dst": d} for s, d in wires]}
     if _chance(draw, 4):
         document = _wrapped(document, depth=draw(st.integers(1, 3)))
     solver = draw(st.sampled_from(solvers))
-    stop = draw(st.sampled_from([0.05, 0.3, 1.0, 2.0]))
+    stop = draw(st.sampled_from([0.05, 0.3, 1.0, 2.0, 5.0]))
     settings: dict[str, Any] = {"solver": solver, "stop_time": stop}
     if solver in ("euler", "rk4"):
         settings["step"] = stop / draw(st.sampled_from([10, 100, 1000]))
