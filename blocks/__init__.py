@@ -5,11 +5,11 @@ Each family module lists its declarations in BLOCK_TYPES; this package joins the
 from __future__ import annotations
 
 from . import continuous, discontinuities, math_ops, ports, sinks, sources
-from . import algebraic, linear, logic, lookup
+from . import algebraic, discrete, linear, logic, lookup
 
 BLOCK_TYPES = tuple(
     block_type
-    for module in (sources, math_ops, algebraic, lookup, continuous, linear, discontinuities, logic, sinks,
-                   ports)
+    for module in (sources, math_ops, algebraic, lookup, continuous, linear, discontinuities,
+                   discrete, logic, sinks, ports)
     for block_type in module.BLOCK_TYPES
 )

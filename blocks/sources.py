@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 
-from .lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
-                           table_problem)
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.sampletime import CONSTANT, CONTINUOUS
+
+from .lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
+                     table_problem)
 
 
 class Constant(BlockType):
@@ -13,6 +15,7 @@ class Constant(BlockType):
 
     name = "Constant"
     category = "Sources"
+    rate = CONSTANT
     params = (Param("value", "vector", 1.0, "the constant"),)
     outputs = (Port("y", "the constant"),)
 
@@ -29,6 +32,7 @@ class Step(BlockType):
 
     name = "Step"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     params = (
         Param("time", "scalar", 1.0, "step time", unit="s"),
         Param("before", "vector", 0.0, "value before the step"),
@@ -84,6 +88,7 @@ class Sine(BlockType):
 
     name = "Sine"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     params = (
         Param("amplitude", "vector", 1.0, "peak deviation from the bias"),
         Param("frequency", "vector", 1.0, "frequency", unit="Hz"),
@@ -122,6 +127,7 @@ class Pulse(BlockType):
 
     name = "Pulse"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     params = (
         Param("amplitude", "vector", 1.0, "pulse height (a vector gives a vector output)"),
         Param("period", "scalar", 1.0, "time from one rising edge to the next", unit="s"),
@@ -195,6 +201,7 @@ class Ramp(BlockType):
 
     name = "Ramp"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     params = (
         Param("slope", "vector", 1.0, "rate of change after the start", unit="1/s"),
         Param("start", "scalar", 0.0, "time the ramp starts", unit="s"),
@@ -235,6 +242,7 @@ class Clock(BlockType):
 
     name = "Clock"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     outputs = (Port("y", "simulation time", ),)
 
     def sizes(self, p, in_widths):
@@ -256,6 +264,7 @@ class FromTable(BlockType):
 
     name = "FromTable"
     category = "Sources"
+    rate = CONTINUOUS  # a function of time
     params = (
         Param("times", "vector", [0.0, 1.0], "breakpoint times, increasing (a time may appear "
               "twice for a jump)", unit="s", table=True),

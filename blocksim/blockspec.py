@@ -22,6 +22,8 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from blocksim.sampletime import INHERITED, SampleTime, parse_sample_time
+
 REQUIRED = object()
 
 PARAM_KINDS = ("scalar", "vector", "int", "bool", "choice", "text", "signs")
@@ -163,6 +165,14 @@ class Emit:
     # For a block that solves an algebraic loop (BlockType.solves_loop): the output lines of
     # the blocks between its output and its input, in evaluation order.
     loop: list[str] = field(default_factory=list)
+    # The block's resolved sample time (an inherited one as resolved from its inputs); a
+    # discrete block's period and offset are `rate.period` and `rate.offset`.
+    rate: SampleTime = field(default_factory=lambda: SampleTime(INHERITED))
+    # Inside an enabled subsystem: an expression that is nonzero while it is enabled ("1.0"
+    # elsewhere). For an enable gate: the lines that reset the subsystem's states when it is
+    # enabled (set by the compiler).
+    gate: str = "1.0"
+    resets: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""
@@ -195,6 +205,17 @@ class BlockType:
     # inputs (AlgebraicConstraint): its outputs have no feedthrough, and the compiler hands
     # its output code the loop's lines (Emit.loop) to iterate on.
     solves_loop: ClassVar[bool] = False
+    # Sample time (see blocksim.sampletime): "inherited" (the rate of the inputs: Gain, Sum,
+    # Switch...), "continuous" (a time-dependent source) or "constant". A block with
+    # continuous states is continuous whatever it declares.
+    rate: ClassVar[str] = INHERITED
+    # A discrete block (Unit Delay, Zero-Order Hold, ...): its outputs change only at its
+    # sample hits. Between hits `output` reads held values (discrete slots); at a hit
+    # `sample_output` sets them from the inputs at that instant and the discrete states
+    # before the update, and once every block's outputs are set, `sample_update` updates
+    # the discrete states. Its `feedthrough` says which inputs each output reads at a hit;
+    # between hits its outputs read no input.
+    discrete: ClassVar[bool] = False
 
     # ----- structure, possibly depending on parameters -----
     def input_ports(self, p: ParamValues) -> Sequence[Port]:
@@ -211,6 +232,18 @@ class BlockType:
     def check(self, p: ParamValues) -> str | None:
         """A message if the parameter values cannot work together, else None."""
         return None
+
+    def is_discrete(self, p: ParamValues) -> bool:
+        """Whether this instance is a discrete block (`discrete`; a PID is continuous or
+        discrete by its parameters)."""
+        return self.discrete
+
+    def sample_time(self, p: ParamValues) -> SampleTime:
+        """This block's declared sample time; a discrete block reads its `sample_time`
+        parameter (ValueError says what is wrong with it)."""
+        if self.is_discrete(p):
+            return parse_sample_time(p.sample_time)
+        return SampleTime(self.rate)
 
     def sizes(self, p: ParamValues, in_widths: Mapping[str, int | None]) -> Sizes:
         """Output widths and slot counts; default: elementwise over inputs of equal width
@@ -258,6 +291,17 @@ class BlockType:
         """Lines run once when an event has settled (clearing event pulses)."""
         return []
 
+    def sample_output(self, e: Emit) -> dict[str, list[str]]:
+        """A discrete block at its hit, per output port: lines setting the held values that
+        `output` reads, from e.u (the inputs at the hit) and the discrete states before
+        the update."""
+        return {}
+
+    def sample_update(self, e: Emit) -> list[str]:
+        """A discrete block at its hit, after every block's outputs: lines updating its
+        discrete states from e.u."""
+        return []
+
     def next_time_event(self, p: ParamValues, t: float) -> float:
         """The first time strictly after t at which this block changes by itself."""
         return float("inf")
@@ -274,10 +318,16 @@ class BlockType:
 
     # ----- documentation -----
     @classmethod
+    def _rate_text(cls) -> str:
+        if cls.discrete or any(prm.name == "sample_time" for prm in cls.params):
+            return "discrete, by its sample_time parameter (-1 inherits the input's rate)"
+        return {"inherited": "inherited from its inputs"}.get(cls.rate, cls.rate)
+
+    @classmethod
     def describe(cls) -> str:
         """Human-readable documentation: ports, parameters and doc text."""
         text = inspect.cleandoc(cls.doc or cls.__doc__ or "")
-        lines = [f"{cls.name} ({cls.category})", "", text, ""]
+        lines = [f"{cls.name} ({cls.category})", "", text, "", f"Sample time: {cls._rate_text()}"]
         if cls.inputs:
             lines.append("Inputs:")
             lines += [f"  {port.name:12s} {port.doc}" for port in cls.inputs]
@@ -289,11 +339,14 @@ class BlockType:
             for prm in cls.params:
                 default = "required" if prm.required else f"default {prm.default!r}"
                 unit = f" [{prm.unit}]" if prm.unit else ""
-                choices = f" one of {', '.join(prm.choices)}" if prm.choices else ""
+                kind = f"{prm.kind} ({', '.join(prm.choices)})" if prm.choices else prm.kind
                 inf = ", +-inf allowed" if prm.allow_inf else ""
-                lines.append(f"  {prm.name:12s} {prm.kind}{unit}, {default}{choices}{inf}. "
-                             f"{prm.doc}")
+                lines.append(f"  {prm.name:12s} {kind}{unit}, {default}{inf}. {prm.doc}")
         return "\n".join(lines).rstrip() + "\n"
+
+
+SAMPLE_TIME = Param("sample_time", "vector", 1.0, "sample period, or [period, offset] with "
+                    "0 <= offset < period; -1 inherits the rate of the input", unit="s")
 
 
 def each(targets: Sequence[str], template: str, **lists: Sequence[str]) -> list[str]:

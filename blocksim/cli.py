@@ -182,10 +182,29 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 def cmd_describe(args: argparse.Namespace) -> int:
     block_type = registry.get(args.type)
-    if block_type is None:
-        known = ", ".join(registry.all_types())
-        raise BlocksimError(f"unknown block type '{args.type}' (known: {known})")
-    print(block_type.describe(), end="")
+    if block_type is not None:
+        print(block_type.describe(), end="")
+        return EXIT_OK
+    if args.type.endswith(".json") or find_example(args.type) or Path(args.type).exists():
+        return _describe_diagram(diagram_path(args.type), _parse_set(args.set))
+    known = ", ".join(registry.all_types())
+    raise BlocksimError(f"unknown block type '{args.type}', and no diagram file or example "
+                        f"of that name (block types: {known})")
+
+
+def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:
+    """Every block of a compiled diagram with its type and resolved sample time."""
+    diagram = load(path)
+    model = compile_diagram(diagram, overrides)
+    shown = [(bid, kind, str(rate)) for bid, kind, rate
+             in zip(model.block_ids, model.block_types, model.block_rates)
+             if registry.get(kind) is not None]  # not the compiler's own (gates, holds)
+    width = max(len(bid) for bid, _, _ in shown)
+    type_width = max(len(kind) for _, kind, _ in shown)
+    print(f"{diagram.source}: {count(len(shown), 'block')}, "
+          f"{count(len(model.rates), 'discrete rate')}")
+    for bid, kind, rate in shown:
+        print(f"  {bid:{width}s}  {kind:{type_width}s}  {rate}")
     return EXIT_OK
 
 
@@ -222,8 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
                    ).set_defaults(func=cmd_examples)
     sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
-    desc = sub.add_parser("describe", help="ports, parameters and documentation of a block type")
-    desc.add_argument("type")
+    desc = sub.add_parser("describe", help="a block type's ports, parameters and documentation; "
+                          "or a diagram's blocks with their resolved sample times")
+    desc.add_argument("type", metavar="TYPE|DIAGRAM")
+    desc.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     desc.set_defaults(func=cmd_describe)
 
     gui = sub.add_parser("gui", help="open the desktop editor")
@@ -264,7 +285,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise BlocksimError(f"{diagram.source}: no subsystem {exc} at level "
                             f"'{args.level}'") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # render's messages name the file
+        raise BlocksimError(str(exc)) from None
+    except ValueError as exc:
         raise BlocksimError(f"cannot write {args.out}: {exc}") from None
     print(f"blocksim: wrote {written}", file=sys.stderr)
     return EXIT_OK

@@ -69,18 +69,27 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: b
     The data is flushed and fsynced before the rename, the target's permissions are kept,
     and saving through a symlink rewrites the file it points to. On any failure the
     temporary file is removed and the old file is untouched; OSError and ValueError
-    (a NUL byte in the path) propagate to the caller, who names the file.
+    (a NUL byte in the path) propagate to the caller, who names the file. A target that is
+    a device, FIFO or socket (`--out /dev/null`, `/dev/stdout`) is written to in place:
+    replacing it would put a regular file where the device was.
     """
+    opts = {} if binary else {"encoding": "utf-8", "newline": "\n"}
+    try:
+        info: os.stat_result | None = os.stat(path)  # through symlinks (/dev/stdout)
+    except FileNotFoundError:
+        info = None  # a new file: the umask decides its mode, as for any other file
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        with open(path, "wb" if binary else "w", **opts) as fh:
+            write(fh)
+        return
     target = Path(os.path.realpath(path))
+    mode = stat.S_IMODE(info.st_mode) if info is not None else None
     remove_stale_temporaries(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None  # a new file: the umask decides, as for any other file
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        opts = {} if binary else {"encoding": "utf-8", "newline": "\n"}
         with os.fdopen(fd, "wb" if binary else "w", **opts) as fh:
             write(fh)
             fh.flush()

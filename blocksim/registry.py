@@ -39,7 +39,7 @@ def _load() -> dict[str, type[BlockType]]:
     found: dict[str, type[BlockType]] = {}
     sources = [(ep.name, ep.load) for ep in entry_points(group="blocksim.blocks")]
     if not any(name == "standard" for name, _ in sources):
-        sources.append(("standard", _standard_library))
+        sources.append(("standard", standard_library))
     for source, loader in sources:
         try:
             obj = loader()
@@ -51,7 +51,7 @@ def _load() -> dict[str, type[BlockType]]:
     return found
 
 
-def _standard_library() -> ModuleType:
+def standard_library() -> ModuleType:
     """blocksim.blocks: installed, or (a source tree that was never installed) the blocks/
     folder beside the package, loaded under the same name."""
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -59,12 +60,23 @@ def check_outputs(inputs: list[Path], outputs: list[Output]) -> None:
     for name in inputs:
         seen[_identity(name)] = "the diagram being run"
     for out in outputs:
+        if _is_special(out.path):
+            continue  # a device, FIFO or socket (/dev/null): written to in place, any number
         key = _identity(out.path)
         if key in seen:
             raise BlocksimError(f"{out.option} {out.path}: that is {seen[key]}; "
                                 f"choose another file")
         seen[key] = f"also the {out.option} file"
         _check_writable(out)
+
+
+def _is_special(path: Path) -> bool:
+    """An existing device, FIFO or socket (through symlinks: /dev/stdout)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _identity(path: Path) -> str:
@@ -100,6 +112,8 @@ def write_outputs(results: Results, outputs: list[Output]) -> tuple[list[str], l
         try:
             out.write(results, out.path)
             written.append(f"{out.path} ({out.describe(results)})")
+        except BrokenPipeError:  # `--out /dev/stdout | head`: the reader has had enough
+            continue
         except (OSError, ValueError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             rescued = _write_beside(results, out)
@@ -117,7 +131,8 @@ def _write_beside(results: Results, out: Output) -> Path | None:
     folder, else in the temporary folder; the path written, or None."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     name = f"{out.path.stem}.unsaved-{stamp}{out.path.suffix}"
-    for folder in (out.path.parent, Path.cwd(), Path(tempfile.gettempdir())):
+    beside = [out.path.parent] if not _is_special(out.path) else []  # not into /dev
+    for folder in beside + [Path.cwd(), Path(tempfile.gettempdir())]:
         candidate = folder / name
         try:
             out.write(results, candidate)

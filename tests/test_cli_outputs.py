@@ -132,3 +132,13 @@ def test_examples_are_listed_with_their_summaries_and_run_by_name(tmp_path, caps
     assert code == 0
     code, _, err = run(["run", "no_such_example"], capsys)
     assert code == 2 and "no such file, and no example of that name" in err
+
+
+def test_describe_a_diagram_lists_each_blocks_resolved_rate(capsys):
+    code, out, _ = run(["describe", "zoh_loop"], capsys)
+    lines = {line.split()[0]: line.split(None, 2)[2] for line in out.splitlines()[1:]}
+    assert code == 0 and "1 discrete rate" in out.splitlines()[0]
+    assert lines["hold"] == "discrete 0.1 s" and lines["u"] == "discrete 0.1 s"
+    assert lines["plant"] == "continuous" and lines["step"] == "continuous"
+    code, out, _ = run(["describe", "UnitDelay"], capsys)
+    assert code == 0 and "Sample time: discrete, by its sample_time parameter" in out

@@ -38,7 +38,7 @@ def _assigned(text: str) -> set[int]:
 
 
 def test_functions_without_block_code_are_empty_and_marked(ball):
-    assert ball.empty == {"pre_event", "after_event"}
+    assert ball.empty == {"pre_event", "after_event", "sample"}  # no discrete block
     assert function_text(ball, "pre_event").strip().endswith("return None")
     assert function_text(ball, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
                                                           "z):", "return", "False"]

@@ -87,3 +87,15 @@ def test_reads_refuse_what_is_not_a_regular_file(tmp_path: Path) -> None:
         (tmp_path / "f").write_text("1234")
         read_regular_file(tmp_path / "f", 3)
     assert read_regular_file(tmp_path / "f", 4) == b"1234"
+
+
+def test_a_device_is_written_to_never_replaced(tmp_path: Path) -> None:
+    # `--out /dev/null`: a regular file must never take the device node's place.
+    atomic_write("/dev/null", lambda fh: fh.write("results\n"))
+    assert Path("/dev/null").is_char_device()
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = subprocess.Popen(["cat", str(pipe)], stdout=subprocess.PIPE, text=True)
+    atomic_write(pipe, lambda fh: fh.write("through the pipe\n"))
+    assert reader.communicate(timeout=10)[0] == "through the pipe\n"
+    assert pipe.is_fifo()

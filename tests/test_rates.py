@@ -4,9 +4,9 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from blocksim.compiler.rates import (CONSTANT_TIME, CONTINUOUS_TIME, INHERITED_TIME, Clock,
-                                     SampleTime, as_fraction, combine, hit_time, next_hit,
-                                     parse_sample_time, resolve)
+from blocksim.compiler.rates import Clock, as_fraction, combine, hit_time, next_hit, resolve
+from blocksim.sampletime import (CONSTANT_TIME, CONTINUOUS_TIME, INHERITED_TIME, SampleTime,
+                                 parse_sample_time)
 
 
 def d(period, offset=0.0):

@@ -16,11 +16,13 @@ from typing import Any, Callable
 import numpy as np
 
 from blocksim import expressions
-from blocksim.blockspec import Emit, Sizes
+from blocksim.blockspec import Emit, Sizes, lit
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
+from blocksim.compiler.sampling import Sampling
 from blocksim.errors import CompileError
+from blocksim.sampletime import INHERITED, SampleTime
 
 
 @dataclass
@@ -61,11 +63,15 @@ class Generator:
     """Builds the source of the model's functions and compiles them."""
 
     def __init__(self, flat: FlatDiagram, layout: Layout, order: list[tuple[FlatBlock, str]],
-                 loops: dict[tuple[str, str], ConstraintLoop] | None = None):
+                 loops: dict[tuple[str, str], ConstraintLoop] | None = None,
+                 sampling: Sampling | None = None,
+                 hit_order: list[tuple[FlatBlock, str]] | None = None):
         self.flat = flat
         self.layout = layout
         self.order = order
         self.loops = loops or {}
+        self.sampling = sampling
+        self.hit_order = hit_order or []
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
                                           "np": np, **expressions.SCALAR_FUNCTIONS}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
@@ -77,6 +83,7 @@ class Generator:
         self.empty: set[str] = set()  # functions no block contributes code to
         self._n_consts = 0
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
+        self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
         self._outputs_cache = {blk.path: self._code(blk, "output") for blk in plain}
         for unknown, loop in self.loops.items():  # solvers iterate on the lines of their loop
@@ -120,7 +127,53 @@ class Generator:
             zn=[f"zn_[{i}]" for i in lay.zcs[blk.path]],
             index=self.index[blk.path],
             const=self._const,
+            rate=self.sampling.block_rates[blk.path] if self.sampling else SampleTime(INHERITED),
+            gate=self._gate(blk),
         )
+
+    # ----- enabled subsystems -----
+    def _gate(self, blk: FlatBlock) -> str:
+        """Nonzero while every enabled subsystem around the block is enabled."""
+        modes = [f"m_[{self.layout.discrete[gate].start}]" for gate in blk.gates]
+        if not modes:
+            return "1.0"
+        return modes[0] if len(modes) == 1 else f"({' * '.join(modes)})"
+
+    def _enable_resets(self) -> None:
+        """The lines an enable gate runs when its subsystem is enabled with "reset": every
+        state and discrete slot inside back to its initial value."""
+        for gate in self.flat.blocks:
+            if gate.block_type.name != "EnableGate" or gate.p.states_when_enabling != "reset":
+                continue
+            lines = []
+            for blk in self.flat.blocks:
+                if gate.path not in blk.gates:
+                    continue
+                x_slots, m_slots = self.layout.states[blk.path], self.layout.discrete[blk.path]
+                x0 = self._code_call(blk, "initial_states", len(x_slots))
+                m0 = self._code_call(blk, "initial_discrete", len(m_slots))
+                lines += [f"x_[{i}] = {lit(v)}" for i, v in zip(x_slots, x0)]
+                lines += [f"m_[{i}] = {lit(v)}" for i, v in zip(m_slots, m0)]
+            self.emits[gate.path].resets = lines
+
+    def _code_call(self, blk: FlatBlock, method: str, *args: Any) -> Any:
+        """A block's own method called with its parameters (errors name the block)."""
+        try:
+            return list(getattr(blk.impl, method)(blk.p, *args))
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise CompileError(f"{method}() failed: {exc}", block=blk.path,
+                               file=self.flat.source) from None
+
+    def _frozen_states(self) -> list[tuple[str, int]]:
+        """Derivative lines of blocks inside enabled subsystems: zero while disabled."""
+        lines: list[tuple[str, int]] = []
+        for blk in self.flat.blocks:
+            states = self.layout.states[blk.path]
+            if blk.gates and len(states):
+                owner = self.index[blk.path]
+                lines.append((f"if {self.emits[blk.path].gate} == 0.0:", owner))
+                lines += [(f"    dx_[{i}] = 0.0", owner) for i in states]
+        return lines
 
     # ----- which outputs each function needs -----
     def _referenced(self, lines: list[str]) -> set[tuple[str, str]]:
@@ -184,7 +237,8 @@ class Generator:
         all_signals = ", ".join(f"s{i}" for i in range(lay.n_signals))
         self.empty = set()
 
-        deriv = (self._body(self._method(with_states, "derivative"), pure=True),
+        deriv = (self._body(self._method(with_states, "derivative") + self._frozen_states(),
+                            pure=True),
                  [f"dx_ = [0.0] * {lay.n_states}"], ["return dx_"])
         zc = (self._body(self._method(with_zc, "zero_crossing"), pure=True),
               [f"g_ = [0.0] * {lay.n_zc}"], ["return g_"])
@@ -203,11 +257,21 @@ class Generator:
             head = ["changed = False"] if result == "changed" else []
             bodies[name] = (self._body(code, pure=False), head, tail + [f"return {result}"])
 
+        sample = self._sample_lines()
+        if sample:
+            written = _arrays_in([ln for ln, _ in sample], ("x_", "m_"))
+            tail = [f"{a[0]}[:] = {a}" for a in ("x_", "m_") if a in written]
+            bodies["sample"] = (sample, ["hits_ = hits"], tail + ["return None"])
+        else:
+            self.empty.add("sample")
+            bodies["sample"] = ([], [], ["return None"])
+
         text: list[str] = []
         owners: list[int | None] = []
         for name, args in (("deriv", "t, x, m, z"), ("zc", "t, x, m, z"),
                            ("outputs", "t, x, m, z"), ("update", "t, x, m, z, zn, init, ev"),
-                           ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z")):
+                           ("pre_event", "t, x, m, z"), ("after_event", "t, x, m, z"),
+                           ("sample", "t, x, m, z, hits")):
             body, before, after = bodies[name]
             used = _arrays_in([ln for ln, _ in body], _HEADS)
             heads = [f"{a} = {a[:-1]}.tolist()" for a in _HEADS if a in used]
@@ -221,10 +285,42 @@ class Generator:
             owners.append(None)
         return "\n".join(text) + "\n", owners
 
+    def _sample_lines(self) -> list[tuple[str, int]]:
+        """The body of `sample(t, x, m, z, hits)`, run once at each sample hit.
+
+        Every output in the order of the hit (where a discrete block reads its inputs); a
+        discrete block whose rate hits (`hits[r]` true) first sets its held values from its
+        inputs, then its output reads them as usual. Once all outputs are set, the hitting
+        blocks update their discrete states.
+        """
+        sampling = self.sampling
+        if sampling is None or not sampling.rate_of:
+            return []
+        lines: list[tuple[str, int]] = []
+        held: dict[str, dict[str, list[str]]] = {}
+        discrete = [blk for blk in self.flat.blocks if blk.path in sampling.rate_of]
+        for blk in discrete:
+            held[blk.path] = self._code(blk, "sample_output")
+        for blk, port in self.hit_order:
+            owner = self.index[blk.path]
+            if blk.path in held and held[blk.path].get(port):
+                lines += _guarded(self._hit(blk), held[blk.path][port], owner)
+            lines += [(line, owner) for line in self._outputs_cache[blk.path].get(port, [])]
+        for blk in discrete:
+            update = self._code(blk, "sample_update")
+            if update:
+                lines += _guarded(self._hit(blk), update, self.index[blk.path])
+        return lines
+
+    def _hit(self, blk: FlatBlock) -> str:
+        """True at a hit of the block's rate (and, in an enabled subsystem, while enabled)."""
+        hit = f"hits_[{self.sampling.rate_of[blk.path]}]"
+        return f"{hit} and {self.emits[blk.path].gate} != 0.0" if blk.gates else hit
+
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
         code = compile(source, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
-        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event")
+        names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample")
         return {name: self.namespace[name] for name in names}
 
 
@@ -264,6 +360,12 @@ def _propagate_copies(lines: list[tuple[str, int | None]]) -> list[tuple[str, in
             continue
         out.append((line, owner))
     return out
+
+
+def _guarded(condition: str, lines: list[str], owner: int) -> list[tuple[str, int]]:
+    """`if condition:` with the lines (and the lines inside them) indented under it."""
+    body = ["    " + part for line in lines for part in line.split("\n")]
+    return [(f"if {condition}:", owner)] + [(line, owner) for line in body]
 
 
 def _plain(lines: list[str]) -> list[tuple[str, None]]:

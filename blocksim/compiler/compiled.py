@@ -16,9 +16,12 @@ from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, codegen, graph
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
+from blocksim.compiler.rates import Clock, Rate
+from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
 from blocksim.model import Diagram, SimulationSettings
+from blocksim.sampletime import SampleTime
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,14 @@ class CompiledModel:
     # Generated functions no block contributes code to (pre_event, after_event, update):
     # they do nothing, and the engine does not call them.
     empty: frozenset[str] = frozenset()
+    # Sample times: each block's resolved one, and the discrete rates whose hits the
+    # engine schedules on their common clock (`blocksim.compiler.rates`).
+    block_rates: tuple[SampleTime, ...] = ()
+    clock: Clock | None = None
+    rates: tuple[Rate, ...] = ()
+    # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
+    # trigger's flag, raised by its gate at an edge and cleared by the engine.
+    trigger_slots: tuple[int, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -148,11 +159,19 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     graph.check_connected(flat)
     sizes = graph.resolve_sizes(flat)
     budget.check_slots(flat.blocks, sizes, flat.source)
+    sampling = resolve_sampling(flat, sizes)
+    # Between its hits a discrete block's outputs are held values: they read no input.
+    hit_feedthrough = {blk.path: blk.feedthrough for blk in flat.blocks
+                       if blk.path in sampling.rate_of}
+    for blk in flat.blocks:
+        if blk.path in sampling.rate_of:
+            blk.feedthrough = {port: () for port in blk.outputs}
     loops = graph.constraint_loops(flat)
     order = graph.output_order(flat, loops)
+    hit_order = graph.output_order(flat, loops, hit_feedthrough) if sampling.rate_of else []
     layout = codegen.allocate(flat, sizes)
     try:
-        gen = codegen.Generator(flat, layout, order, loops)
+        gen = codegen.Generator(flat, layout, order, loops, sampling, hit_order)
         source, line_owner = gen.source()
         budget.check_code(source, line_owner, [b.path for b in flat.blocks], flat.source)
         functions = gen.compile(source, GENERATED_FILENAME)
@@ -200,6 +219,10 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         code=source,
         line_owner=tuple(line_owner),
         empty=frozenset(gen.empty),
+        block_rates=tuple(sampling.block_rates[b.path] for b in flat.blocks),
+        clock=sampling.clock,
+        rates=sampling.rates,
+        trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
     )
     _check_results(model, settings)
     return model

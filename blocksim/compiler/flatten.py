@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from blocksim import expressions, registry
 from blocksim.blockspec import BlockType, ParamValues
-from blocksim.compiler import limits
+from blocksim.compiler import conditional, limits
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.params import params_for, resolve_param
@@ -39,6 +39,10 @@ class FlatBlock:
     inputs: list[str]
     outputs: list[str]
     feedthrough: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Conditional subsystems around the block (their gates' paths): the enabled ones it is
+    # in (outermost first), and the innermost triggered one.
+    gates: tuple[str, ...] = ()
+    trigger: str | None = None
 
 
 @dataclass
@@ -58,6 +62,9 @@ class _Flattener:
         # The endpoints a user sees for the hidden ports of subsystem port blocks:
         # ("sub/u", "__in") is input 'u' of block 'sub', ("sub/y", "__out") its output 'y'.
         self.shown: dict[Endpoint, Endpoint] = {}
+        # The conditional subsystems around the level being added (see FlatBlock).
+        self.gates: tuple[str, ...] = ()
+        self.trigger: str | None = None
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
@@ -90,18 +97,21 @@ class _Flattener:
             if block_type is None:
                 raise self.error(f"unknown block type '{blk.type}' (see `blocksim blocks`)",
                                  block=path)
-            if blk.type == "Subsystem":
+            if getattr(block_type, "has_diagram", False):
                 if blk.subsystem is None:
-                    raise self.error("a Subsystem needs a nested 'diagram'", block=path)
-                if blk.params:
+                    raise self.error(f"a {blk.type} needs a nested 'diagram'", block=path)
+                if blk.type == "Subsystem" and blk.params:
                     raise self.error(f"a Subsystem takes no parameters, got "
                                      f"{', '.join(blk.params)}", block=path)
                 if depth >= limits.MAX_NESTING:
                     raise self.error(f"subsystems are nested more than {limits.MAX_NESTING} "
                                      f"levels deep", block=path)
-                inner_names = self.scope(blk.subsystem.parameters, names, path)
-                inner = self.add(blk.subsystem, inner_names, path + "/", depth + 1)
-                ports[blk.id] = self._subsystem_ports(blk.subsystem, inner, path)
+                if blk.type == "Subsystem":
+                    inner_names = self.scope(blk.subsystem.parameters, names, path)
+                    inner = self.add(blk.subsystem, inner_names, path + "/", depth + 1)
+                    ports[blk.id] = self._subsystem_ports(blk.subsystem, inner, path)
+                else:
+                    ports[blk.id] = conditional.add(self, blk, block_type, names, path, depth)
                 continue
             try:
                 p = params_for(block_type, blk.params, names, path, self.budget)
@@ -126,7 +136,8 @@ class _Flattener:
                 outputs = [_OUT_HIDDEN]
                 feed = {_OUT_HIDDEN: ("u",)}
                 self.aliases.add(path)
-            self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed))
+            self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed,
+                                         self.gates, self.trigger))
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
                              "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
         for wire in diagram.wires:

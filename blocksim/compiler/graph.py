@@ -14,6 +14,8 @@ from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError
 
+Feedthrough = Mapping[str, Mapping[str, tuple[str, ...]]]  # block path -> port -> inputs
+
 
 def check_connected(flat: FlatDiagram) -> None:
     """Every input port of every block must be driven by some output."""
@@ -76,13 +78,16 @@ class ConstraintLoop:
     inputs: tuple[Endpoint, ...]
 
 
-def _direct_deps(flat: FlatDiagram) -> dict[Endpoint, list[tuple[Endpoint, str]]]:
-    """For each output port, the outputs (and through which input) it reads without delay."""
+def _direct_deps(flat: FlatDiagram, feedthrough: Feedthrough | None = None
+                 ) -> dict[Endpoint, list[tuple[Endpoint, str]]]:
+    """For each output port, the outputs (and through which input) it reads without delay;
+    `feedthrough` replaces the blocks' own for the paths it names."""
     deps: dict[Endpoint, list[tuple[Endpoint, str]]] = {}
     for blk in flat.blocks:
+        feed = (feedthrough or {}).get(blk.path, blk.feedthrough)
         for port in blk.outputs:
             deps[(blk.path, port)] = [(flat.drivers[(blk.path, inp)], inp)
-                                      for inp in blk.feedthrough.get(port, ())]
+                                      for inp in feed.get(port, ())]
     return deps
 
 
@@ -128,16 +133,17 @@ def _reads(node: Endpoint, target: Endpoint,
     return target in _upstream(node, deps)
 
 
-def output_order(flat: FlatDiagram, loops: Mapping[Endpoint, ConstraintLoop] | None = None
-                 ) -> list[tuple[FlatBlock, str]]:
+def output_order(flat: FlatDiagram, loops: Mapping[Endpoint, ConstraintLoop] | None = None,
+                 feedthrough: Feedthrough | None = None) -> list[tuple[FlatBlock, str]]:
     """Output ports in an order where each is computed after everything it reads directly.
 
     The unknown of a constraint loop comes after the outside signals its loop reads, so the
-    solver can iterate there; the loop's own outputs follow it as usual.
+    solver can iterate there; the loop's own outputs follow it as usual. `feedthrough`
+    replaces some blocks' own (discrete blocks read their inputs at their hits only).
     """
     by_path = {blk.path: blk for blk in flat.blocks}
     nodes = [(blk.path, port) for blk in flat.blocks for port in blk.outputs]
-    deps = _direct_deps(flat)
+    deps = _direct_deps(flat, feedthrough)
     for unknown, loop in (loops or {}).items():
         deps[unknown] = deps[unknown] + [(src, "(loop)") for src in loop.inputs]
     order: list[Endpoint] = []

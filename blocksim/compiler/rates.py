@@ -20,69 +20,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-CONTINUOUS, CONSTANT, INHERITED, DISCRETE = "continuous", "constant", "inherited", "discrete"
+from blocksim.sampletime import (CONSTANT, CONSTANT_TIME, CONTINUOUS, CONTINUOUS_TIME, DISCRETE,
+                                 INHERITED, INHERITED_TIME, TRIGGERED, SampleTime)
+
 # Integers up to 2**53 are exact doubles: tick * p and q stay below it so that a hit time
 # is one correctly rounded division.
 EXACT_INT = 2 ** 53
 MAX_DENOMINATOR_DIGITS = 12
-
-
-@dataclass(frozen=True)
-class SampleTime:
-    """A block's sample time: kind, and for discrete ones the period and offset (s)."""
-
-    kind: str
-    period: float = 0.0
-    offset: float = 0.0
-
-    @property
-    def discrete(self) -> bool:
-        return self.kind == DISCRETE
-
-    def __str__(self) -> str:
-        if not self.discrete:
-            return self.kind
-        if self.offset:
-            return f"discrete [{self.period:g}, {self.offset:g}] s"
-        return f"discrete {self.period:g} s"
-
-
-CONTINUOUS_TIME = SampleTime(CONTINUOUS)
-CONSTANT_TIME = SampleTime(CONSTANT)
-INHERITED_TIME = SampleTime(INHERITED)
-
-
-def parse_sample_time(value: Any, allow_continuous: bool = False) -> SampleTime:
-    """A `sample_time` parameter's value as a SampleTime; ValueError says what is wrong.
-
-    Accepted: a period T > 0 (offset 0), `[T, offset]` with 0 <= offset < T, -1 for
-    inherited, inf for constant, and 0 for continuous where `allow_continuous`.
-    """
-    values = [float(v) for v in (value if isinstance(value, (list, tuple)) else
-                                 getattr(value, "ravel", lambda: [value])())]
-    if len(values) not in (1, 2):
-        raise ValueError(f"must be a period or [period, offset], got {len(values)} numbers")
-    period = values[0]
-    offset = values[1] if len(values) == 2 else 0.0
-    if math.isnan(period) or math.isnan(offset):
-        raise ValueError("must not be NaN")
-    if period == -1.0 and offset == 0.0:
-        return INHERITED_TIME
-    if period == math.inf:
-        return CONSTANT_TIME
-    if period == 0.0:
-        if allow_continuous and offset == 0.0:
-            return CONTINUOUS_TIME
-        raise ValueError("a period of 0 (continuous) is not allowed for this block; give a "
-                         "period > 0, or -1 to inherit")
-    if not (math.isfinite(period) and period > 0.0):
-        raise ValueError(f"the period must be > 0 (or -1 to inherit), got {period:g}")
-    if not (math.isfinite(offset) and 0.0 <= offset < period):
-        raise ValueError(f"the offset must satisfy 0 <= offset < period ({period:g}), "
-                         f"got {offset:g}")
-    return SampleTime(DISCRETE, period, offset)
 
 
 def as_fraction(value: float) -> Fraction:
@@ -184,6 +130,10 @@ def combine(times: Sequence[SampleTime]) -> SampleTime:
     kinds = {st.kind for st in times}
     if CONTINUOUS in kinds:
         return CONTINUOUS_TIME
+    if TRIGGERED in kinds:  # one trigger's rate, or asynchronous rates mixed: continuous
+        triggered = {st for st in times if st.kind == TRIGGERED}
+        mixed = len(triggered) > 1 or DISCRETE in kinds
+        return CONTINUOUS_TIME if mixed else triggered.pop()
     discrete = sorted({st for st in times if st.discrete}, key=lambda s: (s.period, s.offset))
     if not discrete:
         return CONSTANT_TIME if CONSTANT in kinds else INHERITED_TIME

@@ -100,7 +100,9 @@ class NativeLoop:
         pause *= 1 if watched else YIELD_UNWATCHED
         self.ipar = ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
         ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
-        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
+        # A trigger's edge runs the model's `sample` function, which only Python calls yet.
+        events_on = compiled.events and not model.trigger_slots
+        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = events_on, compiled.stop_kind
         ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
         ipar[nt.I_SIGNALS] = len(model.signal_names)
         stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
@@ -110,7 +112,8 @@ class NativeLoop:
         fpar[nt.F_STIFF_T] = math.nan
         # With compiled event functions the loop also settles the start of the run (in
         # the first call), unless that needs Python.
-        self.handles_start = compiled.events
+        # Not when a sample hit may fall on the start: hits are handled in Python.
+        self.handles_start = compiled.events and not model.rates and not model.trigger_slots
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":

@@ -37,10 +37,11 @@ from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, events as ev_mod, guards, nonfinite
 from blocksim.engine.dopri5 import StiffnessTest
 from blocksim.engine.notices import notice
+from blocksim.engine.hits import HitSchedule
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.segment import SMALL, PythonLoop, Segment
 from blocksim.errors import SimulationError, SimulationInterrupted
-from blocksim.model import BACKENDS, SimulationSettings  # noqa: F401 (BACKENDS: re-exported)
+from blocksim.model import SimulationSettings
 
 log = logging.getLogger(__name__)
 report = logging.getLogger("blocksim.engine")  # the warnings a run records in its results
@@ -145,14 +146,17 @@ class Simulator:
         self._zc_moves = derived.zc_moves(model)
         self._zc_moves_list = self._zc_moves.tolist()
         self.native = None
-        backend = s.resolved_backend  # one of BACKENDS: check_run saw to it
+        backend = s.resolved_backend  # python or numba: check_run saw to it
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
         # How far past an event the signs are read: far above the roundoff that event
         # location leaves behind, far below any time scale a model resolves.
         self.horizon = 64 * math.ulp(scale)
         self.interval = interval
-        self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0}
+        self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0, "hits": 0}
         self.guard = guards.ProgressGuard(s.start, s.stop, self.horizon)
+        # Sample hits: scheduled on the model's exact clock, handled as time events.
+        self.hits = HitSchedule(model, s.start) if model.rates else None
+        self._sample = model.functions["sample"]
         self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
                                         _weakly(self))
                           if s.solver == "dopri5" else None)
@@ -265,13 +269,16 @@ class Simulator:
 
     # ----- event handling -----
     def _event(self, st: RunState, init: bool = False,
-               located: list[tuple[int, str]] | None = None) -> bool:
+               located: list[tuple[int, str]] | None = None, scheduled: bool = True) -> bool:
         """Settle the model at st.t and record its left and right limits.
 
+        At a sample hit, the model first settles with the hit's inputs (a step at the same
+        instant is taken), then the discrete blocks of the rates that hit compute their
+        outputs and update (`sample`, once), and the model settles again. `scheduled` is
+        False for an instant that is only a sample hit (it does not count as an event).
         Returns True if a Stop block asked to end the run. A located crossing after which
         nothing changes (a refinement of an earlier estimate) leaves no trace.
         """
-        model = self.model
         m_before = st.m.copy() if located else None
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
@@ -279,6 +286,44 @@ class Simulator:
                 self._pre(st.t, st.x, st.m, st.z)
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
+        self._settle(st, init, log_entries, changed_by)
+        hits = self._hits_due(st)
+        if hits is not None:
+            self._sample(st.t, st.x, st.m, st.z, hits)
+            self._settle(st, init, log_entries, changed_by)
+        something = bool(log_entries) or len(changed_by) > 1 or hits is not None
+        if located and not something:
+            self.recorder.drop_last()
+            st.m[:] = m_before  # a Memory must not sample at a non-event
+            return False
+        self._record(st)  # the right limit, with the event's pulses (a HitCrossing's 1.0)
+        if self._after is not None and self._after(st.t, st.x, st.m, st.z):
+            st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
+        self.stats["events"] += not init and (scheduled or bool(located))
+        for block, kind in (located or []) + log_entries:
+            self.recorder.events.append(Event(float(st.t), self.model.block_ids[block], kind))
+        return any(kind == "stop" for _, kind in log_entries)
+
+    def _hits_due(self, st: RunState) -> list[float] | None:
+        """The `hits` of the model's `sample` function at st.t (clock rates, then triggered
+        ones), with the clock moved on and the trigger flags cleared; None if none is due."""
+        clocked = self.hits.due(st.t) if self.hits is not None else None
+        slots = self.model.trigger_slots
+        triggered = [1.0 if st.m[i] else 0.0 for i in slots]
+        if clocked is None and not any(triggered):
+            return None
+        if clocked is not None:
+            self.hits.advance(clocked)
+            self.stats["hits"] += 1
+        for i in slots:
+            st.m[i] = 0.0
+        return (clocked or [0.0] * len(self.model.rates)) + triggered
+
+    def _settle(self, st: RunState, init: bool, log_entries: list[tuple[int, str]],
+                changed_by: list[list[tuple[int, str]]]) -> None:
+        """Event iteration: re-read the signs just after t and update the blocks until
+        nothing changes (SimulationError if it never settles or a reset is not finite)."""
+        model = self.model
         update = self._update
         for _ in range(MAX_EVENT_PASSES):
             zn = self._signs_after(st)
@@ -299,18 +344,6 @@ class Simulator:
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
                              f"still changing: {', '.join(culprits)}", st.t,
                              culprits[0] if culprits else None)
-        something = bool(log_entries) or len(changed_by) > 1
-        if located and not something:
-            self.recorder.drop_last()
-            st.m[:] = m_before  # a Memory must not sample at a non-event
-            return False
-        self._record(st)  # the right limit, with the event's pulses (a HitCrossing's 1.0)
-        if self._after is not None and self._after(st.t, st.x, st.m, st.z):
-            st.z = self._signs_after(st)  # pulses cleared: re-latch without edges
-        self.stats["events"] += not init
-        for block, kind in (located or []) + log_entries:
-            self.recorder.events.append(Event(float(st.t), model.block_ids[block], kind))
-        return any(kind == "stop" for _, kind in log_entries)
 
     def _zeno_check(self, t: float, blocks: list[int]) -> None:
         last, run, began = self.zeno
@@ -367,9 +400,11 @@ class Simulator:
             if not start_pending and self._interrupted():
                 return self._stopped_results(st)
             start_pending = False
-            t_time = min((src.next_after(st.t) for src in model.time_events), default=math.inf)
-            if not t_time > st.t:
+            t_source = min((src.next_after(st.t) for src in model.time_events),
+                           default=math.inf)
+            if not t_source > st.t:
                 raise self._stuck_time_event(st.t)
+            t_time = min(t_source, self.hits.next_time) if self.hits else t_source
             t_bound = min(s.stop, t_time)
             self.stats["restarts"] += 1
             seg = self._segment(st, t_bound, t_time, first_step, k_grid, n_grid)
@@ -384,10 +419,10 @@ class Simulator:
                 self._zeno_check(t_ev, [b for b, _ in located])
                 stopped = self._event(st, located=located)
             elif seg.time_event:
-                stopped = self._event(st)
+                stopped = self._event(st, scheduled=t_source <= st.t)
             while k_grid <= n_grid and s.start + k_grid * self.interval <= st.t + 4 * math.ulp(st.t):
                 k_grid += 1  # the event rows stand for a grid point at the event instant
-            if self.stats["restarts"] >= self.guard.due:
+            if self.stats["restarts"] - self.stats["hits"] >= self.guard.due:
                 self._check_progress(st.t)
         if not stopped and self.recorder.last_time < s.stop:
             self._record(st)  # the stop time, when the grid does not end on it
@@ -395,7 +430,10 @@ class Simulator:
 
     def _check_progress(self, t: float) -> None:
         """End the run if its events keep it from reaching the stop time (`guards`)."""
-        reason = self.guard.check(t, self.stats["restarts"], self.stats["events"])
+        # Sample hits are known in advance and held to the compiler's budget: only the
+        # other restarts tell whether events crowd the run.
+        reason = self.guard.check(t, self.stats["restarts"] - self.stats["hits"],
+                                  self.stats["events"])
         if reason is not None:
             message, block = guards.with_culprits(reason, self.recorder.events, self.model)
             raise self._fail(message, t, block)

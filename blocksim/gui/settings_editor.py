@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from blocksim import expressions
-from blocksim.engine.simulator import BACKENDS
+from blocksim.model import BACKENDS
 from blocksim.engine.steppers import FIXED
 from blocksim.errors import ExpressionError
 from blocksim.gui import validation

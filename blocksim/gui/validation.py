@@ -138,8 +138,6 @@ def check_settings(settings: SimulationSettings) -> str | None:
     try:
         diagram_from_dict(diagram_to_dict(Diagram(simulation=settings)))
         Simulator(compile_diagram(Diagram(), settings=settings), settings)
-    except DiagramFileError as exc:
-        return exc.detail
-    except SimulationError as exc:
+    except (DiagramFileError, CompileError, SimulationError) as exc:
         return exc.detail
     return None

@@ -9,7 +9,7 @@ from editor_helpers import lag_diagram  # noqa: E402
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView  # noqa: E402
 
-from blocksim.engine.simulator import BACKENDS  # noqa: E402
+from blocksim.model import BACKENDS  # noqa: E402
 from blocksim.gui.document import DiagramDocument  # noqa: E402
 from blocksim.gui.inspector import DiagramSettingsEditor  # noqa: E402
 from blocksim.gui.scene import DiagramScene  # noqa: E402
