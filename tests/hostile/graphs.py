@@ -28,7 +28,10 @@ from blocksim import registry
 from blocksim.blockspec import REQUIRED, ParamValues
 from hostile.deadline import TimeLimit, time_limit
 
-SKIP_TYPES = {"Inport", "Outport", "Subsystem", "Scope", "Stop"}  # structure, sinks added apart
+SKIP_TYPES = {"Inport", "Outport", "Subsystem", "TriggeredSubsystem", "EnabledSubsystem",
+              "Scope", "Stop"}  # structure (see _wrapped), sinks added apart
+WRAPPERS = ("Subsystem", "Subsystem", "TriggeredSubsystem", "EnabledSubsystem")
+SAMPLE_TIMES = (0.1, 0.25, 1.0, -1, [0.2, 0.05], [0.3, 0.0])
 SOURCE_TYPES = ("Constant", "Clock", "Sine", "Step", "Ramp", "Pulse")
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
 INPUT_NAMES = ("u", "v", "w")
@@ -141,6 +144,8 @@ def _special(draw, type_name: str) -> dict[str, Any] | None:
 
 def _generic(prm, draw) -> Any:
     """A plausible value of one declared parameter from its kind, range and default."""
+    if prm.name == "sample_time":
+        return draw(st.sampled_from(SAMPLE_TIMES))
     if prm.kind == "choice":
         return draw(st.sampled_from(prm.choices))
     if prm.kind == "bool":
@@ -276,7 +281,8 @@ def diagrams(draw, max_blocks: int = 7, solvers: tuple[str, ...] = SOLVERS,
                 "simulation": {}, "blocks": extra + blocks + sinks,
                 "wires": [{"src": s, "dst": d} for s, d in wires]}
     if _chance(draw, 4):
-        document = _wrapped(document, depth=draw(st.integers(1, 3)))
+        document = _wrapped(document, depth=draw(st.integers(1, 3)),
+                            wrapper=draw(st.sampled_from(WRAPPERS)), draw=draw)
     solver = draw(st.sampled_from(solvers))
     stop = draw(st.sampled_from([0.05, 0.3, 1.0, 2.0, 5.0]))
     settings: dict[str, Any] = {"solver": solver, "stop_time": stop}
@@ -293,9 +299,10 @@ def diagrams(draw, max_blocks: int = 7, solvers: tuple[str, ...] = SOLVERS,
     return document, settings
 
 
-def _wrapped(document: dict, depth: int) -> dict:
+def _wrapped(document: dict, depth: int, wrapper: str = "Subsystem", draw=None) -> dict:
     """The same diagram with everything but its sinks and first source inside `depth` nested
-    subsystems: sinks read Outports, the first source enters through an Inport."""
+    subsystems: sinks read Outports, the first source enters through an Inport. The outermost
+    may be a TriggeredSubsystem or an EnabledSubsystem, gated by a pulse or a sine."""
     sinks = {b["id"] for b in document["blocks"] if b["type"] in ("Output", "Stop")}
     sources = [b["id"] for b in document["blocks"] if b["id"].startswith("s")][:1]
     inside = [b for b in document["blocks"] if b["id"] not in sinks and b["id"] not in sources]
@@ -330,8 +337,20 @@ def _wrapped(document: dict, depth: int) -> dict:
                 + [{"id": p, "type": "Outport", "params": {}} for p in ports_out],
                 "wires": [{"src": f"{p}.y", "dst": f"sub.{p}"} for p in ports_in]
                 + [{"src": f"sub.{p}", "dst": f"{p}.u"} for p in ports_out]}
-    return {**document, "blocks": outside + [{"id": "sub", "type": "Subsystem",
-                                              "diagram": body}],
+    outer: dict[str, Any] = {"id": "sub", "type": wrapper, "diagram": body}
+    if wrapper != "Subsystem" and registry.get(wrapper) is not None and draw is not None:
+        outer["params"] = {prm.name: _generic(prm, draw) for prm in registry.get(wrapper).params
+                           if prm.kind == "choice"}
+        gate = draw(st.sampled_from([
+            {"id": "gate", "type": "Pulse", "params": {"period": 0.3, "width": 40.0}},
+            {"id": "gate", "type": "Sine", "params": {"frequency": 2.0}},
+            {"id": "gate", "type": "Step", "params": {"time": 0.5}}]))
+        outside.append(gate)
+        port = "trigger" if wrapper.startswith("Triggered") else "enable"
+        top_wires.append(("gate.y", f"sub.{port}"))
+    elif wrapper != "Subsystem":
+        outer["type"] = "Subsystem"
+    return {**document, "blocks": outside + [outer],
             "wires": [{"src": a, "dst": b} for a, b in top_wires]}
 
 

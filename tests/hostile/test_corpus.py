@@ -34,10 +34,12 @@ def outcomes(request):
 def test_hostile_case(case, outcomes):
     outcome = outcomes[case.id]
     if outcome.get("symptoms"):
-        argv = " ".join(case.argv) if case.argv is not None else f"API {case.api}"
+        argv = " ".join(a if len(a) <= 120 else a[:100] + f"...({len(a)} chars)"
+                        for a in case.argv) if case.argv is not None else f"API {case.api}"
         pytest.fail(f"{case.id}: {'; '.join(outcome['symptoms'])}\n"
                     f"  input: {argv}\n  exit: {outcome.get('exit')}  "
                     f"stderr: {outcome.get('stderr', '')[:300]}\n"
+                    f"  files: cd tests && python -m hostile.corpus --show {case.id}\n"
                     f"  replay: cd tests && python -m hostile --only {case.id} -v",
                     pytrace=False)
 
