@@ -1087,6 +1087,28 @@ def expressions(c: Corpus) -> None:
                    mentions=())
         c.run_case(cat, f"shadow-set/{name}", lag(), ["-q", "--set", f"{name}=3"], exits=BAD,
                    mentions=(name,))
+    # parameter graphs: long chains (a recursive resolver meets the recursion limit), wide
+    # fans, a subsystem parameter defined by the outer one of the same name
+    for n in (500, 5000):
+        d = lag()
+        d["parameters"] = {"p0": 0.5, **{f"p{i}": f"p{i - 1} + 0" for i in range(1, n)}}
+        d["parameters"]["tau"] = f"p{n - 1}"
+        c.run_case(cat, f"parameter-chain-{n}", d, ["-q"], exits=(0, 2))
+        d = lag()
+        d["parameters"] = {f"p{i}": f"p{(i + 1) % n}" for i in range(n)}
+        d["parameters"]["tau"] = "p0"
+        c.run_case(cat, f"parameter-cycle-{n}", d, ["-q"], exits=BAD, mentions=("cycle",))
+    d = lag()
+    d["parameters"] = {"tau": 0.5, "big": "+".join(["tau"] * 2400)}
+    c.run_case(cat, "parameter-wide-sum", d, ["-q"], exits=(0, 2))  # deep tree: may be refused
+    shadow = doc([{"id": "s", "type": "Subsystem", "diagram": {
+        "parameters": {"k": "k + 1"},
+        "blocks": [blk("c", "Constant", value="k"), blk("o", "Outport")],
+        "wires": [{"src": "c.y", "dst": "o.u"}]}}, blk("y", "Output")], [("s.o", "y.u")],
+        {"k": 1.0}, stop=1.0)
+    c.run_case(cat, "subsystem-parameter-shadows-itself", shadow, ["-q"], exits=(0, 2))
+    c.run_case(cat, "subsystem-parameter-shadow-set", shadow, ["-q", "--set", "k=5"],
+               exits=(0, 2))
     # integer parameters given as lists or huge values
     for name, value in {"list": "[2, 3]", "repeat": "[2] * 3", "float": 2.5, "negative": -2,
                         "zero": 0, "huge": 1e300, "inf": "inf", "bool": True,
