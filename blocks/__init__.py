@@ -5,11 +5,12 @@ Each family module lists its declarations in BLOCK_TYPES; this package joins the
 from __future__ import annotations
 
 from . import continuous, discontinuities, math_ops, ports, sinks, sources
-from . import algebraic, discrete, linear, logic, lookup
+from . import algebraic, discrete, discrete_integrator, discrete_linear, linear, logic, lookup
+from . import pid
 
 BLOCK_TYPES = tuple(
     block_type
     for module in (sources, math_ops, algebraic, lookup, continuous, linear, discontinuities,
-                   discrete, logic, sinks, ports)
+                   discrete, discrete_integrator, discrete_linear, pid, logic, sinks, ports)
     for block_type in module.BLOCK_TYPES
 )
