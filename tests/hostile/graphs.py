@@ -95,6 +95,34 @@ def _special(draw, type_name: str) -> dict[str, Any] | None:
         c = [[draw(small) for _ in range(n)]]
         d = draw(st.sampled_from([0.0, 0.0, 1.0]))
         return {"A": a, "B": b, "C": c, "D": d, "x0": draw(small)}
+    if type_name in ("DiscreteTransferFcn", "DiscreteFilter"):
+        order = draw(st.integers(1, 3))
+        den = [1.0] + [round(draw(st.floats(-0.9, 0.9)) / order, 3) for _ in range(order)]
+        num = [draw(small) for _ in range(draw(st.integers(1, order + 1)))]
+        return {"num": num, "den": den, "sample_time": draw(st.sampled_from(SAMPLE_TIMES))}
+    if type_name == "DiscreteStateSpace":
+        n = draw(st.integers(1, 2))
+        a = [[round(draw(st.floats(-0.9, 0.9)) / n, 3) for _ in range(n)] for _ in range(n)]
+        return {"A": a, "B": [[draw(small)] for _ in range(n)],
+                "C": [[draw(small) for _ in range(n)]], "D": draw(st.sampled_from([0.0, 1.0])),
+                "sample_time": draw(st.sampled_from(SAMPLE_TIMES))}
+    if type_name in ("PID", "DiscreteIntegrator"):
+        block_type = registry.get(type_name)
+        p = {prm.name: _generic(prm, draw) for prm in block_type.params
+             if prm.name not in ("lower", "upper") and not _chance(draw, 3)}
+        if _chance(draw, 2):
+            lo = draw(st.floats(-3, 0).map(lambda v: round(v, 3)))
+            p.update(lower=lo, upper=lo + draw(st.floats(0.1, 4).map(lambda v: round(v, 3))))
+        if type_name == "PID" and _chance(draw, 2):
+            p["sample_time"] = 0.0  # the continuous PID
+        if "N" in p:
+            p["N"] = abs(p["N"]) + 1.0
+        return p
+    if type_name == "Counter":
+        upper = draw(st.integers(1, 9))
+        return {"mode": draw(st.sampled_from(["limited", "free-running"])), "upper": upper,
+                "initial": draw(st.integers(0, upper)), "bits": draw(st.integers(4, 8)),
+                "sample_time": draw(st.sampled_from([t for t in SAMPLE_TIMES if t != -1]))}
     if type_name == "LookupTable1D":
         bps = draw(_increasing())
         return {"breakpoints": bps, "table": [draw(small) for _ in bps],
