@@ -1391,6 +1391,37 @@ def discrete(c: Corpus) -> None:
     c.run_case(cat, "zoh-rk4-step-not-dividing", _held(0.1), ["-q", "--solver", "rk4",
                                                               "--step", "0.03"], exits=(0,))
     c.run_case(cat, "set-unknown-with-rates", _held(0.1), ["-q", "--set", "x=1"], exits=BAD)
+    # the discrete library with hostile sizes and values (types missing from the registry
+    # are refused as unknown, which the contract allows too)
+    for name, (btype, params, exits) in {
+            "tapped-delay-1e9": ("TappedDelay", {"delays": "10**9"}, ANY),
+            "tapped-delay-1e6": ("TappedDelay", {"delays": 1000000}, ANY),
+            "tapped-delay-0": ("TappedDelay", {"delays": 0}, BAD),
+            "tapped-delay-fraction": ("TappedDelay", {"delays": 2.5}, BAD),
+            "counter-bits-1e6": ("Counter", {"mode": "free-running", "bits": 1000000}, ANY),
+            "counter-bits-1024": ("Counter", {"mode": "free-running", "bits": 1024}, ANY),
+            "counter-upper-negative": ("Counter", {"upper": -1}, BAD),
+            "counter-upper-1e300": ("Counter", {"upper": 1e300}, ANY),
+            "dtf-den-leading-zero": ("DiscreteTransferFcn", {"den": [0, 1]}, BAD),
+            "dtf-den-1e5": ("DiscreteTransferFcn", {"den": "ones(100000)"}, ANY),
+            "dtf-improper": ("DiscreteTransferFcn", {"num": [1, 2, 3], "den": [1, 0.5]}, BAD),
+            "dtf-unstable": ("DiscreteTransferFcn", {"num": [1], "den": [1, -1e3]}, (0, 1)),
+            "dfilter-den-zero": ("DiscreteFilter", {"den": [0.0]}, BAD),
+            "dss-a-1e4": ("DiscreteStateSpace", {"A": "zeros(10000)", "B": 1, "C": 1}, ANY),
+            "dintegrator-k-1e308": ("DiscreteIntegrator", {"K": 1e308}, (0, 1)),
+            "dintegrator-lower-above-upper": ("DiscreteIntegrator", {"lower": 1, "upper": 0},
+                                              BAD),
+            "pid-n-zero": ("PID", {"D": 1.0, "N": 0.0}, BAD),
+            "pid-n-negative": ("PID", {"D": 1.0, "N": -5.0}, BAD),
+            "pid-n-1e300": ("PID", {"D": 1.0, "N": 1e300}, ANY),
+            "pid-discrete-n-1e300": ("PID", {"D": 1.0, "N": 1e300, "sample_time": 0.01}, ANY),
+            "pid-limits-crossed": ("PID", {"lower": 1.0, "upper": -1.0}, BAD),
+            "pid-sample-time-1e-9": ("PID", {"sample_time": 1e-9}, ANY),
+            "detect-change-1e-9": ("DetectChange", {"sample_time": 1e-9}, ANY),
+    }.items():
+        d = _source_to(blk("b", btype, **params), ["u"], 1.0, blk("src", "Sine"))
+        c.run_case(cat, name, d, ["-q"], exits=exits,
+                   mentions=("b",) if exits == BAD else ())
     inner = [blk("x", "Inport"), blk("i", "Integrator"), blk("out", "Outport")]
     inner_wires = [("x.y", "i.u"), ("i.y", "out.u")]
     for kind in ("TriggeredSubsystem", "EnabledSubsystem"):
