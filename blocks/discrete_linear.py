@@ -1,4 +1,4 @@
-"""Discrete linear systems: transfer functions in z (DiscreteTransferFcn) and in z^-1
+"""Discrete linear systems: transfer functions in z^-1 or z (DiscreteTransferFcn) and in z^-1
 (DiscreteFilter), both realised by one direct form II transposed helper, and state-space
 models (DiscreteStateSpace). Like the continuous ones they become straight-line code with
 exact coefficient literals, zero coefficients left out."""
@@ -49,9 +49,9 @@ class _Filter(BlockType):
         num, den = _vector(p, "num"), _vector(p, "den")
         if den[0] == 0.0:
             raise ValueError("den[0] is zero")
-        return self._padded(num, den)
+        return self._padded(num, den, p)
 
-    def _padded(self, num: np.ndarray, den: np.ndarray) -> tuple[list[float], list[float]]:
+    def _padded(self, num: np.ndarray, den: np.ndarray, p) -> tuple[list[float], list[float]]:
         raise NotImplementedError
 
     def check(self, p):
@@ -96,43 +96,6 @@ class _Filter(BlockType):
         return lines
 
 
-class DiscreteTransferFcn(_Filter):
-    """A discrete transfer function num(z)/den(z), coefficients in descending powers of z
-    (Simulink's Discrete Transfer Fcn): num = [1], den = [1, -0.5] is 1/(z - 0.5).
-
-    It must be proper: the numerator's degree (leading zeros ignored) may not exceed the
-    denominator's. The output reads the input directly at a hit only when the degrees are
-    equal (num padded to the length of den has num[0] != 0); otherwise it is a pure
-    function of the states and breaks algebraic loops like a Unit Delay. Coefficients are
-    divided by den[0] (which must not be 0). Zero initial states; elementwise on vectors.
-    """
-
-    name = "DiscreteTransferFcn"
-    params = (Param("num", "vector", 1.0, "numerator coefficients, descending powers of z"),
-              Param("den", "vector", [1.0, 0.5], "denominator coefficients, descending powers "
-                    "of z (den[0] != 0)"),
-              SAMPLE_TIME)
-
-    def check(self, p):
-        problem = _shape_problem(p)
-        if problem:
-            return problem
-        num, den = _vector(p, "num"), _vector(p, "den")
-        nonzero = np.flatnonzero(num)
-        degree = len(num) - 1 - int(nonzero[0]) if len(nonzero) else 0
-        if degree > len(den) - 1:
-            return (f"parameter 'num': improper transfer function, the numerator has degree "
-                    f"{degree} but the denominator 'den' only {len(den) - 1} (it would need "
-                    f"future inputs; multiply by z^-{degree - len(den) + 1})")
-        return None
-
-    def _padded(self, num, den):
-        nonzero = np.flatnonzero(num)
-        num = num[nonzero[0]:] if len(nonzero) else np.zeros(1)
-        b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
-        return b.tolist(), (den / den[0]).tolist()
-
-
 class DiscreteFilter(_Filter):
     """An IIR or FIR filter b(z^-1)/a(z^-1), coefficients in ascending powers of z^-1
     (Simulink's Discrete Filter, MATLAB's filter(b, a, u)): num = [1, 2], den = [1, -0.5] is
@@ -149,10 +112,57 @@ class DiscreteFilter(_Filter):
                     "z^-1 (den[0] != 0)"),
               SAMPLE_TIME)
 
-    def _padded(self, num, den):
+    def _padded(self, num, den, p):
         n = max(len(num), len(den))
         num, den = (np.concatenate([v, np.zeros(n - len(v))]) for v in (num, den))
         return (num / den[0]).tolist(), (den / den[0]).tolist()
+
+
+class DiscreteTransferFcn(DiscreteFilter):
+    """A discrete transfer function num/den, by default in ascending powers of z^-1:
+    num = [0, 1], den = [1, -0.5] is z^-1/(1 - 0.5 z^-1), i.e. y(k) = u(k-1) + 0.5 y(k-1).
+
+    With `powers` = "z" the coefficients are in descending powers of z, as Simulink's
+    Discrete Transfer Fcn reads them: num = [1], den = [1, -0.5] is 1/(z - 0.5), the same
+    system. The transfer function must be proper (it may not need future inputs): in z^-1
+    the leading denominator coefficient den[0] must not be 0; in z the numerator's degree
+    (leading zeros ignored) may not exceed the denominator's. The output reads the input
+    directly at a hit only when the z^-1 numerator's first coefficient is not 0; otherwise
+    it breaks algebraic loops like a Unit Delay. Coefficients are divided by the leading
+    denominator coefficient. Zero initial states; elementwise on vectors.
+    """
+
+    name = "DiscreteTransferFcn"
+    params = (Param("num", "vector", [0.0, 1.0], "numerator coefficients (see powers)"),
+              Param("den", "vector", [1.0, -0.5], "denominator coefficients (see powers)"),
+              Param("powers", "choice", "z^-1", "ascending powers of z^-1, or descending "
+                    "powers of z (Simulink's Discrete Transfer Fcn)", choices=("z^-1", "z")),
+              SAMPLE_TIME)
+
+    def check(self, p):
+        den = _vector(p, "den") if np.asarray(p.den).ndim <= 1 else None
+        if den is not None and len(den) and den[0] == 0.0 and not np.isnan(den).any():
+            return ("parameter 'den': improper transfer function, the leading coefficient "
+                    "den[0] is zero (the output would need future inputs)")
+        problem = _shape_problem(p)
+        if problem or p.powers != "z":
+            return problem
+        num, den = _vector(p, "num"), _vector(p, "den")
+        nonzero = np.flatnonzero(num)
+        degree = len(num) - 1 - int(nonzero[0]) if len(nonzero) else 0
+        if degree > len(den) - 1:
+            return (f"parameter 'num': improper transfer function, the numerator has degree "
+                    f"{degree} but the denominator 'den' only {len(den) - 1} (it would need "
+                    f"future inputs; multiply by z^-{degree - len(den) + 1})")
+        return None
+
+    def _padded(self, num, den, p):
+        if p.powers == "z^-1":
+            return super()._padded(num, den, p)
+        nonzero = np.flatnonzero(num)
+        num = num[nonzero[0]:] if len(nonzero) else np.zeros(1)
+        b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
+        return b.tolist(), (den / den[0]).tolist()
 
 
 class DiscreteStateSpace(BlockType):

@@ -38,6 +38,7 @@ class TriggeredSubsystem(Subsystem):
     """
 
     name = "TriggeredSubsystem"
+    inputs = (Port("trigger", "runs the subsystem at its edges (besides its Inports)"),)
     params = (Param("edge", "choice", "rising", "which edge of the trigger runs the subsystem",
                     choices=_EDGES),)
 
@@ -54,6 +55,7 @@ class EnabledSubsystem(Subsystem):
     """
 
     name = "EnabledSubsystem"
+    inputs = (Port("enable", "runs the subsystem while positive (besides its Inports)"),)
     params = (
         Param("states_when_enabling", "choice", "held", "states go on from where they were, "
               "or restart from their initial values", choices=("held", "reset")),

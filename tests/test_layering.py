@@ -47,3 +47,13 @@ def test_the_model_and_the_file_format_do_not_know_the_engine(name):
               if m.startswith(("blocksim.engine", "blocksim.compiler", "blocksim.api",
                                "blocksim.gui", "blocksim.cli"))}
     assert upward == set()
+
+
+def test_the_readme_lists_every_block_type_and_example():
+    from blocksim import registry
+    from blocksim.examples import example_paths
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in registry.all_types() if f"`{name}`" not in readme]
+    assert missing == []
+    assert [p.name for p in example_paths() if f"diagrams/{p.name}" not in readme] == []

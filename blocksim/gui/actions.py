@@ -72,6 +72,11 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.open_subsystem = _action(window, "Open &Subsystem", window.open_selected_subsystem,
                                "Ctrl+Down")
     a.go_up = _action(window, "Go &Up a Level", canvas.go_up, "Ctrl+Up")
+    a.sample_time_colors = QAction("Sample &Time Colors", window)
+    a.sample_time_colors.setCheckable(True)
+    a.sample_time_colors.setStatusTip("Colour blocks and wires by their sample time "
+                                      "(continuous black, discrete by speed, ...)")
+    a.sample_time_colors.toggled.connect(window.set_sample_time_colors)
     a.run = _action(window, "&Run", sim.run, ["Ctrl+Return", "F5"], "Simulate the diagram")
     a.stop = _action(window, "&Stop", sim.stop, "Shift+F5", "Stop the simulation")
     a.stop.setEnabled(False)
@@ -109,6 +114,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     view.addActions([a.zoom_in, a.zoom_out, a.zoom_reset, a.fit])
     view.addSeparator()
     view.addActions([a.open_subsystem, a.go_up])
+    view.addSeparator()
+    view.addAction(a.sample_time_colors)
     window.panels_menu = view.addMenu("&Panels")
     sim = bar.addMenu("&Simulation")
     sim.addActions([a.run, a.stop, a.validate])

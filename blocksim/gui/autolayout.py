@@ -44,6 +44,9 @@ MULTI_START_BLOCKS = 150  # levels up to this size are laid out several ways (se
 OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then bonus
 BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
+TOP = -1  # the port index of an edge into a top port (a trigger or an enable)
+TOP_APPROACH = 20.0  # how far above the block a wire into a top port comes along
+TOP_ROOM = 30.0  # room above a block with a top port (its wire comes along there)
 
 
 @dataclass
@@ -65,9 +68,13 @@ class _Node:
         return isinstance(self.key, tuple)
 
     def port_y(self, kind: str, index: int) -> float:
-        """Offset of a port from the slot top (a dummy's single "port" is its centre line)."""
+        """Offset of a port from the slot top (a dummy's single "port" is its centre line).
+        A top port (index TOP) is wanted a little above the block: its wire comes along
+        there (in the room left above the block) and turns down into it."""
         if self.dummy:
             return self.extent / 2
+        if index == TOP:
+            return self.top_pad - TOP_APPROACH
         return self.top_pad + port_spread(self.height, index,
                                           self.inputs if kind == "in" else self.outputs)
 
@@ -206,8 +213,10 @@ class _Layered:
     def _port(self, kind: str, block: str, index: int) -> tuple:
         node = self.nodes[block]
         x, y = self._position(node)
-        count = node.inputs if kind == "in" else node.outputs
-        return Placement(x, y, node.width, node.height).port(kind, index, count)
+        place = Placement(x, y, node.width, node.height)
+        if index == TOP:  # conditional subsystems have one top port
+            return place.port("top", 0, 1)
+        return place.port(kind, index, node.inputs if kind == "in" else node.outputs)
 
     def _position(self, node: _Node) -> tuple[float, float]:
         """Top-left corner of a block's body on the canvas."""
@@ -221,16 +230,19 @@ class _Layered:
             place = block_placement(blk, info)
             w, h = place.w, place.h
             label = (blk.layout or {}).get("label") or blk.id
+            room = TOP_ROOM if info.top else 0.0
             self.nodes[blk.id] = _Node(
-                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9), TOP_PAD, len(info.inputs),
+                blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9 + room), TOP_PAD + room,
+                len(info.side_inputs),
                 len(info.outputs), column_width=max(w, label_width(str(label))))
         for index, wire in enumerate(self.diagram.wires):
             src, dst = wire.src.block, wire.dst.block
             if src not in self.nodes or dst not in self.nodes:
                 continue
-            outs, ins = self.infos[src].outputs, self.infos[dst].inputs
+            outs, ins = self.infos[src].outputs, self.infos[dst].side_inputs
             sp = outs.index(wire.src.port) if wire.src.port in outs else 0
-            dp = ins.index(wire.dst.port) if wire.dst.port in ins else 0
+            dp = TOP if wire.dst.port in self.infos[dst].top else \
+                ins.index(wire.dst.port) if wire.dst.port in ins else 0
             self.edges.append(_Edge(index, src, sp, dst, dp, (src, sp)))
 
     def _slot(self, net: tuple[str, int], layer: int) -> tuple:
@@ -253,7 +265,7 @@ class _Layered:
                 continue
             src, dst = self.nodes[edge.src], self.nodes[edge.dst]
             fa = (edge.src_port + 0.5) / max(src.outputs, 1)
-            fb = (edge.dst_port + 0.5) / max(dst.inputs, 1)
+            fb = 0.0 if edge.dst_port == TOP else (edge.dst_port + 0.5) / max(dst.inputs, 1)
             slots = [self._slot(edge.net, layer) for layer in range(src.layer + 1, dst.layer)]
             edge.chain = [edge.src, *slots, edge.dst]
             for k, (a, b) in enumerate(zip(edge.chain, edge.chain[1:])):

@@ -1,6 +1,6 @@
 """The editing area: a breadcrumb bar over the diagram view, and subsystem navigation.
 
-Double-clicking a Subsystem opens its inside in the same view; the breadcrumb (top ▸ part2)
+Double-clicking a subsystem (any block with a nested diagram) opens its inside in the same view; the breadcrumb (top ▸ part2)
 leads back up. Edits at any depth go to the one document undo stack.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from blocksim.gui.document import DiagramDocument, Level
 from blocksim.gui.editing import Editor
+from blocksim.gui.ratecolors import SampleTimeColors, SampleTimeLegend
 from blocksim.gui.scene import DiagramScene
 from blocksim.gui.view import DiagramView
 
@@ -55,7 +56,7 @@ class Breadcrumb(QWidget):
 
 
 class Canvas(QWidget):
-    """Breadcrumb, view, scene and edit operations of one document."""
+    """Breadcrumb, sample-time legend, view, scene and edit operations of one document."""
 
     levelChanged = Signal(tuple)
 
@@ -66,10 +67,13 @@ class Canvas(QWidget):
         self.view = DiagramView(self.scene, self)
         self.editor = Editor(self.scene, self)
         self.breadcrumb = Breadcrumb(self)
+        self.legend = SampleTimeLegend(self)
+        self.sample_times = SampleTimeColors(doc, self._show_rates, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.breadcrumb)
+        layout.addWidget(self.legend)
         layout.addWidget(self.view, 1)
         self.scene.levelChanged.connect(self._level_changed)
         self.scene.openRequested.connect(self._open_later)
@@ -82,8 +86,20 @@ class Canvas(QWidget):
     def level(self) -> Level:
         return self.scene.level
 
+    # ----- sample-time colours -----
+    def set_sample_time_colors(self, on: bool) -> None:
+        """Colour blocks and wires by their resolved sample time, with a legend (or not)."""
+        self.legend.setVisible(on)
+        self.sample_times.set_enabled(on)
+        if on and self.sample_times.busy():
+            self.legend.show_rates(None, pending=True)
+
+    def _show_rates(self, rates) -> None:
+        self.scene.set_sample_times(rates)
+        self.legend.show_rates(rates, self.sample_times.problem)
+
     def open_subsystem(self, block_id: str) -> None:
-        """Show the inside of a Subsystem block of the current level."""
+        """Show the inside of a subsystem block (any with a nested diagram) of this level."""
         level = self.scene.level + (block_id,)
         if self.doc.has_level(level):
             self.go_to(level)

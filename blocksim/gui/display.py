@@ -43,11 +43,8 @@ def explain(messages: list[str], env: Mapping[str, str] | None = None) -> str:
     """One line saying why Qt could not start, from its messages up to the fatal one."""
     env = os.environ if env is None else env
     text = "\n".join(messages)
-    connect = re.search(r"could not connect to display ?(\S*)", text)
-    if connect:
-        shown = connect.group(1) or env.get("DISPLAY", "")
-        return (f"cannot open a window: could not connect to display {shown}; check DISPLAY "
-                f"(or run under Xvfb), " + RENDER_HINT)
+    # A plugin that lacks system libraries is said first: with several plugin folders, Qt
+    # may go on to another copy that loads and then fails to reach the display.
     found = re.search(r'Could not load the Qt platform plugin "([^"]+)" in "([^"]*)" even '
                       r"though it was found", text)
     if found:
@@ -60,8 +57,14 @@ def explain(messages: list[str], env: Mapping[str, str] | None = None) -> str:
             return (f"cannot open a window: Qt's {name} platform plugin needs system "
                     f"libraries that are missing: {', '.join(missing)} (on Debian/Ubuntu: "
                     f"apt install {packages}); " + RENDER_HINT)
-        return (f"cannot open a window: Qt's {name} platform plugin does not load (run with "
-                f"QT_DEBUG_PLUGINS=1 to see why); " + RENDER_HINT)
+    connect = re.search(r"could not connect to display ?(\S*)", text)
+    if connect:
+        shown = connect.group(1) or env.get("DISPLAY", "")
+        return (f"cannot open a window: could not connect to display {shown}; check DISPLAY "
+                f"(or run under Xvfb), " + RENDER_HINT)
+    if found:
+        return (f"cannot open a window: Qt's {found.group(1)} platform plugin does not load "
+                f"(run with QT_DEBUG_PLUGINS=1 to see why); " + RENDER_HINT)
     absent = re.search(r'Could not find the Qt platform plugin "([^"]+)" in "([^"]*)"', text)
     if absent:
         return (f"cannot open a window: Qt's platform plugin '{absent.group(1)}' is not "

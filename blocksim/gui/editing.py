@@ -24,7 +24,7 @@ from blocksim.gui import autolayout
 from blocksim.gui.commands import AddItems, ChangeLayout, Composite, RemoveItems, fresh_id
 from blocksim.gui.geometry import snap
 from blocksim.gui.grouping import group_blocks
-from blocksim.gui.portinfo import block_placement, port_info
+from blocksim.gui.portinfo import block_placement, has_diagram, port_info
 from blocksim.gui.scene import DiagramScene
 from blocksim.model import Block, Diagram, PortRef, Wire
 
@@ -51,7 +51,7 @@ def new_block(diagram: Diagram, type_name: str, center: tuple[float, float],
             params[prm.name] = prm.choices[0] if prm.choices else _KIND_STARTERS.get(prm.kind, 0)
     block_id = fresh_id((b.id for b in diagram.blocks), type_name.lower())
     block = Block(block_id, type_name, params)
-    if type_name == "Subsystem":
+    if has_diagram(type_name):  # Subsystem, TriggeredSubsystem, ...: an empty inside
         block.subsystem = Diagram()
     info = port_info(block, names)
     w, h = block_placement(block, info).size

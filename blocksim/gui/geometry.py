@@ -21,9 +21,13 @@ LABEL_CHAR_WIDTH = 6.2  # average character width of the label font, for layout 
 MAX_COORD = 1e7  # a layout value beyond this (or not finite) is treated as missing
 MAX_SIZE = 1e5  # ... and a block size beyond this
 
-_WIDE_TYPES = {"Subsystem": 90.0, "StateSpace": 80.0, "TransferFunction": 80.0,
-               "Expression": 80.0, "CompareToConstant": 60.0}
+WIDE_TYPES = {"Subsystem": 90.0, "TriggeredSubsystem": 100.0, "EnabledSubsystem": 100.0,
+               "StateSpace": 80.0, "TransferFunction": 80.0, "Expression": 80.0,
+               "CompareToConstant": 60.0}
 _NARROW_TYPES = {"Mux": 20.0, "Demux": 20.0}
+
+
+_OUTWARDS = {"in": (-1.0, 0.0), "out": (1.0, 0.0), "top": (0.0, -1.0)}
 
 
 def snap(value: float, grid: float = GRID) -> float:
@@ -40,7 +44,7 @@ def default_size(block_type: str, n_inputs: int, n_outputs: int, left_chars: int
     """The unrotated size of a block: 20 px of edge per port, and wide enough for the port
     names (`left_chars`, `right_chars`: longest on each side) around the glyph."""
     n = max(n_inputs, n_outputs, 1)
-    width = _NARROW_TYPES.get(block_type) or _WIDE_TYPES.get(block_type, 50.0)
+    width = _NARROW_TYPES.get(block_type) or WIDE_TYPES.get(block_type, 50.0)
     texts = ((left_chars + right_chars) * PORT_CHAR_WIDTH + glyph_chars * GLYPH_CHAR_WIDTH
              + 8.0 * (bool(left_chars) + bool(right_chars)) + 12.0)
     width = max(width, math.ceil(texts / GRID) * GRID)
@@ -102,14 +106,17 @@ class Placement:
         px, py = self.local(lx, ly)
         return self.x + px, self.y + py
 
-    def port_offset(self, kind: str, index: int, count: int) -> Point:
-        """Unrotated position of port `index` of `count` on the input or output edge."""
-        return (0.0 if kind == "in" else self.w), port_spread(self.h, index, count)
+    def port_offset(self, edge: str, index: int, count: int) -> Point:
+        """Unrotated position of port `index` of `count` on an edge: "in" (left), "out"
+        (right) or "top" (a conditional subsystem's trigger or enable input)."""
+        if edge == "top":
+            return port_spread(self.w, index, count), 0.0
+        return (0.0 if edge == "in" else self.w), port_spread(self.h, index, count)
 
-    def port(self, kind: str, index: int, count: int) -> tuple[Point, Point]:
+    def port(self, edge: str, index: int, count: int) -> tuple[Point, Point]:
         """Canvas position of a port and the direction a wire leaves it (outwards)."""
-        lx, ly = self.port_offset(kind, index, count)
-        return self.scene(lx, ly), self.direction(-1.0 if kind == "in" else 1.0, 0.0)
+        lx, ly = self.port_offset(edge, index, count)
+        return self.scene(lx, ly), self.direction(*_OUTWARDS[edge])
 
 
 def placement(layout: Mapping[str, Any] | None, block_type: str, n_inputs: int,

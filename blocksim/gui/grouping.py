@@ -91,8 +91,8 @@ def _port_positions(diagram: Diagram, names: Mapping[str, Any]) -> dict[tuple[st
         info = port_info(blk, names, diagram.wires)
         place = block_placement(blk, info)
         for kind, ports in (("in", info.inputs), ("out", info.outputs)):
-            for i, name in enumerate(ports):
-                found[(blk.id, name)] = place.port(kind, i, len(ports))[0][1]
+            for name in ports:
+                found[(blk.id, name)] = place.port(*info.slot(kind, name))[0][1]
     return found
 
 

@@ -250,7 +250,7 @@ class BlockInspector(QWidget):
             mark_invalid(self.id_edit, False)
             self.id_error.clear_message()
             return
-        problem = validation.check_block_id(self._diagram, self._block_id, new)
+        problem = validation.check_block_id(self._diagram, self._block_id, new, self._parents)
         mark_invalid(self.id_edit, bool(problem), problem or "")
         self.id_error.show_message(problem or "")
         if problem:

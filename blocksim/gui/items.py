@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGrap
 
 from blocksim import registry
 from blocksim.gui.geometry import LABEL_HEIGHT, Placement, Point, snap
-from blocksim.gui.portinfo import PortInfo, block_placement, port_texts
+from blocksim.gui.portinfo import PortInfo, block_placement, has_diagram, port_texts
 from blocksim.gui.routing import route
 from blocksim.model import Block, Wire
 
@@ -86,6 +86,8 @@ _WIRE_PENS = {state: _pen(color, width, style) for state, color, width, style in
     ("marked", ERROR, 2.2, Qt.PenStyle.SolidLine), ("dangling", ERROR, 1.3, Qt.PenStyle.DashLine))}
 _BRUSHES = {state: QBrush(pen.color()) for state, pen in _WIRE_PENS.items()}
 _INK_PEN = QPen(INK)
+_SYMBOL_PEN = _pen(INK, 1.2)
+_SELECTION_HALO = _pen(SELECTED, 1.4, Qt.PenStyle.DashLine)
 
 
 @dataclass
@@ -105,6 +107,7 @@ class BlockItem(QGraphicsItem):
         super().__init__()
         self.block_id = block.id
         self.block_type = block.type
+        self.has_diagram = block.subsystem is not None and has_diagram(block.type)
         self.info = info
         self.glyph = glyph
         self.connected = connected  # {("in"|"out", port name)}
@@ -122,6 +125,7 @@ class BlockItem(QGraphicsItem):
         self._local = local
         self._body_path = self._body(local)
         self._chevrons = self._chevron_path(local)
+        self._controls = self._control_path(local, block)
         self._drawn_texts: _Texts | None = None  # worked out at the first paint with text
         self.setFlags(QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable
                       | QGraphicsItem.ItemSendsGeometryChanges)
@@ -129,7 +133,10 @@ class BlockItem(QGraphicsItem):
             self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setPos(self.model_pos)
         self.setZValue(1)
-        self.setToolTip(f"{block.id} ({block.type})")
+        self._tooltip = f"{block.id} ({block.type})"
+        self.setToolTip(self._tooltip)
+        self.rate: tuple[str | None, str] = (None, "")  # sample-time colour and its meaning
+        self._rate_pen: QPen | None = None
         width, height = self.base.size
         label_w = QFontMetricsF(LABEL_FONT).horizontalAdvance(self.label) + 4
         left = min(-PORT_SIZE * 2, width / 2 - label_w / 2)
@@ -150,10 +157,10 @@ class BlockItem(QGraphicsItem):
 
     def port_position(self, kind: str, name: str) -> tuple[Point, Point] | None:
         """Canvas position and outward direction of a port; None if there is no such port."""
-        ports = self.ports(kind)
-        if name not in ports:
+        slot = self.info.slot(kind, name)
+        if slot is None:
             return None
-        return self.placement.port(kind, ports.index(name), len(ports))
+        return self.placement.port(*slot)
 
     def port_near(self, pos: QPointF, radius: float = HIT_RADIUS) -> tuple[str, str] | None:
         """The (kind, port name) within `radius` of a canvas point, nearest first."""
@@ -183,17 +190,37 @@ class BlockItem(QGraphicsItem):
             self.on_moved(self)
         return super().itemChange(change, value)
 
+    def set_rate(self, color: str | None, text: str) -> None:
+        """Draw the block in the colour of its sample time (None: as usual); `text` says
+        the rate in the tooltip."""
+        if (color, text) == self.rate:
+            return
+        self.rate = (color, text)
+        self._rate_pen = QPen(QColor(color), 2.2) if color else None
+        self.setToolTip(self._tooltip + (f"\nsample time: {text}" if text else ""))
+        self.update()
+
     # ----- drawing -----
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         painter.setRenderHint(_ANTIALIASING)
         state = "marked" if self.marked else "selected" if self.isSelected() else "plain"
-        painter.setPen(_BLOCK_PENS[state])
+        rate_pen = self._rate_pen
+        painter.setPen(rate_pen if rate_pen is not None and state != "marked"
+                       else _BLOCK_PENS[state])
         painter.setBrush(self._fill_brush)
         painter.drawPath(self._body_path)
+        if rate_pen is not None and state == "selected":  # the rate's colour stays readable
+            painter.setPen(_SELECTION_HALO)
+            painter.setBrush(_NO_BRUSH)
+            painter.drawRect(self._body_path.boundingRect().adjusted(-4, -4, 4, 4))
         if self._chevrons is not None:
             painter.setPen(_NO_PEN)
             painter.setBrush(_BRUSHES[state])
             painter.drawPath(self._chevrons)
+        if self._controls is not None:
+            painter.setPen(_SYMBOL_PEN)
+            painter.setBrush(_NO_BRUSH)
+            painter.drawPath(self._controls)
         lod = _lod(painter.worldTransform())
         if lod < TEXT_LOD:
             return
@@ -206,7 +233,10 @@ class BlockItem(QGraphicsItem):
         if texts.glyph is not None:
             rect, font, text = texts.glyph
             painter.setFont(font)
+            if rate_pen is not None:
+                painter.setPen(rate_pen)
             painter.drawText(rect, _CENTER, text)
+            painter.setPen(_INK_PEN)
         painter.setFont(LABEL_FONT)
         painter.drawText(texts.label[0], _TOP_CENTER, texts.label[1])
 
@@ -227,13 +257,24 @@ class BlockItem(QGraphicsItem):
         """One path with the chevrons of all unconnected ports (None if all are wired)."""
         path = None
         for kind in ("in", "out"):
-            ports = self.ports(kind)
-            for i, name in enumerate(ports):
+            for name in self.ports(kind):
                 if (kind, name) not in self.connected:
-                    point, direction = local.port(kind, i, len(ports))
+                    point, direction = local.port(*self.info.slot(kind, name))
                     path = path or QPainterPath()
                     path.addPolygon(_chevron(point, direction, kind))
                     path.closeSubpath()
+        return path
+
+    def _control_path(self, local: Placement, block: Block) -> QPainterPath | None:
+        """The symbol under each top port, as Simulink draws them: an edge with its arrow
+        for a trigger (rising, falling or either), a pulse for an enable."""
+        path = None
+        for name in self.info.top:
+            (x, y), (dx, dy) = local.port(*self.info.slot("in", name))
+            path = path or QPainterPath()
+            centre = (x - dx * 10.0, y - dy * 10.0)
+            kind = "enable" if name == "enable" else str(block.params.get("edge", "rising"))
+            _control_symbol(path, centre, kind)
         return path
 
     def _work_out_texts(self) -> _Texts:
@@ -244,9 +285,9 @@ class BlockItem(QGraphicsItem):
         ports = []
         inset = {(-1, 0): 0.0, (1, 0): 0.0, (0, -1): 0.0, (0, 1): 0.0}  # per side
         for kind, texts in zip(("in", "out"), self.texts):
-            for i, text in enumerate(texts):
+            for name, text in zip(self.ports(kind), texts):
                 if text:
-                    rect, side, used = self._port_text(local, kind, i, len(texts), text)
+                    rect, side, used = self._port_text(local, self.info.slot(kind, name), text)
                     ports.append((rect, text))
                     inset[side] = max(inset[side], used)
         glyph_rect = QRectF(0, 0, width, height).adjusted(
@@ -261,11 +302,11 @@ class BlockItem(QGraphicsItem):
         return self._drawn_texts
 
     @staticmethod
-    def _port_text(local: Placement, kind: str, index: int, count: int,
+    def _port_text(local: Placement, slot: tuple[str, int, int],
                    text: str) -> tuple[QRectF, tuple[int, int], float]:
         """Where a port's name goes, inside the block next to it; its side and the room it
         takes there."""
-        (x, y), (dx, dy) = local.port(kind, index, count)
+        (x, y), (dx, dy) = local.port(*slot)
         side = (int(round(dx)), int(round(dy)))
         metrics = QFontMetricsF(PORT_FONT)
         tw, th = metrics.horizontalAdvance(text), metrics.height()
@@ -279,6 +320,35 @@ class BlockItem(QGraphicsItem):
         w, h = self.base.w, self.base.h
         (x1, y1), (x2, y2) = local.local(0, h * 0.25), local.local(w * 0.62, h * 0.75)
         return QRectF(QPointF(min(x1, x2), min(y1, y2)), QPointF(max(x1, x2), max(y1, y2)))
+
+
+def _control_symbol(path: QPainterPath, centre: Point, kind: str) -> None:
+    """Add a trigger's edge symbol ("rising", "falling", "either") or an enable's pulse
+    ("enable"), 14 x 8 px, upright whatever the block's rotation, to `path`."""
+    cx, cy = centre
+    left, right, top, bottom = cx - 7.0, cx + 7.0, cy - 4.0, cy + 4.0
+
+    def line(*points: Point) -> None:
+        path.moveTo(*points[0])
+        for point in points[1:]:
+            path.lineTo(*point)
+
+    def arrow(x: float, tip: float, down: bool) -> None:
+        back = tip - 3.0 if down else tip + 3.0
+        line((x - 2.5, back), (x, tip), (x + 2.5, back))
+
+    if kind == "falling":
+        line((left, top), (cx, top), (cx, bottom), (right, bottom))
+        arrow(cx, bottom, down=True)
+    elif kind in ("either", "enable"):
+        a, b = cx - 3.5, cx + 3.5
+        line((left, bottom), (a, bottom), (a, top), (b, top), (b, bottom), (right, bottom))
+        if kind == "either":
+            arrow(a, top, down=False)
+            arrow(b, bottom, down=True)
+    else:  # rising
+        line((left, bottom), (cx, bottom), (cx, top), (right, top))
+        arrow(cx, top, down=False)
 
 
 def _chevron(point: Point, direction: Point, kind: str) -> QPolygonF:
@@ -328,8 +398,22 @@ class WireItem(QGraphicsPathItem):
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.ItemIsSelectable)
         self.setZValue(0)
-        self.setToolTip(f"{wire.src} → {wire.dst}")
+        self._tooltip = f"{wire.src} → {wire.dst}"
+        self.setToolTip(self._tooltip)
+        self.rate: tuple[str | None, str] = (None, "")
+        self._rate_pen: QPen | None = None
+        self._rate_brush: QBrush | None = None
         self.update_path()
+
+    def set_rate(self, color: str | None, text: str) -> None:
+        """Draw the wire in the colour of its signal's sample time (None: as usual)."""
+        if (color, text) == self.rate:
+            return
+        self.rate = (color, text)
+        self._rate_pen = _pen(QColor(color), 1.6) if color else None
+        self._rate_brush = QBrush(QColor(color)) if color else None
+        self.setToolTip(self._tooltip + (f"\nsample time: {text}" if text else ""))
+        self.update()
 
     def update_path(self) -> None:
         """Recompute the route from the blocks' current positions."""
@@ -378,11 +462,12 @@ class WireItem(QGraphicsPathItem):
         painter.setRenderHint(_ANTIALIASING)
         state = "marked" if self.marked else "dangling" if self.dangling else (
             "selected" if self.isSelected() else "plain")
-        painter.setPen(_WIRE_PENS[state])
+        coloured = state == "plain" and self._rate_pen is not None
+        painter.setPen(self._rate_pen if coloured else _WIRE_PENS[state])
         painter.setBrush(_NO_BRUSH)
         painter.drawPath(self.path())
         painter.setPen(_NO_PEN)
-        painter.setBrush(_BRUSHES[state])
+        painter.setBrush(self._rate_brush if coloured else _BRUSHES[state])
         if self._arrow is not None:
             painter.drawPolygon(self._arrow)
         for x, y in self.junctions:

@@ -20,9 +20,12 @@ from blocksim.gui.canvas import Canvas
 from blocksim.gui.docks import Panels
 from blocksim.gui.document import DiagramDocument
 from blocksim.gui.files import FileController
+from blocksim.gui.files import settings as editor_settings
 from blocksim.gui.simcontrol import SimulationControl
 
 log = logging.getLogger(__name__)
+
+SAMPLE_TIME_COLORS = "view/sample_time_colors"  # the setting remembering the View toggle
 
 
 class MainWindow(QMainWindow):
@@ -49,6 +52,8 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_level(())
         self._update_actions()
+        self.actions_.sample_time_colors.setChecked(
+            editor_settings().value(SAMPLE_TIME_COLORS, False, type=bool))
         self.statusBar().showMessage(
             "Drag blocks from the palette; drag from an output port to an input to wire; "
             "drag from a wire to branch it; Shift+drag a wire segment to move it.", 15000)
@@ -94,7 +99,12 @@ class MainWindow(QMainWindow):
         for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
-                                    .block_type == "Subsystem")
+                                    .has_diagram)
+
+    def set_sample_time_colors(self, on: bool) -> None:
+        """View > Sample Time Colors: on or off, remembered for the next start."""
+        self.canvas.set_sample_time_colors(on)
+        editor_settings().setValue(SAMPLE_TIME_COLORS, bool(on))
 
     def open_selected_subsystem(self) -> None:
         ids = self.canvas.scene.selected_block_ids()

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from blocksim import expressions, registry
 from blocksim.blockspec import ParamValues
-from blocksim.gui.geometry import Placement, default_size, placement
+from blocksim.gui.geometry import WIDE_TYPES, Placement, default_size, placement
 from blocksim.model import Block, Diagram
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,25 @@ class PortInfo:
     outputs: tuple[str, ...]
     input_marks: tuple[str, ...] = ()  # e.g. Sum signs; empty: show port names if useful
     known: bool = True  # False for an unregistered block type
+    top: tuple[str, ...] = ()  # inputs drawn on the top edge (a trigger or enable port)
+
+    @property
+    def side_inputs(self) -> tuple[str, ...]:
+        """The inputs on the left edge (all but the top ones)."""
+        return tuple(p for p in self.inputs if p not in self.top) if self.top else self.inputs
+
+    def slot(self, kind: str, name: str) -> tuple[str, int, int] | None:
+        """Where port `name` ("in" or "out") sits: its edge ("in", "out", "top"), its index
+        on that edge and how many ports the edge has; None if there is no such port."""
+        if kind == "out":
+            ports, edge = self.outputs, "out"
+        elif name in self.top:
+            ports, edge = self.top, "top"
+        else:
+            ports, edge = self.side_inputs, "in"
+        if name not in ports:
+            return None
+        return edge, ports.index(name), len(ports)
 
 
 def scope_names(diagram: Diagram, outer: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -81,11 +100,34 @@ def lenient_params(block: Block, names: Mapping[str, Any]) -> ParamValues | None
     return ParamValues(values, names=names)
 
 
+# The extra input of each conditional subsystem type (blocks/ports.py; the compiler names it
+# the same way), drawn on the block's top edge as Simulink does.
+CONTROL_PORTS = {"TriggeredSubsystem": "trigger", "EnabledSubsystem": "enable"}
+
+
+def has_diagram(type_name: str) -> bool:
+    """Whether blocks of this type carry a nested diagram (Subsystem, TriggeredSubsystem,
+    EnabledSubsystem, ...): they open on double-click and their ports are their Inports'
+    and Outports' ids."""
+    return bool(getattr(registry.get(type_name), "has_diagram", False))
+
+
+def control_ports(type_name: str) -> tuple[str, ...]:
+    """The inputs a block type with a nested diagram has besides its Inports (its trigger
+    or enable port): those the type declares, else the known conditional subsystems'."""
+    block_type = registry.get(type_name)
+    declared = tuple(port.name for port in getattr(block_type, "inputs", ()))
+    if declared:
+        return declared
+    return (CONTROL_PORTS[type_name],) if type_name in CONTROL_PORTS else ()
+
+
 def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None) -> PortInfo:
     """Ports to draw for `block`; for an unknown type, those its wires use."""
-    if block.type == "Subsystem":
+    if has_diagram(block.type):
         ins, outs = subsystem_ports(block.subsystem)
-        return PortInfo(ins, outs)
+        top = control_ports(block.type)
+        return PortInfo(tuple(p for p in ins if p not in top) + top, outs, top=top)
     block_type = registry.get(block.type)
     if block_type is None:
         ins = tuple(dict.fromkeys(w.dst.port for w in wires or () if w.dst.block == block.id))
@@ -110,7 +152,7 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
 
 
 # Block types whose port names are worth showing (ports that mean different things).
-NAMED_PORTS = {"Subsystem", "Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
+NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
                "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D"}
 
 
@@ -118,10 +160,10 @@ def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
     """The text drawn inside the block beside each input and each output port.
 
     Signs (Sum) or operators (Product) mark inputs; otherwise names are shown for block
-    types whose ports differ in meaning, on sides with more than one port (Subsystems and
-    unknown types: always).
+    types whose ports differ in meaning, on sides with more than one port (subsystems and
+    unknown types: always). Top ports (a trigger or enable) get a symbol, not a name.
     """
-    always = block_type == "Subsystem" or not info.known
+    always = has_diagram(block_type) or not info.known
     named = block_type in NAMED_PORTS or always
 
     def texts(ports: tuple[str, ...]) -> list[str]:
@@ -129,6 +171,8 @@ def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
         return [name if show else "" for name in ports]
 
     ins = texts(info.inputs)
+    if info.top:
+        ins = ["" if name in info.top else text for name, text in zip(info.inputs, ins)]
     if info.input_marks:
         ins = [("−" if m == "-" else m) for m in info.input_marks] + ins[len(info.input_marks):]
     return ins, texts(info.outputs)
@@ -138,10 +182,12 @@ def block_placement(block: Block, info: PortInfo, glyph_text: str | None = None)
     """Where the block is and how big, its default size fitting its port names and glyph."""
     ins, outs = port_texts(block.type, info)
     text = glyph(block) if glyph_text is None else glyph_text
-    size = default_size(block.type, len(info.inputs), len(info.outputs),
-                        max(map(len, ins), default=0), max(map(len, outs), default=0),
-                        len(text))
-    return placement(block.layout, block.type, len(info.inputs), len(info.outputs), size)
+    size_type = "Subsystem" if block.type not in WIDE_TYPES and has_diagram(block.type) \
+        else block.type
+    n_in = len(info.side_inputs)
+    size = default_size(size_type, n_in, len(info.outputs), max(map(len, ins), default=0),
+                        max(map(len, outs), default=0), len(text))
+    return placement(block.layout, size_type, n_in, len(info.outputs), size)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,15 +244,15 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
     "Stop": lambda b: "STOP",
     "Inport": lambda b: "in",
     "Outport": lambda b: "out",
-    "Subsystem": lambda b: "",
 }
 
 
 def glyph(block: Block) -> str:
-    """The short text drawn inside the block; the type name for types not in the table."""
+    """The short text drawn inside the block; the type name for types not in the table
+    (none for subsystems: their port names fill them)."""
     make = GLYPHS.get(block.type)
     if make is None:
-        return block.type
+        return "" if has_diagram(block.type) else block.type
     try:
         return make(block)
     except Exception:

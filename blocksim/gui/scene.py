@@ -18,6 +18,7 @@ from blocksim.gui.interaction import Gestures
 from blocksim.gui.items import BlockItem, WireItem
 from blocksim.gui.portinfo import glyph, port_info, subsystem_ports
 from blocksim.gui.routing import junctions
+from blocksim.gui.sampletimes import SampleTimes
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class DiagramScene(QGraphicsScene):
     """Items for the blocks and wires of one level; follows the document's changes."""
 
     levelChanged = Signal(tuple)
-    openRequested = Signal(str)  # a Subsystem block was double-clicked
+    openRequested = Signal(str)  # a block with a nested diagram was double-clicked
     blockActivated = Signal(str)  # another block was double-clicked
     blockDropped = Signal(str, QPointF)  # a block type dropped from the palette
 
@@ -49,6 +50,7 @@ class DiagramScene(QGraphicsScene):
         self.marked_wires: set[str] = set()
         self._signatures: dict[str, tuple] = {}
         self._models: dict[str, object] = {}  # block id -> model Block, as of the last sync
+        self.sample_times: SampleTimes | None = None  # rates to colour by (None: no colours)
         self.gestures = Gestures(self)
         self.setBackgroundBrush(QColor("white"))
         doc.changed.connect(self._on_changed)
@@ -151,6 +153,8 @@ class DiagramScene(QGraphicsScene):
             item.setSelected(wire_key(wire) in selected_wires)
             self.wires.append(item)
         self._update_junctions()
+        if self.sample_times is not None:
+            self._colour_items()
 
     def _block_moved(self, item: BlockItem) -> None:
         for wire in self.wires:
@@ -209,6 +213,26 @@ class DiagramScene(QGraphicsScene):
             rect = rect.united(item.sceneBoundingRect())
         return rect
 
+    # ----- sample-time colours (a view concern: the model is not touched) -----
+    def set_sample_times(self, rates: SampleTimes | None) -> None:
+        """Colour blocks and wires by these rates (see `sampletimes`); None: no colours."""
+        self.sample_times = rates
+        self._colour_items()
+
+    def _colour_items(self) -> None:
+        rates = self.sample_times
+        if rates is None or not self.doc.has_level(self.level):
+            for item in list(self.blocks.values()) + self.wires:
+                item.set_rate(None, "")
+            return
+        blocks, signals = rates.level_rates(self.doc.diagram, self.level)
+        for block_id, item in self.blocks.items():
+            rate = blocks.get(block_id)
+            item.set_rate(rates.color(rate), rates.describe(rate) if rate is not None else "")
+        for item in self.wires:
+            rate = signals.get(str(item.wire.src))
+            item.set_rate(rates.color(rate), rates.describe(rate) if rate is not None else "")
+
     # ----- highlights -----
     def set_marks(self, blocks: set[str], wires: set[str] = frozenset()) -> None:
         """Outline blocks (ids at this level) and wires (see `wire_key`) in red."""
@@ -251,7 +275,7 @@ class DiagramScene(QGraphicsScene):
         if item is None:
             super().mouseDoubleClickEvent(event)
             return
-        if item.block_type == "Subsystem":
+        if item.has_diagram:
             self.openRequested.emit(item.block_id)
         else:
             self.blockActivated.emit(item.block_id)

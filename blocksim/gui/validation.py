@@ -27,6 +27,7 @@ from blocksim.format import (
     diagram_from_dict,
     diagram_to_dict,
 )
+from blocksim.gui.portinfo import control_ports
 from blocksim.model import Block, Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,10 @@ def check_block_params(diagram: Diagram, block: Block, params: Mapping[str, Any]
         return f"unknown block type '{block.type}'"
     if block.type == "Subsystem":
         return f"a Subsystem takes no parameters, got {', '.join(params)}" if params else None
-    level = Diagram(blocks=[Block(block.id, block.type, dict(params))],
+    # A TriggeredSubsystem's parameters are checked on an empty inside: its contents are
+    # checked where they are, and by the whole diagram's check.
+    inside = Diagram() if getattr(block_type, "has_diagram", False) else None
+    level = Diagram(blocks=[Block(block.id, block.type, dict(params), subsystem=inside)],
                     parameters=dict(diagram.parameters))
     for depth, outer in enumerate(reversed(parents)):
         level = Diagram(blocks=[Block(f"level{depth}", "Subsystem", subsystem=level)],
@@ -102,8 +106,12 @@ def check_block_params(diagram: Diagram, block: Block, params: Mapping[str, Any]
     return None
 
 
-def check_block_id(diagram: Diagram, old: str, new: str) -> str | None:
-    """Why block `old` cannot be renamed to `new` in `diagram`, or None if it can."""
+def check_block_id(diagram: Diagram, old: str, new: str,
+                   parents: Sequence[Diagram] = ()) -> str | None:
+    """Why block `old` cannot be renamed to `new` in `diagram`, or None if it can.
+
+    `parents` are the enclosing levels (outermost first): an Inport of a triggered or
+    enabled subsystem may not take the name of its trigger or enable port."""
     if new == old:
         return None
     if any(blk.id == new for blk in diagram.blocks):
@@ -112,6 +120,11 @@ def check_block_id(diagram: Diagram, old: str, new: str) -> str | None:
         block_type = diagram.block(old).type
     except KeyError:
         block_type = "Constant"
+    owner = next((b for b in (parents[-1].blocks if parents else ())
+                  if b.subsystem is diagram), None)
+    if block_type == "Inport" and owner is not None and new in control_ports(owner.type):
+        return (f"'{new}' is the name of this {owner.type}'s {new} port; an Inport may not "
+                f"take it")
     document = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
                 "blocks": [{"id": new, "type": block_type}], "wires": []}
     try:

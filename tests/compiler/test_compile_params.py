@@ -62,7 +62,9 @@ def test_which_library_parameters_take_infinity():
     allowed = {(name, prm.name) for name, t in registry.all_types().items()
                for prm in t.params if prm.allow_inf}
     assert allowed == {("Integrator", "lower"), ("Integrator", "upper"),
-                       ("Saturation", "lower"), ("Saturation", "upper")}
+                       ("Saturation", "lower"), ("Saturation", "upper"),
+                       ("DiscreteIntegrator", "lower"), ("DiscreteIntegrator", "upper"),
+                       ("PID", "lower"), ("PID", "upper")}
     assert "+-inf allowed" in registry.get("Saturation").describe()
 
 

@@ -23,7 +23,8 @@ from blocksim.gui.files import examples  # noqa: E402
 # Runs shortened (through the settings editor, and the same in the headless run) to keep the
 # test fast: stop times in seconds.
 SHORTER = {"bouncing_ball": 8.0, "bouncing_ball_contact": 3.0, "diode_ideal": 5e-5,
-           "diode_pwl": 5e-5, "diode_realtime": 5e-5, "diode_shockley": 5e-5}
+           "diode_pwl": 5e-5, "diode_realtime": 5e-5, "diode_shockley": 5e-5,
+           "pi_1khz": 2.0, "dc_motor_pid": 6.0}
 
 
 

@@ -168,7 +168,8 @@ def test_integrator_refuses_bad_parameters(params, message):
 def test_transfer_fcn_step_response_in_descending_powers_of_z():
     # 1/(z - 0.5): one sample of delay, y_k = 2 (1 - 0.5^k)
     r = run(block("c", "Constant", value=1.0),
-            block("b", "DiscreteTransferFcn", num=[1.0], den=[1.0, -0.5], sample_time=0.5),
+            block("b", "DiscreteTransferFcn", num=[1.0], den=[1.0, -0.5], powers="z",
+                  sample_time=0.5),
             stop=5.0, output_interval=0.5)
     times = hits(0.5, 11)
     assert list(at(r, "y", times)) == pytest.approx([2 * (1 - 0.5 ** k) for k in range(11)],
@@ -191,23 +192,29 @@ def sampled_sine(times, period=1.7):
     ("DiscreteFilter", [1.0, 2.0], [4.0, -1.0, 0.5], [1.0, 2.0], [4.0, -1.0, 0.5]),
 ])
 def test_filters_match_lfilter_on_a_sampled_sine(block_type, num, den, b, a):
+    extra = {"powers": "z"} if block_type == "DiscreteTransferFcn" else {}
     r = run(block("c", "Sine", frequency=1 / 1.7),
-            block("b", block_type, num=num, den=den, sample_time=0.1),
+            block("b", block_type, num=num, den=den, sample_time=0.1, **extra),
             stop=5.0, output_interval=0.5)
     times = hits(0.1, 51)
     expected = signal.lfilter(b, a, sampled_sine(times))
     np.testing.assert_allclose(at(r, "y", times), expected, rtol=1e-12, atol=1e-14)
 
 
-def test_filter_and_transfer_fcn_read_the_same_numbers_differently():
-    # [1], [1, -0.5]: 1/(z - 0.5) (a delay) as a transfer function, 1/(1 - 0.5 z^-1) as a filter
+def test_transfer_fcn_reads_coefficients_in_z_inverse_or_in_z():
+    # [1], [1, -0.5]: 1/(z - 0.5) (a delay) in powers of z, 1/(1 - 0.5 z^-1) in powers of
+    # z^-1 (the default, as DiscreteFilter reads them)
     times = hits(1.0, 4)
-    tf = run(block("c", "Constant", value=1.0),
-             block("b", "DiscreteTransferFcn", num=1.0, den=[1.0, -0.5]), stop=3.0)
+    in_z = run(block("c", "Constant", value=1.0),
+               block("b", "DiscreteTransferFcn", num=1.0, den=[1.0, -0.5], powers="z"),
+               stop=3.0)
+    in_z_inverse = run(block("c", "Constant", value=1.0),
+                       block("b", "DiscreteTransferFcn", num=1.0, den=[1.0, -0.5]), stop=3.0)
     fl = run(block("c", "Constant", value=1.0),
              block("b", "DiscreteFilter", num=1.0, den=[1.0, -0.5]), stop=3.0)
-    assert list(at(tf, "y", times)) == [0.0, 1.0, 1.5, 1.75]
-    assert list(at(fl, "y", times)) == [1.0, 1.5, 1.75, 1.875]
+    assert list(at(in_z, "y", times)) == [0.0, 1.0, 1.5, 1.75]
+    assert list(at(in_z_inverse, "y", times)) == list(at(fl, "y", times)) == [
+        1.0, 1.5, 1.75, 1.875]
 
 
 @pytest.mark.parametrize("block_type, num, loop", [
@@ -216,7 +223,9 @@ def test_filter_and_transfer_fcn_read_the_same_numbers_differently():
     ("DiscreteFilter", [1.0], True),
 ])
 def test_direct_feedthrough_only_with_a_leading_numerator_coefficient(block_type, num, loop):
-    d = diagram([block("b", block_type, num=num, den=[1.0, -0.5]), block("g", "Gain", k=0.5),
+    extra = {"powers": "z"} if block_type == "DiscreteTransferFcn" else {}
+    d = diagram([block("b", block_type, num=num, den=[1.0, -0.5], **extra),
+                 block("g", "Gain", k=0.5),
                  block("y", "Output")], [("b.y", "g.u"), ("g.y", "b.u"), ("b.y", "y.u")])
     if loop:
         with pytest.raises(CompileError, match="algebraic loop"):
@@ -227,16 +236,18 @@ def test_direct_feedthrough_only_with_a_leading_numerator_coefficient(block_type
 
 def test_transfer_fcn_is_elementwise():
     r = run(block("c", "Constant", value=[1.0, -2.0]),
-            block("b", "DiscreteTransferFcn", num=[1.0], den=[1.0, -0.5], sample_time=0.5),
+            block("b", "DiscreteTransferFcn", num=[1.0], den=[1.0, -0.5], powers="z",
+                  sample_time=0.5),
             stop=2.0)
     expected = [[2 * (1 - 0.5 ** k) * v for v in (1.0, -2.0)] for k in range(5)]
     np.testing.assert_allclose(at(r, "y", hits(0.5, 5)), expected, rtol=1e-15)
 
 
 @pytest.mark.parametrize("block_type, params, message", [
-    ("DiscreteTransferFcn", dict(num=[1.0, 2.0, 3.0], den=[1.0, 0.5]),
+    ("DiscreteTransferFcn", dict(num=[1.0, 2.0, 3.0], den=[1.0, 0.5], powers="z"),
      "parameter 'num': improper transfer function"),
-    ("DiscreteTransferFcn", dict(num=[1.0], den=[0.0, 1.0]), "parameter 'den'"),
+    ("DiscreteTransferFcn", dict(num=[1.0], den=[0.0, 1.0]),
+     "parameter 'den': improper transfer function"),
     ("DiscreteFilter", dict(num=[1.0], den=[0.0, 1.0]), "parameter 'den'"),
     ("DiscreteFilter", dict(num=[[1.0, 2.0]], den=1.0), "parameter 'num'"),
     ("DiscreteTransferFcn", dict(sample_time=[0.1, 0.2]), "0 <= offset < period"),
@@ -249,7 +260,8 @@ def test_filters_refuse_bad_parameters(block_type, params, message):
 
 def test_improper_numerator_with_leading_zeros_is_proper():
     r = run(block("c", "Constant", value=1.0),
-            block("b", "DiscreteTransferFcn", num=[0.0, 0.0, 1.0], den=[1.0, -0.5]), stop=2.0)
+            block("b", "DiscreteTransferFcn", num=[0.0, 0.0, 1.0], den=[1.0, -0.5], powers="z"),
+            stop=2.0)
     assert list(at(r, "y", hits(1.0, 3))) == [0.0, 1.0, 1.5]
 
 
@@ -404,7 +416,7 @@ def test_detect_change_is_elementwise():
 # first hit, and at the first hit (t = 0.2, where the held input becomes 0.2).
 ALL = [
     ("DiscreteIntegrator", 0.0, 0.0),  # the initial value
-    ("DiscreteTransferFcn", 0.0, 0.0),  # 1/(z + 0.5): strictly proper
+    ("DiscreteTransferFcn", 0.0, 0.0),  # z^-1/(1 - 0.5 z^-1): strictly proper
     ("DiscreteFilter", 0.0, 0.2),  # 1/(1 + 0.5 z^-1): y(0) = u(0)
     ("DiscreteStateSpace", 0.0, 0.0),  # A = B = C = 1, D = 0: y(0) = x0
     ("DiscreteDerivative", 0.0, 0.4),  # (0.2 - 0) / 0.5
@@ -447,7 +459,7 @@ def test_a_discrete_controller_around_a_continuous_plant_on_the_numba_backend():
     # the plant 1/(s + 1) sampled by a DiscreteTransferFcn controller 0.5 z/(z - 1)
     # (a discrete integral controller, backward Euler form)
     blocks = [block("r", "Constant", value=1.0), block("err", "Sum", signs="+-"),
-              block("k", "DiscreteTransferFcn", num=[0.5, 0.0], den=[1.0, -1.0],
+              block("k", "DiscreteTransferFcn", num=[0.5, 0.0], den=[1.0, -1.0], powers="z",
                     sample_time=0.1),
               block("p", "TransferFunction", num=[1.0], den=[1.0, 1.0]),
               block("y", "Output")]
