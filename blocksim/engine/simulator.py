@@ -37,6 +37,7 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, events as ev_mod, guards, nonfinite
+from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.dopri5 import StiffnessTest
 from blocksim.engine.notices import notice
 from blocksim.engine.hits import HitSchedule
@@ -382,7 +383,7 @@ class Simulator:
         except (ArithmeticError, ValueError) as exc:
             # A block's formula failed (log of a negative number, division by zero, ...).
             block = self.model.block_of_exception(exc)
-            raise self._fail(f"{type(exc).__name__}: {exc}", st.t, block) from None
+            raise self._fail(describe_arithmetic(exc), st.t, block) from None
         except KeyboardInterrupt:
             self.recorder.events.append(Event(float(st.t), "", "interrupted"))
             results = self._results("interrupted", INTERRUPT_MESSAGE)
