@@ -50,20 +50,31 @@ class PiecewiseLinear:
             vals = np.concatenate([v[:1], v[:-1], v[-1:]])
             slps = np.concatenate([zero, slopes, zero])
         self.width = v.shape[1]
-        bounds = [-math.inf, *self.switch, math.inf]
-        self._slots = [
-            (float(j), bounds[j], bounds[j + 1], float(anchors[j]),
-             *map(float, vals[j]), *map(float, slps[j]))
-            for j in range(len(anchors))
-        ]
+        # Plain lists (one C-level conversion each) and slots built on demand: a table of
+        # a million breakpoints compiles in a fraction of a second.
+        self._bounds = [-math.inf, *self.switch, math.inf]
+        self._anchors = anchors.tolist()
+        self._values = vals.tolist()
+        self._slopes = slps.tolist()
+        self._arrays = (np.asarray(self._bounds), np.asarray(anchors, dtype=float),
+                        np.asarray(vals, dtype=float), np.asarray(slps, dtype=float))
 
     @property
     def segments(self) -> int:
-        return len(self._slots)
+        return len(self._anchors)
+
+    def slot_table(self) -> np.ndarray:
+        """Every segment's slots (see `slots`) as the rows of one array, built at once."""
+        bounds, anchors, vals, slps = self._arrays
+        n = len(anchors)
+        return np.column_stack([np.arange(n, dtype=float), bounds[:-1], bounds[1:], anchors,
+                                vals, slps])
 
     def slots(self, j: float) -> tuple[float, ...]:
         """Discrete-state values of segment j: index, lo, hi, anchor, values, slopes."""
-        return self._slots[int(j)]
+        k = int(j)
+        return (float(k), self._bounds[k], self._bounds[k + 1], self._anchors[k],
+                *self._values[k], *self._slopes[k])
 
     def right(self, u: float) -> float:
         """The segment holding u + 0 (u at a switch point belongs to the segment above)."""
@@ -88,7 +99,7 @@ class PiecewiseLinear:
         """
         if k < 0.0:  # the first update (see LookupTable1D.initial_discrete)
             return self.right(u)
-        last = float(len(self._slots) - 1)
+        last = float(self.segments - 1)
         if zn_hi <= 0.0 and k < last:
             return min(last, max(k + 1.0, self.right(u)))
         if zn_lo < 0.0 and k > 0.0:

@@ -327,7 +327,7 @@ class FromTable(BlockType):
         # `table.right` and `table.slots` written out (compiled code calls no Python helper):
         # the switch points, and every segment's slots as one row of a table.
         switch = e.const(table.switch)
-        slots = e.const([table.slots(j) for j in range(table.segments)])
+        slots = e.const(table.slot_table())
         var = f"_k{e.index}"
         return [f"if init or t >= {e.m[SEG_HI]}:",
                 f"    {var} = int(np.searchsorted({switch}, t, side='right'))",

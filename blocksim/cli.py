@@ -7,6 +7,7 @@ on stderr and no traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
 import sys
@@ -19,7 +20,7 @@ from blocksim.api import load
 from blocksim.compiler import compile_diagram
 from blocksim.engine import Results, Simulator
 from blocksim.model import BACKENDS
-from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
+from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
 from blocksim.examples import examples, examples_dir, find_example
 from blocksim.model import SOLVERS
 from blocksim.run_outputs import (Output, check_outputs, count, events_output, results_output,
@@ -65,11 +66,21 @@ class _Progress:
             sys.stderr.write("\r" + " " * 48 + "\r")
 
 
+def _exists(name: str) -> bool:
+    try:
+        return Path(name).exists()
+    except OSError:  # a name too long for the file system: not a file
+        return False
+
+
 def diagram_path(name: str) -> Path:
     """A diagram file, or the name of a shipped example (`blocksim run bouncing_ball`)."""
     path = Path(name)
-    if path.exists():
-        return path
+    try:
+        if path.exists():
+            return path
+    except OSError as exc:  # a name too long for the file system, ...
+        raise BlocksimError(f"{name}: {exc.strerror or exc}") from None
     example = find_example(name)
     if example is not None:
         return example
@@ -185,11 +196,12 @@ def cmd_describe(args: argparse.Namespace) -> int:
     if block_type is not None:
         print(block_type.describe(), end="")
         return EXIT_OK
-    if args.type.endswith(".json") or find_example(args.type) or Path(args.type).exists():
+    if args.type.endswith(".json") or find_example(args.type) or _exists(args.type):
         return _describe_diagram(diagram_path(args.type), _parse_set(args.set))
-    known = ", ".join(registry.all_types())
-    raise BlocksimError(f"unknown block type '{args.type}', and no diagram file or example "
-                        f"of that name (block types: {known})")
+    close = difflib.get_close_matches(args.type, registry.all_types(), n=3)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise BlocksimError(f"unknown block type '{shown(args.type)}', and no diagram file or "
+                        f"example of that name ({hint}see `blocksim blocks`)")
 
 
 def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:

@@ -8,6 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 
+MAX_NAME = 80  # characters of a name quoted back to the user (a block id, a type name)
+
+
+def shown(name: object, limit: int = MAX_NAME) -> str:
+    """A name from the user's input as quoted in a message: a 100,000-character block id is
+    cut, with its length said, so the message stays one readable line."""
+    text = str(name)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}... ({len(text):,} characters)"
+
+
 class BlocksimError(Exception):
     """Base class of every error blocksim reports to a user."""
 
@@ -19,7 +31,7 @@ class DiagramFileError(BlocksimError):
         self.file = file
         self.block = block
         self.detail = message
-        where = ", ".join(p for p in (file and f"{file}", block and f"block '{block}'") if p)
+        where = ", ".join(p for p in (file and f"{file}", block and f"block '{shown(block)}'") if p)
         super().__init__(f"{where}: {message}" if where else message)
 
 
@@ -40,7 +52,7 @@ class CompileError(BlocksimError):
         if file:
             parts.append(file)
         if block:
-            parts.append(f"block '{block}'" + (f" port '{port}'" if port else ""))
+            parts.append(f"block '{shown(block)}'" + (f" port '{shown(port)}'" if port else ""))
         super().__init__(f"{', '.join(parts)}: {message}" if parts else message)
 
 
@@ -53,7 +65,7 @@ class SimulationError(BlocksimError):
         self.block = block
         self.results = results
         self.detail = message
-        where = f"t = {time:.17g}" + (f", block '{block}'" if block else "")
+        where = f"t = {time:.17g}" + (f", block '{shown(block)}'" if block else "")
         super().__init__(f"{where}: {message}")
 
 

@@ -70,4 +70,7 @@ def find_example(name: str) -> Path | None:
     if not stem or "/" in stem or "\\" in stem:
         return None
     path = examples_dir() / f"{stem}{SUFFIX}"
-    return path if path.is_file() else None
+    try:
+        return path if path.is_file() else None
+    except OSError:  # a name too long for the file system: no example has it
+        return None

@@ -489,7 +489,10 @@ def resolve_parameters(params: Mapping[str, Any], overrides: Mapping[str, Any] |
                 on_path.discard(path[-1])
                 finish(path.pop())
             elif dep in on_path:
-                cycle = " -> ".join(path[path.index(dep):] + [dep])
+                ring = path[path.index(dep):] + [dep]
+                if len(ring) > 12:  # a long cycle: its start and end, and its length
+                    ring = ring[:5] + [f"... ({len(ring) - 1} parameters) ..."] + ring[-5:]
+                cycle = " -> ".join(ring)
                 raise _fail(f"{prefix}parameters refer to each other in a cycle: {cycle}")
             elif dep not in done:
                 path.append(dep)
@@ -534,8 +537,13 @@ def _s_sum(x: Any) -> float:
 
 
 def _s_index(seq: Any, i: float) -> float:
+    # ValueError: the engine reports it as the block's formula failing, naming the block.
     if i != int(i):
-        raise IndexError(f"index must be a whole number, not {i!r}")
+        raise ValueError(f"index must be a whole number, not {i!r}")
+    if np.ndim(seq) == 0:
+        raise ValueError(f"cannot index a number ({seq!r}[{int(i)}]): only a vector has elements")
+    if not -len(seq) <= int(i) < len(seq):
+        raise ValueError(f"index {int(i)} is outside a vector of {len(seq)} elements")
     return float(seq[int(i)])
 
 

@@ -8,6 +8,7 @@ name says so, and the user is told where.
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
@@ -21,6 +22,10 @@ from blocksim.engine import Results
 from blocksim.errors import BlocksimError
 
 log = logging.getLogger(__name__)
+
+# Write ends of named pipes (FIFOs) held open from the check to the write: the reader found
+# before the run must not see end-of-file before the results come.
+_held_pipes: dict[str, int] = {}
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ def check_outputs(inputs: list[Path], outputs: list[Output]) -> None:
         seen[_identity(name)] = "the diagram being run"
     for out in outputs:
         if _is_special(out.path):
-            continue  # a device, FIFO or socket (/dev/null): written to in place, any number
+            _claim_pipe(out)  # a device, FIFO or socket (/dev/null): written to in place
+            continue
         key = _identity(out.path)
         if key in seen:
             raise BlocksimError(f"{out.option} {out.path}: that is {seen[key]}; "
@@ -77,6 +83,32 @@ def _is_special(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _claim_pipe(out: Output) -> None:
+    """A named pipe with nobody reading it would block the write forever once the run is
+    over: refuse it before the run, and hold the write end open until the results go out."""
+    try:
+        if not stat.S_ISFIFO(os.stat(out.path).st_mode):
+            return
+        key = _identity(out.path)
+        if key not in _held_pipes:
+            _held_pipes[key] = os.open(out.path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise BlocksimError(f"{out.option} {out.path}: is a named pipe (FIFO) that no "
+                                f"program reads; start the reader first") from None
+        raise BlocksimError(f"{out.option} {out.path}: cannot write: "
+                            f"{exc.strerror or exc}") from None
+
+
+def _release_pipes() -> None:
+    for fd in _held_pipes.values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _held_pipes.clear()
 
 
 def _identity(path: Path) -> str:
@@ -123,6 +155,7 @@ def write_outputs(results: Results, outputs: list[Output]) -> tuple[list[str], l
             else:
                 failed.append(f"cannot write {out.option} {out.path}: {reason}; "
                               f"written to {rescued} instead")
+    _release_pipes()
     return written, failed
 
 

@@ -124,8 +124,43 @@ def _required(v, arg, schema, defs) -> bool:
 def _items(v, arg, schema, defs) -> bool:
     if not isinstance(v, list):
         return True
-    skip = len(schema.get("prefixItems", ()))
-    return all(_check(item, arg, defs) for item in v[skip:])
+    rest = v[len(schema.get("prefixItems", ())):]
+    if len(rest) > 16:  # a long numeric array (a table): one verdict for all its numbers
+        verdict = _number_verdict(arg, defs)
+        if verdict is not None and all(type(item) in (float, int) for item in rest):
+            return verdict
+    return all(_check(item, arg, defs) for item in rest)
+
+
+# Keywords that constrain only arrays, objects or strings: every number passes them.
+_NOT_FOR_NUMBERS = frozenset(("items", "prefixItems", "properties", "additionalProperties",
+                              "propertyNames", "required", "pattern", "minLength", "maxLength",
+                              "minItems", "maxItems"))
+
+
+def _number_verdict(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> bool | None:
+    """Whether `schema` accepts every number (True), no number (False), or depends on the
+    value (None: bounds, const, enum, or a keyword not handled here)."""
+    if schema is True or depth > 32:
+        return True if schema is True else None
+    if not isinstance(schema, dict):
+        return None
+    verdicts = []
+    for key, arg in schema.items():
+        if key in _ANNOTATIONS or key in _NOT_FOR_NUMBERS:
+            continue
+        if key == "type":
+            names = [arg] if isinstance(arg, str) else list(arg)
+            verdicts.append(True if "number" in names
+                            else None if "integer" in names else False)
+        elif key == "$ref" and isinstance(arg, str) and arg[8:] in defs:
+            verdicts.append(_number_verdict(defs[arg[8:]], defs, depth + 1))
+        elif key == "anyOf":
+            subs = [_number_verdict(sub, defs, depth + 1) for sub in arg]
+            verdicts.append(True if True in subs else None if None in subs else False)
+        else:
+            return None
+    return False if False in verdicts else None if None in verdicts else True
 
 
 def _prefix_items(v, arg, schema, defs) -> bool:

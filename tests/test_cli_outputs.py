@@ -142,3 +142,55 @@ def test_describe_a_diagram_lists_each_blocks_resolved_rate(capsys):
     assert lines["plant"] == "continuous" and lines["step"] == "continuous"
     code, out, _ = run(["describe", "UnitDelay"], capsys)
     assert code == 0 and "Sample time: discrete, by its sample_time parameter" in out
+
+
+def test_a_named_pipe_nobody_reads_is_refused_before_the_run(tmp_path, capsys):
+    import os
+    path = write(tmp_path, LAG)
+    pipe = tmp_path / "pipe.csv"
+    os.mkfifo(pipe)
+    code, out, err = run(["run", path, "--out", pipe], capsys)
+    assert code == 2 and "named pipe" in err and "no program reads" in err
+    assert pipe.is_fifo()
+
+
+def test_a_named_pipe_with_a_reader_gets_the_results(tmp_path, capsys):
+    import os
+    import threading
+    path = write(tmp_path, LAG)
+    pipe = tmp_path / "pipe.csv"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # a reader, present before the run
+
+    def read_all() -> None:
+        import select
+        chunks = []
+        while True:
+            select.select([fd], [], [], 10.0)
+            data = os.read(fd, 65536)
+            if not data and chunks:
+                break
+            chunks.append(data)
+        received.append(b"".join(chunks))
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    code, _, err = run(["run", path, "--out", pipe], capsys)
+    reader.join(30)
+    os.close(fd)
+    assert code == 0, err
+    code, _, _ = run(["run", path, "--out", tmp_path / "file.csv"], capsys)
+    assert received[0] == (tmp_path / "file.csv").read_bytes()
+
+
+def test_describe_of_an_unknown_type_suggests_close_names_in_one_short_line(capsys):
+    code, _, err = run(["describe", "Gian"], capsys)
+    assert code == 2 and "did you mean Gain" in err and err.count("\n") == 1
+    code, _, err = run(["describe", "G" * 100_000], capsys)
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_a_diagram_name_too_long_for_the_file_system_is_a_message(tmp_path, capsys):
+    code, _, err = run(["validate", str(tmp_path / ("n" * 300 + ".json"))], capsys)
+    assert code == 2 and "too long" in err and "Traceback" not in err

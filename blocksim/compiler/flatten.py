@@ -17,7 +17,7 @@ from blocksim.compiler import conditional, limits
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.params import params_for, resolve_param
-from blocksim.errors import CompileError, ExpressionError
+from blocksim.errors import CompileError, ExpressionError, shown
 from blocksim.model import Diagram
 
 __all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "flatten", "resolve_param"]
@@ -95,7 +95,7 @@ class _Flattener:
             path = prefix + blk.id
             block_type = registry.get(blk.type)
             if block_type is None:
-                raise self.error(f"unknown block type '{blk.type}' (see `blocksim blocks`)",
+                raise self.error(f"unknown block type '{shown(blk.type)}' (see `blocksim blocks`)",
                                  block=path)
             if getattr(block_type, "has_diagram", False):
                 if blk.subsystem is None:
@@ -141,27 +141,27 @@ class _Flattener:
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
                              "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
         for wire in diagram.wires:
-            label = f"wire {wire.src} -> {wire.dst}"
+            label = f"wire {shown(wire.src)} -> {shown(wire.dst)}"
             src_block, dst_block = ports.get(wire.src.block), ports.get(wire.dst.block)
             if src_block is None:
-                raise self.error(f"{label}: there is no block '{wire.src.block}'",
+                raise self.error(f"{label}: there is no block '{shown(wire.src.block)}'",
                                  block=prefix + wire.src.block)
             if dst_block is None:
-                raise self.error(f"{label}: there is no block '{wire.dst.block}'",
+                raise self.error(f"{label}: there is no block '{shown(wire.dst.block)}'",
                                  block=prefix + wire.dst.block)
             src = src_block["out"].get(wire.src.port)
             if src is None:
-                raise self.error(f"{label}: no output port '{wire.src.port}' (outputs: "
+                raise self.error(f"{label}: no output port '{shown(wire.src.port)}' (outputs: "
                                  f"{', '.join(src_block['out']) or 'none'})",
                                  block=prefix + wire.src.block, port=wire.src.port)
             dst = dst_block["in"].get(wire.dst.port)
             if dst is None:
-                raise self.error(f"{label}: no input port '{wire.dst.port}' (inputs: "
+                raise self.error(f"{label}: no input port '{shown(wire.dst.port)}' (inputs: "
                                  f"{', '.join(dst_block['in']) or 'none'})",
                                  block=prefix + wire.dst.block, port=wire.dst.port)
             if dst in self.wires:
                 raise self.error(f"input is driven twice (by {self._name(self.wires[dst])} and "
-                                 f"{prefix}{wire.src})", block=prefix + wire.dst.block,
+                                 f"{shown(prefix + str(wire.src))})", block=prefix + wire.dst.block,
                                  port=wire.dst.port)
             self.wires[dst] = src
         return ports

@@ -2,7 +2,8 @@
 power too large for a float) said in the user's words, not as a Python exception name."""
 from __future__ import annotations
 
-_DOMAIN = "a math function outside its domain (log or sqrt of a negative number, asin of more than 1, ...)"
+_DOMAIN = ("a math function outside its domain (log or sqrt of a negative number, zero to a "
+           "negative power, asin of more than 1, ...)")
 _WORDS = {
     "math domain error": _DOMAIN,
     "math range error": "a result too large for a float (overflow)",
