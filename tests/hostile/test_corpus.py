@@ -3,7 +3,8 @@
 The cases selected for this session run up front in worker processes (hostile.supervisor:
 a 3 GB address-space limit, a per-case alarm, a hard deadline that kills a stuck worker);
 each test then asserts its own outcome, so a failure names its case and its symptoms.
-HOSTILE_JOBS=2 runs two workers. `pytest tests/hostile -k numerics` runs a part.
+Two workers by default where there are two cores (HOSTILE_JOBS sets it): the budgets
+are CPU seconds, so a busy machine does not turn a slow case into a false hang. `pytest tests/hostile -k numerics` runs a part.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def outcomes(request):
     selected = [item.callspec.params["case"] for item in request.session.items
                 if getattr(item, "originalname", "") == "test_hostile_case"
                 and hasattr(item, "callspec")]
-    jobs = int(os.environ.get("HOSTILE_JOBS", "1"))
+    jobs = int(os.environ.get("HOSTILE_JOBS", str(min(2, os.cpu_count() or 1))))
     return supervisor.run(selected or CASES, jobs=jobs)
 
 
