@@ -121,3 +121,17 @@ def test_strategy_builds_loadable_diagrams():
     def inner(example, _):
         diagram_from_dict(example[0], source="generated")
     inner()
+
+
+def test_a_mux_fed_by_its_own_output_is_refused_not_compiled_exponentially():
+    """Found by the 30-minute fuzzer: Mux(z, sign, sign) feeding the Sign that feeds it grew
+    the widths to 2**14 - 1 in the passes allowed and generated 98,000 lines of code (10 s
+    of CPU before the run): widths that never settle are a CompileError naming the loop."""
+    import blocksim
+
+    document = _doc([("c", "Constant", {}), ("m", "Mux", {"inputs": 3}),
+                     ("s", "Sign", {}), ("y", "Output", {})],
+                    [("c.y", "m.u1"), ("s.y", "m.u2"), ("s.y", "m.u3"), ("m.y", "s.u"),
+                     ("m.y", "y.u")], stop=1.0)
+    with pytest.raises(blocksim.BlocksimError, match="widths never settle"):
+        blocksim.simulate(diagram_from_dict(document))

@@ -33,8 +33,9 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
     parameters (Constant, Integrator); feedback loops settle because the latter fix them.
     """
     sizes: dict[str, Sizes] = {}
+    changing: list[str] = []
     for _ in range(len(flat.blocks) + 2):
-        changed = False
+        changing = []
         for blk in flat.blocks:
             in_widths: dict[str, int | None] = {}
             for port in blk.inputs:
@@ -51,9 +52,14 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
                                    block=blk.path, file=flat.source) from None
             if sizes.get(blk.path) != new:
                 sizes[blk.path] = new
-                changed = True
-        if not changed:
+                changing.append(blk.path)
+        if not changing:
             break
+    if changing:  # a loop whose widths grow at every pass (a Mux fed by its own output)
+        raise CompileError(f"signal widths never settle: a feedback loop through "
+                           f"{', '.join(repr(p) for p in changing[:6])} makes them grow at "
+                           f"every pass (a Mux or Concatenate fed by its own output?)",
+                           block=changing[0], file=flat.source)
     for blk in flat.blocks:
         for port in blk.inputs:
             src_path, src_port = flat.drivers[(blk.path, port)]
