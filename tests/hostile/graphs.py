@@ -427,7 +427,7 @@ def run_example(document: dict, settings: dict, backend: str = "python",
         return f"hang: over {cap:g} s of CPU", ""
     except BlocksimError as exc:
         info["outcome"] = type(exc).__name__
-        message = str(exc)
+        message = info["message"] = str(exc)
         if not message.strip() or "\n" in message.strip():
             return "error message not one line", message
         leak = LEAKY.search(message)
