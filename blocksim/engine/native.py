@@ -121,12 +121,13 @@ class NativeLoop:
         # index of the next hit; its time) is `sim.hits`, copied in and out at each call.
         rates, clock = model.rates, model.clock
         self.timed = compiled.timed and (not rates or _exact_hits(rates, clock, s))
-        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] for r in rates],
-                              dtype=np.int64).reshape(len(rates), 3)
+        # Ticks beyond int64 (a period of 1e300 s) are only ever read by Python (`hits`).
+        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] if self.timed else [0] * 3
+                               for r in rates], dtype=np.int64).reshape(len(rates), 3)
         self.hit_t = np.empty(len(rates))
         self.trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
         ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = self.timed, bool(model.time_events)
-        if clock is not None:
+        if clock is not None and self.timed:
             ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
         sim.stats.setdefault("python_events", 0)
         # With compiled event functions the loop also settles the start of the run (in
@@ -164,7 +165,9 @@ class NativeLoop:
         hits = sim.hits
         nfev = 0
         while True:
-            if hits is not None:  # Python may have handled hits since the last call
+            # Python may have handled hits since the last call (the loop reads the
+            # schedule only when it settles hits itself).
+            if hits is not None and self.timed:
                 self.sched[:, 2] = hits.k
                 self.hit_t[:] = hits.times
             ipar[nt.I_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
