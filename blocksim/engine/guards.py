@@ -14,7 +14,7 @@ produce garbage, into a clear message naming the block and what to change.
   take minutes to run out. No sensible model comes near: the ball has ~300 events, a 1 kHz
   pulse train over 100 s 200,000. Both backends share this guard: the compiled loop of the
   numba backend returns to Python when the restarts reach `ProgressGuard.due`.
-- Stiffness on dopri5: the budget STIFF_STEPS of `dopri5.StiffnessTest`.
+- Stiffness on dopri5 and dop853: the budget STIFF_STEPS of `stiffness.StiffnessTest`.
 
 Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
 before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
@@ -32,7 +32,7 @@ from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 
 MAX_EVENTS = 1_000_000  # events in one run
-STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
+STIFF_STEPS = 1_000_000  # steps left to the stop time once a system is found stiff
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 

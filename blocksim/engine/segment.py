@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from blocksim.engine import derived, events as ev_mod
+from blocksim.engine.dop853 import Dop853Stepper
 from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
 from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoStateStepper,
                                       StepFailure)
@@ -160,6 +161,9 @@ class PythonLoop:
         if s.solver == "dopri5":
             return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step,
                                  sim.stiffness)
+        if s.solver == "dop853":
+            return Dop853Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+                                 first_step, sim.stiffness)
         sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
                                first_step, sparsity)

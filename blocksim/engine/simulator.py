@@ -38,7 +38,7 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, events as ev_mod, guards, nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
-from blocksim.engine.dopri5 import StiffnessTest
+from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
 from blocksim.engine.notices import notice
 from blocksim.engine.hits import HitSchedule
 from blocksim.engine.results import Event, Recorder, Results
@@ -162,9 +162,10 @@ class Simulator:
         self._sample = model.functions["sample"]
         # The blocks' next time event after t, from their settled discrete states.
         self._next_time = model.functions["next_time"] if model.time_events else None
+        # Hairer's stiffness test on the explicit solvers (dopri5, dop853).
         self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
-                                        _weakly(self))
-                          if s.solver == "dopri5" else None)
+                                        _weakly(self), s.solver)
+                          if s.solver in STIFF_LIMITS else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
@@ -269,8 +270,8 @@ class Simulator:
         test = self.stiffness
         block = self.model.block_ids[self.model.state_owner[test.state]]
         self._warn(f"the system looks stiff from t = {test.detected:.6g} (fastest in block "
-                   f"'{block}'): dopri5's steps are held small by stability, not accuracy; "
-                   f"solvers radau or bdf suit it")
+                   f"'{block}'): {test.solver}'s steps are held small by stability, not "
+                   f"accuracy; solvers radau or bdf suit it")
 
     # ----- event handling -----
     def _event(self, st: RunState, init: bool = False,
