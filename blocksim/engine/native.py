@@ -41,6 +41,7 @@ from blocksim.engine import derived
 from blocksim.engine import native_kernel as nk
 from blocksim.engine import native_types as nt
 from blocksim.engine.dopri5 import Stiff
+from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event
 from blocksim.engine.segment import Segment
@@ -224,17 +225,18 @@ class NativeLoop:
                     message = "the system is stiff; use solver radau or bdf"
                 except Stiff as exc:
                     message = str(exc)
-                raise sim._fail(f"{message} (solver dopri5, numba)", st.t, block)
+                raise sim._fail(f"{message} (solver dopri5, numba)", st.t, block, STIFF)
             if status == nt.BAD_CROSSING:
                 # The Python function raises where compiled code gave NaN (a domain error):
                 # let it, so the run fails with the same message as on the Python backend.
                 sim._zc(st.t, st.x, st.m, st.z)
                 raise sim._fail("a zero-crossing function became NaN", st.t,
-                                _failing_block(sim, st))
+                                _failing_block(sim, st), NONFINITE)
             message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
             block = _failing_block(sim, st)
-            raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block)
+            raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block,
+                            NONFINITE if status == nt.NONFINITE else None)
 
     def _collect(self, sim: "Simulator", st: "RunState", counts: list[int]) -> None:
         """Rows, event log and counts of the last call of the loop into the run's records."""

@@ -21,6 +21,7 @@ import numpy as np
 from blocksim.engine import derived, events as ev_mod
 from blocksim.engine.dop853 import Dop853Stepper
 from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
+from blocksim.engine.warnings_held import repeated_warning
 from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoStateStepper,
                                       StepFailure)
 
@@ -88,7 +89,8 @@ class PythonLoop:
                 model = sim.model
                 block = (model.block_ids[model.state_owner[exc.state]] if exc.state is not None
                          else sim._nonfinite_block(st, stepper))
-                raise sim._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
+                raise sim._fail(f"{exc} (solver {s.solver})", stepper.t, block,
+                                repeated_warning(exc)) from None
             sim.stats["steps"] += 1
             t_new = stepper.t
             hit, s_new = self._crossings(st, stepper) if n_zc else (None, None)
