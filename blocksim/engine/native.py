@@ -29,7 +29,6 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -283,7 +282,7 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
         sim._deriv(st.t, st.x, st.m, st.z)
     except (ArithmeticError, ValueError) as exc:
         return sim.model.block_of_exception(exc)
-    return sim._nonfinite_block(st, SimpleNamespace(t=st.t, x=st.x))
+    return sim._nonfinite_block(st, st.t, st.x)
 
 
 def _fallback_notice(model: CompiledModel, exc: Exception, kind: str | None) -> str:

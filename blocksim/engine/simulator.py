@@ -522,14 +522,15 @@ class Simulator:
             self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
             raise
 
-    def _nonfinite_block(self, st: RunState, stepper) -> str | None:
-        """The first block whose output or derivative is not finite at the last good state."""
+    def _nonfinite_block(self, st: RunState, t: float, x: np.ndarray) -> str | None:
+        """The first block whose output or derivative is not finite at the last good state
+        (t, x)."""
         model = self.model
-        block = nonfinite.origin(model, self._outputs, stepper.t, stepper.x, st.m, st.z)
+        block = nonfinite.origin(model, self._outputs, t, x, st.m, st.z)
         if block is not None:
             return block
         try:
-            dx = np.array(self._deriv(stepper.t, stepper.x, st.m, st.z), dtype=float)
+            dx = np.array(self._deriv(t, x, st.m, st.z), dtype=float)
             bad = np.flatnonzero(~np.isfinite(dx))
             if len(bad):
                 return model.block_ids[model.state_owner[int(bad[0])]]
