@@ -2,8 +2,8 @@
 
 Four budgets (limits in `blocksim.compiler.limits`): the parameter values a compile keeps,
 the scalar slots of the compiled model (each a line of generated code), the sample hits of
-the discrete rates, and the results a run will log. Each error names what to change: the block and parameter, the block and port,
-or the simulation setting.
+the discrete rates, and the results a run will log. Each error names what to change: the
+block and parameter, the block and port, or the simulation setting.
 """
 from __future__ import annotations
 

@@ -20,9 +20,10 @@ event budget, a stiff system on dopri5 or dop853 with too many steps ahead (`gua
 `stiffness.py`). What a run survives is reported once as a warning (`Results.warnings`, and
 the logger "blocksim.engine" once the run has survived it, `warnings_held.py`: a failure
 that repeats a warning supersedes it): a stiff system on dopri5 or dop853, a logged signal
-that becomes NaN or infinite (`nonfinite.py`; an error with `strict=True`). numpy's floating-point warnings are silenced during a run: these
-checks report such values instead, naming the block. Ctrl-C raises SimulationInterrupted
-with the results so far (status "interrupted").
+that becomes NaN or infinite (`nonfinite.py`; an error with `strict=True`). numpy's
+floating-point warnings are silenced during a run: these checks report such values instead,
+naming the block. Ctrl-C raises SimulationInterrupted with the results so far (status
+"interrupted").
 """
 from __future__ import annotations
 
