@@ -1,9 +1,9 @@
 """Memory and size budgets of a diagram, checked before anything large is allocated.
 
-Three budgets (limits in `blocksim.compiler.limits`): the parameter values a compile keeps,
-the scalar slots of the compiled model (each a line of generated code), and the results a
-run will log. Each error names what to change: the block and parameter, the block and port,
-or the simulation setting.
+Four budgets (limits in `blocksim.compiler.limits`): the parameter values a compile keeps,
+the scalar slots of the compiled model (each a line of generated code), the sample hits of
+the discrete rates, and the results a run will log. Each error names what to change: the
+block and parameter, the block and port, or the simulation setting.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import numpy as np
 from blocksim.blockspec import Sizes
 from blocksim.compiler import limits
 from blocksim.compiler.faults import BLOCK_FAULTS
+from blocksim.compiler.rates import EXACT_INT, Clock, Rate, as_fraction, next_hit
 from blocksim.errors import CompileError
 from blocksim.model import SimulationSettings
 
@@ -151,3 +152,57 @@ def check_results(logged_columns: int, time_events: Iterable[tuple[str, Any, Any
                        f"{rows:.3g} rows of {columns} columns, {limits.size_text(size)} of "
                        f"results (at most {limits.size_text(limits.MAX_RESULT_BYTES)}): use "
                        f"{change}", file=source)
+
+
+def check_hits(rates: Sequence[Rate], clock: Clock | None, owners: Sequence[str],
+               settings: SimulationSettings, source: str | None) -> None:
+    """The sample hits of the discrete rates within `limits.max_hits()`, their common tick
+    within the exact clock; CompileError names a block of the rate at fault (`owners`).
+
+    Hits are counted per rate over [start, stop] in floats (a period of 1e-300 s gives
+    1e300, never a huge integer) and summed: each hit is an instant the engine settles.
+    Triggered rates are not counted: their hits are the trigger's events.
+    """
+    if not rates:
+        return
+    start, stop = float(settings.start), float(settings.stop)
+    counts = [_hit_count(rate, clock, start, stop) for rate in rates]
+    total, limit = sum(counts), limits.max_hits()
+    if total > limit:
+        i = max(range(len(rates)), key=counts.__getitem__)
+        others = "" if counts[i] == total else f", {_count_text(total)} with the other rates"
+        raise CompileError(
+            f"its sample time, {rates[i].sample_time}, makes {_count_text(counts[i])} sample "
+            f"hits between {start:g} and {stop:g}{others} (at most {_count_text(limit)} in a "
+            f"run; the environment variable BLOCKSIM_MAX_HITS raises it): use a longer period "
+            f"or a shorter run", block=owners[i] or None, file=source)
+    if clock is not None and clock.q.bit_length() > limits.MAX_CLOCK_BITS:
+        bits = [max(as_fraction(r.period).denominator.bit_length(),
+                    as_fraction(r.offset).denominator.bit_length()) for r in rates]
+        i = max(range(len(rates)), key=bits.__getitem__)
+        raise CompileError(
+            f"its sample time, {rates[i].sample_time}, is too fine for the exact clock of the "
+            f"sample hits (the discrete rates' common tick would be below "
+            f"2**-{limits.MAX_CLOCK_BITS} s): use a period and offset that are multiples of "
+            f"a coarser tick", block=owners[i] or None, file=source)
+
+
+def _hit_count(rate: Rate, clock: Clock, start: float, stop: float) -> float:
+    """Hits of `rate` within [start, stop] as a float: estimated in doubles (a period of
+    1e-300 s gives 1e300, inf when doubles cannot count them), and, when that is below
+    2**53, exact on the clock the engine schedules them with (`rates.next_hit`)."""
+    last, first = (stop - rate.offset) / rate.period, (start - rate.offset) / rate.period
+    if not (math.isfinite(last) and math.isfinite(first)):
+        return math.inf
+    estimate = float(max(0, math.floor(last) - max(0, math.ceil(first)) + 1))
+    if estimate >= EXACT_INT:
+        return estimate
+    before = math.nextafter(start, -math.inf)  # a hit at the start time counts
+    return float(next_hit(rate, clock, stop) - next_hit(rate, clock, before))
+
+
+def _count_text(count: float) -> str:
+    """A count for a message: exact below 1e9 (10000001 must not read as 1e+07)."""
+    if count < 1e9:
+        return f"{count:.0f}"
+    return f"about {count:.3g}" if math.isfinite(count) else "more than 1e+308"

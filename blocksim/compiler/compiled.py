@@ -79,6 +79,8 @@ class CompiledModel:
     block_rates: tuple[SampleTime, ...] = ()
     clock: Clock | None = None
     rates: tuple[Rate, ...] = ()
+    # A discrete block of each rate (the first), for the messages about its hits.
+    rate_blocks: tuple[str, ...] = ()
     # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
     # trigger's flag, raised by its gate at an edge and cleared by the engine.
     trigger_slots: tuple[int, ...] = ()
@@ -148,9 +150,18 @@ def check_run(model: CompiledModel, settings: SimulationSettings) -> None:
 
 
 def _check_results(model: CompiledModel, settings: SimulationSettings) -> None:
+    budget.check_hits(model.rates, model.clock, model.rate_blocks, settings, model.source)
     columns = sum(len(sig.indices) for sig in model.logged)
     events = [(model.block_ids[src.block], src.impl, src.p) for src in model.time_events]
     budget.check_results(columns, events, settings, model.source)
+
+
+def _rate_blocks(sampling) -> tuple[str, ...]:
+    """The first discrete block of each clocked rate (in the diagram's order)."""
+    first: dict[int, str] = {}
+    for path, index in sampling.rate_of.items():
+        first.setdefault(index, path)
+    return tuple(first.get(i, "") for i in range(len(sampling.rates)))
 
 
 def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
@@ -222,6 +233,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         block_rates=tuple(sampling.block_rates[b.path] for b in flat.blocks),
         clock=sampling.clock,
         rates=sampling.rates,
+        rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
     )
     _check_results(model, settings)

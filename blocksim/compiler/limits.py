@@ -13,6 +13,8 @@ arrays and copies them once when it ends.
 """
 from __future__ import annotations
 
+import math
+import os
 import sys
 
 from blocksim.expressions import MAX_DEPTH, MAX_ELEMENTS, MAX_LENGTH, MAX_SECONDS, MAX_WORK
@@ -59,6 +61,17 @@ MAX_STEPS = 100_000_000
 """Steps a run may be forced to take by its settings (a fixed step or a max step) and time
 events it may be forced to handle: at a million steps per second, about two minutes."""
 
+MAX_HITS = 10_000_000
+"""Sample hits of the discrete rates in one run, counted per rate over [start, stop] and
+summed (each hit is an event of the engine: about 10 µs in Python, so 1e7 hits is a few
+minutes; the 1 kHz PI benchmark over 1000 s has 1e6 + 1). Raised for a process by the
+environment variable BLOCKSIM_MAX_HITS (`max_hits`)."""
+
+MAX_CLOCK_BITS = 1000
+"""Bits of the denominator of the discrete rates' common tick (`rates.Clock`): beyond
+about 1024 it has no double (a period or offset near 1e-300, or a subnormal one), and the
+exact clock could not give hit times."""
+
 MIN_STEP_ULPS = 100
 """A step, max step or output interval must span at least this many units in the last
 place (ulp) of the time scale max(|start|, |stop|): below that, t + h rounds to a different
@@ -73,10 +86,11 @@ MIN_RTOL = EPS
 rule, followed by our dopri5) and the compiler says so in a warning."""
 HONOURED_RTOL = 100 * EPS
 
-__all__ = ["MAX_SIGNALS", "MAX_CODE_BYTES", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES", "MAX_PORTS",
-           "MAX_NESTING", "MAX_INT", "MAX_RESULT_BYTES", "EVENT_BYTES", "MAX_STEPS",
-           "MIN_STEP_ULPS", "MIN_SPAN_ULPS", "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH",
-           "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK", "MAX_SECONDS", "GIB", "MIB"]
+__all__ = ["MAX_SIGNALS", "MAX_CODE_BYTES", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES",
+           "MAX_PORTS", "MAX_NESTING", "MAX_INT", "MAX_RESULT_BYTES", "EVENT_BYTES",
+           "MAX_STEPS", "MAX_HITS", "MAX_CLOCK_BITS", "MIN_STEP_ULPS", "MIN_SPAN_ULPS",
+           "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH", "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK",
+           "MAX_SECONDS", "GIB", "MIB", "max_hits"]
 
 
 def size_text(n_bytes: float) -> str:
@@ -84,3 +98,14 @@ def size_text(n_bytes: float) -> str:
     if n_bytes >= GIB:
         return f"{n_bytes / GIB:.3g} GiB"
     return f"{n_bytes / MIB:.3g} MiB"
+
+
+def max_hits() -> float:
+    """MAX_HITS, or the environment variable BLOCKSIM_MAX_HITS when it is a number > 0 (read
+    at each compile: cheap, and a test or a long batch job may set it at any time)."""
+    text = os.environ.get("BLOCKSIM_MAX_HITS", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return MAX_HITS
+    return value if value > 0 and not math.isnan(value) else MAX_HITS

@@ -7,17 +7,10 @@ keeps the same method, error norm and step-size control (Hairer, Norsett and Wan
 arrays, evaluates dense output with one Horner scheme, and is restarted for almost nothing.
 The same coefficients drive the compiled loop of the numba backend (`native_kernel.py`).
 
-Stiffness detection is DOPRI5's own (Hairer and Wanner, "Solving ODEs II", IV.2, and the
-STIFFNESS DETECTION block of their code): with y6, k6 the sixth stage's argument and value
-and y7, k7 the new state and its derivative (both at t + h), h*lambda is estimated as
-h * ||k7 - k6|| / ||y7 - y6||. Above 3.25, the edge of DOPRI5's stability region on the
-negative real axis, the step size is held by stability, not accuracy. The test runs every
-STIFF_EVERY accepted steps, and at every step once one was positive; STIFF_POSITIVE
-positive tests (six negative ones in a row start the count again) mean the system is stiff.
-`StiffnessTest` keeps this count over a whole run (restarts included) and, once stiffness
-is detected, fails the step (`Stiff`) when the steps still needed at the present step size,
-(stop - t) / h, exceed its budget: such a run would take minutes on dopri5 and
-milliseconds on radau or bdf.
+Stiffness is tested as in Hairer's code (`stiffness.py`, shared with dop853): with y6, k6
+the sixth stage's argument and value and y7, k7 the new state and its derivative (both at
+t + h), h*lambda is estimated as h * ||k7 - k6|| / ||y7 - y6||, against 3.25, the edge of
+DOPRI5's stability region on the negative real axis.
 """
 from __future__ import annotations
 
@@ -27,6 +20,8 @@ from typing import Callable
 import numpy as np
 
 from blocksim.engine.steppers import StepFailure, Stepper
+from blocksim.engine.stiffness import (LIMITS, STIFF_EVERY, STIFF_NEGATIVE,  # noqa: F401
+                                       STIFF_POSITIVE, Stiff, StiffnessTest)
 
 Rhs = Callable[[float, np.ndarray], np.ndarray]
 
@@ -58,9 +53,7 @@ BOUND_ULPS = 4
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
 SMALL = 12  # up to this many states, dense output is evaluated in float arithmetic
-# Stiffness detection (the module docstring): Hairer's NSTIFF, the h*lambda limit, and the
-# counts of positive tests that detect stiffness and of negative ones that reset it.
-STIFF_EVERY, STIFF_LIMIT, STIFF_POSITIVE, STIFF_NEGATIVE = 1000, 3.25, 15, 6
+STIFF_LIMIT = LIMITS["dopri5"]  # h*lambda at the edge of the stability region
 
 
 def rms(v: np.ndarray) -> float:
@@ -85,73 +78,6 @@ def initial_step(fun: Rhs, t0: float, x0: np.ndarray, f0: np.ndarray, span: floa
     else:
         h1 = (0.01 / max(d1, d2)) ** (1 / 5)
     return min(100 * h0, h1, span, max_step)
-
-
-class Stiff(StepFailure):
-    """A stiff system whose remaining steps on dopri5 exceed the budget (`StiffnessTest`)."""
-
-
-class StiffnessTest:
-    """DOPRI5's stiffness detection over a run (the module docstring), shared by every
-    segment of the run; the compiled loop keeps the same counts in its parameter arrays.
-
-    `detected` is the time stiffness was first detected (None before), `state` the state
-    that moved most in the last two stages there (its block is named in the warning).
-    """
-
-    __slots__ = ("stop", "budget", "on_detect", "accepted", "positive", "negative", "hlamb",
-                 "detected", "state")
-
-    def __init__(self, stop: float, budget: float, on_detect: Callable[[], None] | None = None):
-        self.stop, self.budget, self.on_detect = stop, budget, on_detect
-        self.accepted = self.positive = self.negative = 0
-        self.hlamb = 0.0
-        self.detected: float | None = None
-        self.state = -1
-
-    def due(self) -> bool:
-        """Whether the step just accepted is tested (counted here: call once per step)."""
-        self.accepted += 1
-        return self.positive > 0 or self.accepted % STIFF_EVERY == 0
-
-    def test(self, t: float, h: float, k6: np.ndarray, k7: np.ndarray, y6: np.ndarray,
-             y7: np.ndarray) -> None:
-        """Hairer's test on the step from t of size h; `Stiff` if over budget."""
-        dk, dy = k7 - k6, y7 - y6
-        den = float(np.dot(dy, dy))
-        if den > 0.0:
-            self.hlamb = h * math.sqrt(float(np.dot(dk, dk)) / den)
-        if not self.hlamb > STIFF_LIMIT:
-            self.negative += 1
-            if self.negative == STIFF_NEGATIVE:
-                self.positive = 0
-            return
-        self.negative = 0
-        self.positive += 1
-        if self.positive < STIFF_POSITIVE:
-            return
-        if self.detected is None:
-            self.found(t, int(np.argmax(np.abs(dk))))
-        self.check_budget(t, h)
-
-    def found(self, t: float, state: int) -> None:
-        """Stiffness detected at t (the first time only), `state` moving fastest."""
-        if self.detected is None:
-            self.detected, self.state = t, state
-            if self.on_detect is not None:
-                self.on_detect()
-
-    def check_budget(self, t: float, h: float) -> None:
-        """`Stiff` if (stop - t) / h, about the steps left at this step size, exceed the
-        budget (t: the start of the step of size h)."""
-        left = (self.stop - t) / h if h > 0.0 else math.inf
-        if left > self.budget:
-            since = self.detected if self.detected is not None else t
-            raise Stiff(f"the system is stiff: from t = {since:.6g} dopri5 needs "
-                        f"steps of about {h:.3g} s for stability alone (h*lambda > "
-                        f"{STIFF_LIMIT}), some {left:.2g} more to the stop time, beyond the "
-                        f"budget of {self.budget:.0f}; use solver radau or bdf",
-                        state=self.state)
 
 
 class Dopri5Stepper(Stepper):

@@ -7,10 +7,14 @@ produce garbage, into a clear message naming the block and what to change.
 - Progress (every WINDOW restarts of the integration, i.e. per event): a run whose events
   come closer than the event horizon (far below anything the model resolves: time does not
   advance) fails at once; one whose event rate, sustained over STRIKES windows in a row,
-  projects more than MAX_EVENTS events to the stop time fails early, as does one that
-  passes MAX_EVENTS. No sensible model comes near: the ball has ~300 events, a 1 kHz pulse
-  train over 100 s 200,000.
-- Stiffness on dopri5: the budget STIFF_STEPS of `dopri5.StiffnessTest`.
+  projects at least MAX_EVENTS events by the stop time (the events so far plus the rest of
+  the run at the rate of the last window) fails early, after STRIKES * WINDOW events, as
+  does one that passes MAX_EVENTS. A projection that lands on the budget counts as reaching
+  it: rem(t, 1e-6) over 1 s projects exactly 1e6 events, each window alike, which would
+  take minutes to run out. No sensible model comes near: the ball has ~300 events, a 1 kHz
+  pulse train over 100 s 200,000. Both backends share this guard: the compiled loop of the
+  numba backend returns to Python when the restarts reach `ProgressGuard.due`.
+- Stiffness on dopri5 and dop853: the budget STIFF_STEPS of `stiffness.StiffnessTest`.
 
 Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
 before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
@@ -28,7 +32,7 @@ from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 
 MAX_EVENTS = 1_000_000  # events in one run
-STIFF_STEPS = 1_000_000  # steps left to the stop time once dopri5 finds the system stiff
+STIFF_STEPS = 1_000_000  # steps left to the stop time once a system is found stiff
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 
@@ -69,21 +73,23 @@ class ProgressGuard:
         """Why the run cannot go on (None: it can), from the window since the last check."""
         n, dt = restarts - self.mark_n, t - self.mark_t
         self.mark_t, self.mark_n, self.due = t, restarts, restarts + WINDOW
-        advice = (f"change the parameters of the block(s) making them (a period, a "
-                  f"hysteresis), shorten the run, or raise the budget of {self.max_events} "
-                  f"events (BLOCKSIM_MAX_EVENTS)")
+        advice = ("change the parameters of the block(s) making them (a period, a "
+                  "hysteresis), shorten the run, or raise the budget (environment variable "
+                  "BLOCKSIM_MAX_EVENTS)")
         if events > self.max_events:
-            return f"more than {self.max_events} events; {advice}"
+            return f"more than {self.max_events} events, the budget of a run; {advice}"
         if n <= 0:
             return None
         if not dt > n * self.horizon:
             return (f"no progress: {n} events within {dt:.3g} s, closer than the time "
                     f"resolution here ({self.horizon:.2g} s)")
         projected = events + (self.stop - t) * n / dt
-        self.strikes = self.strikes + 1 if projected > self.max_events else 0
+        # Rounded: a projection of exactly the budget may come out a few ulps below it.
+        self.strikes = self.strikes + 1 if projected >= self.max_events - 0.5 else 0
         if self.strikes >= STRIKES:
-            return (f"events every {dt / n:.3g} s would make about {projected:.2g} events to "
-                    f"the stop time; {advice}")
+            return (f"events every {dt / n:.3g} s would make about {projected:.2g} events by "
+                    f"the stop time, reaching the budget of {self.max_events} events of a "
+                    f"run; {advice}")
         return None
 
 

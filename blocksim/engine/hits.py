@@ -28,8 +28,9 @@ class HitSchedule:
         # without the general path's calls.
         self._ticks = [(rate.offset_ticks, rate.period_ticks) for rate in self.rates]
         clock = self.clock
-        self._p, self._q = (clock.p, float(clock.q)) if clock is not None else (1, 1.0)
         self._exact = clock is not None and clock.q < EXACT_INT
+        # A clock beyond doubles (a period of 1e300 s) takes the general path.
+        self._p, self._q = (clock.p, float(clock.q)) if self._exact else (1, 1.0)
 
     def due(self, t: float) -> list[float] | None:
         """The `hits` argument of the model's `sample` function at time t: 1.0 for each

@@ -29,7 +29,6 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,6 +40,7 @@ from blocksim.engine import derived
 from blocksim.engine import native_kernel as nk
 from blocksim.engine import native_types as nt
 from blocksim.engine.dopri5 import Stiff
+from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event
 from blocksim.engine.segment import Segment
@@ -121,12 +121,13 @@ class NativeLoop:
         # index of the next hit; its time) is `sim.hits`, copied in and out at each call.
         rates, clock = model.rates, model.clock
         self.timed = compiled.timed and (not rates or _exact_hits(rates, clock, s))
-        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] for r in rates],
-                              dtype=np.int64).reshape(len(rates), 3)
+        # Ticks beyond int64 (a period of 1e300 s) are only ever read by Python (`hits`).
+        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] if self.timed else [0] * 3
+                               for r in rates], dtype=np.int64).reshape(len(rates), 3)
         self.hit_t = np.empty(len(rates))
         self.trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
         ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = self.timed, bool(model.time_events)
-        if clock is not None:
+        if clock is not None and self.timed:
             ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
         sim.stats.setdefault("python_events", 0)
         # With compiled event functions the loop also settles the start of the run (in
@@ -164,7 +165,9 @@ class NativeLoop:
         hits = sim.hits
         nfev = 0
         while True:
-            if hits is not None:  # Python may have handled hits since the last call
+            # Python may have handled hits since the last call (the loop reads the
+            # schedule only when it settles hits itself).
+            if hits is not None and self.timed:
                 self.sched[:, 2] = hits.k
                 self.hit_t[:] = hits.times
             ipar[nt.I_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
@@ -221,17 +224,18 @@ class NativeLoop:
                     message = "the system is stiff; use solver radau or bdf"
                 except Stiff as exc:
                     message = str(exc)
-                raise sim._fail(f"{message} (solver dopri5, numba)", st.t, block)
+                raise sim._fail(f"{message} (solver dopri5, numba)", st.t, block, STIFF)
             if status == nt.BAD_CROSSING:
                 # The Python function raises where compiled code gave NaN (a domain error):
                 # let it, so the run fails with the same message as on the Python backend.
                 sim._zc(st.t, st.x, st.m, st.z)
                 raise sim._fail("a zero-crossing function became NaN", st.t,
-                                _failing_block(sim, st))
+                                _failing_block(sim, st), NONFINITE)
             message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
             block = _failing_block(sim, st)
-            raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block)
+            raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block,
+                            NONFINITE if status == nt.NONFINITE else None)
 
     def _collect(self, sim: "Simulator", st: "RunState", counts: list[int]) -> None:
         """Rows, event log and counts of the last call of the loop into the run's records."""
@@ -278,7 +282,7 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
         sim._deriv(st.t, st.x, st.m, st.z)
     except (ArithmeticError, ValueError) as exc:
         return sim.model.block_of_exception(exc)
-    return sim._nonfinite_block(st, SimpleNamespace(t=st.t, x=st.x))
+    return sim._nonfinite_block(st, st.t, st.x)
 
 
 def _fallback_notice(model: CompiledModel, exc: Exception, kind: str | None) -> str:

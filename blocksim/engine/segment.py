@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from blocksim.engine import derived, events as ev_mod
+from blocksim.engine.dop853 import Dop853Stepper
 from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
+from blocksim.engine.warnings_held import repeated_warning
+from blocksim.errors import SimulationError
 from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoStateStepper,
                                       StepFailure)
 
@@ -63,13 +66,31 @@ class PythonLoop:
                 first_step: float | None, k_grid: int, n_grid: int) -> Segment:
         """Integrate from st towards t_bound, recording the grid, until a located crossing
         (st stays at the segment's last step start) or t_bound (st there, signs latched)."""
-        stepper = self._stepper(st, t_bound, first_step)
+        try:
+            stepper = self._stepper(st, t_bound, first_step)
+        except StepFailure as exc:  # an implicit solver's first Jacobian, not finite
+            raise self._failure(exc, st, st.t, st.x) from None
         batch = (DenseBatch(self.selection) if self.selection is not None
                  and isinstance(stepper, Dopri5Stepper) else None)
         try:
             return self._steps(stepper, batch, st, t_bound, t_time, k_grid, n_grid)
         finally:
             self._flush(batch)
+
+    def _failure(self, exc: StepFailure, st: "RunState", t: float, x: np.ndarray
+                 ) -> SimulationError:
+        """The run's error for a solver failure after the last good state (t, x): the
+        block of the state at fault, else the first block with a non-finite value where
+        the failed step found one (`StepFailure.probe`), or at (t, x)."""
+        sim = self.sim
+        model = sim.model
+        if exc.state is not None:
+            block = model.block_ids[model.state_owner[exc.state]]
+        else:
+            block = sim._nonfinite_block(st, *exc.probe) if exc.probe is not None else None
+            block = block or sim._nonfinite_block(st, t, x)
+        return sim._fail(f"{exc} (solver {sim.settings.solver})", t, block,
+                         repeated_warning(exc))
 
     def _flush(self, batch: DenseBatch | None) -> None:
         if batch:
@@ -82,15 +103,13 @@ class PythonLoop:
         while True:
             try:
                 stepper.step()
+                sim.stats["steps"] += 1
+                t_new = stepper.t
+                # Locating a crossing may integrate again (`AdaptiveStepper.solve_to`).
+                hit, s_new = self._crossings(st, stepper) if n_zc else (None, None)
             except StepFailure as exc:
                 self._flush(batch)  # the results handed with the error include the grid
-                model = sim.model
-                block = (model.block_ids[model.state_owner[exc.state]] if exc.state is not None
-                         else sim._nonfinite_block(st, stepper))
-                raise sim._fail(f"{exc} (solver {s.solver})", stepper.t, block) from None
-            sim.stats["steps"] += 1
-            t_new = stepper.t
-            hit, s_new = self._crossings(st, stepper) if n_zc else (None, None)
+                raise self._failure(exc, st, stepper.t, stepper.x) from None
             t_end = hit[0] if hit else t_new
             time_event = not hit and t_new >= t_bound and t_bound == t_time
             # Grid points up to the step end; one at an event instant is the event's rows.
@@ -160,6 +179,9 @@ class PythonLoop:
         if s.solver == "dopri5":
             return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step,
                                  sim.stiffness)
+        if s.solver == "dop853":
+            return Dop853Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+                                 first_step, sim.stiffness)
         sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
                                first_step, sparsity)

@@ -16,12 +16,14 @@ the compiled code does. The blocks' next time event comes from the generated `ne
 
 A run that cannot end well ends early with a SimulationError carrying the results so far:
 settings no run can honour, events that stop time from advancing or that would exceed the
-event budget, a stiff system on dopri5 with too many steps ahead (`guards.py`). What a run
-survives is reported once as a warning (logger "blocksim.engine" and `Results.warnings`):
-a stiff system on dopri5, a logged signal that becomes NaN or infinite (`nonfinite.py`; an
-error with `strict=True`). numpy's floating-point warnings are silenced during a run: these
-checks report such values instead, naming the block. Ctrl-C raises SimulationInterrupted
-with the results so far (status "interrupted").
+event budget, a stiff system on dopri5 or dop853 with too many steps ahead (`guards.py`,
+`stiffness.py`). What a run survives is reported once as a warning (`Results.warnings`, and
+the logger "blocksim.engine" once the run has survived it, `warnings_held.py`: a failure
+that repeats a warning supersedes it): a stiff system on dopri5 or dop853, a logged signal
+that becomes NaN or infinite (`nonfinite.py`; an error with `strict=True`). numpy's
+floating-point warnings are silenced during a run: these checks report such values instead,
+naming the block. Ctrl-C raises SimulationInterrupted with the results so far (status
+"interrupted").
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, events as ev_mod, guards, nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
-from blocksim.engine.dopri5 import StiffnessTest
+from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
+from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
 from blocksim.engine.notices import notice
 from blocksim.engine.hits import HitSchedule
 from blocksim.engine.results import Event, Recorder, Results
@@ -47,7 +50,6 @@ from blocksim.errors import SimulationError, SimulationInterrupted
 from blocksim.model import SimulationSettings
 
 log = logging.getLogger(__name__)
-report = logging.getLogger("blocksim.engine")  # the warnings a run records in its results
 
 MAX_EVENT_PASSES = 100
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
@@ -132,7 +134,8 @@ class Simulator:
         self.progress = progress
         self.should_stop = should_stop
         self.strict = strict
-        self.warnings: list[str] = []
+        self.reports = HeldWarnings(model.source)
+        self.warnings = self.reports.messages  # every warning of the run, in order
         self._logged_check = nonfinite.LoggedCheck(model)
         self._started = clock.perf_counter()
         self._state: RunState | None = None
@@ -162,9 +165,10 @@ class Simulator:
         self._sample = model.functions["sample"]
         # The blocks' next time event after t, from their settled discrete states.
         self._next_time = model.functions["next_time"] if model.time_events else None
+        # Hairer's stiffness test on the explicit solvers (dopri5, dop853).
         self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
-                                        _weakly(self))
-                          if s.solver == "dopri5" else None)
+                                        _weakly(self), s.solver)
+                          if s.solver in STIFF_LIMITS else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
@@ -238,7 +242,10 @@ class Simulator:
         self._grid_row(st.t, st.x, st)
 
     def _interrupted(self) -> bool:
-        """Whether should_stop asks to end the run (asked at most every POLL_INTERVAL)."""
+        """Whether should_stop asks to end the run (asked at most every POLL_INTERVAL);
+        called once per step or restart, it also logs the warnings held long enough."""
+        if self.reports.pending:
+            self.reports.release_due()
         if self.should_stop is None:
             return False
         now = clock.perf_counter()
@@ -255,22 +262,25 @@ class Simulator:
         self.recorder.events.append(Event(float(st.t), "", "interrupted"))
         return self._results("stopped", STOP_MESSAGE)
 
-    def _fail(self, message: str, t: float, block: str | None = None) -> SimulationError:
+    def _fail(self, message: str, t: float, block: str | None = None,
+              repeats: str | None = None) -> SimulationError:
+        """The error ending the run, with the results so far; `repeats`: the kind of the
+        warnings it says again (`warnings_held`), which are then not logged."""
+        self.reports.supersede(repeats)
         results = self._results("failed", message)
         return SimulationError(message, t, block, results)
 
-    def _warn(self, message: str) -> None:
-        """Report once: on the "blocksim.engine" logger and in the results' warnings."""
-        if message not in self.warnings:
-            self.warnings.append(message)
-            report.warning("%s: %s", self.model.source, message)
+    def _warn(self, message: str, kind: str) -> None:
+        """Report once: in the results' warnings, and on the "blocksim.engine" logger once
+        the run has survived it (`warnings_held`)."""
+        self.reports.add(message, kind)
 
     def _warn_stiff(self) -> None:
         test = self.stiffness
         block = self.model.block_ids[self.model.state_owner[test.state]]
         self._warn(f"the system looks stiff from t = {test.detected:.6g} (fastest in block "
-                   f"'{block}'): dopri5's steps are held small by stability, not accuracy; "
-                   f"solvers radau or bdf suit it")
+                   f"'{block}'): {test.solver}'s steps are held small by stability, not "
+                   f"accuracy; solvers radau or bdf suit it", STIFF)
 
     # ----- event handling -----
     def _event(self, st: RunState, init: bool = False,
@@ -348,7 +358,7 @@ class Simulator:
             if not np.all(np.isfinite(st.x)):
                 bad = int(np.flatnonzero(~np.isfinite(st.x))[0])
                 raise self._fail("a reset made the state infinite or NaN", st.t,
-                                 model.block_ids[model.state_owner[bad]])
+                                 model.block_ids[model.state_owner[bad]], NONFINITE)
         else:
             culprits = sorted({model.block_ids[b] for entries in changed_by[-4:] for b, _ in entries})
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
@@ -383,11 +393,13 @@ class Simulator:
         except (ArithmeticError, ValueError) as exc:
             # A block's formula failed (log of a negative number, division by zero, ...).
             block = self.model.block_of_exception(exc)
-            raise self._fail(describe_arithmetic(exc), st.t, block) from None
+            raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE) from None
         except KeyboardInterrupt:
             self.recorder.events.append(Event(float(st.t), "", "interrupted"))
             results = self._results("interrupted", INTERRUPT_MESSAGE)
             raise SimulationInterrupted(INTERRUPT_MESSAGE, st.t, None, results) from None
+        finally:
+            self.reports.release_all()  # a failure has already logged or dropped its own
 
     def _run(self, st: RunState) -> Results:
         s, model = self.settings, self.model
@@ -396,7 +408,7 @@ class Simulator:
             if not np.isfinite(model.x0).all():
                 i = int(np.flatnonzero(~np.isfinite(model.x0))[0])
                 raise self._fail(f"initial state {model.x0[i]} is not finite", st.t,
-                                 model.block_ids[model.state_owner[i]])
+                                 model.block_ids[model.state_owner[i]], NONFINITE)
             model.derived["finite_x0"] = model.x0
         # The start is settled here, or else in the compiled loop's first call: a run is
         # only interrupted after it, so even a stopped run has its start rows.
@@ -499,8 +511,8 @@ class Simulator:
         for t, name, value in found:
             message = self._logged_check.message(t, name, value, source)
             if self.strict:
-                raise self._fail(message, t, source or name)
-            self._warn(message)
+                raise self._fail(message, t, source or name, NONFINITE)
+            self._warn(message, NONFINITE)
 
     def _observed(self, t: float, x: np.ndarray, st: RunState) -> list[float]:
         """The logged signals at (t, x); a formula that fails there raises from `outputs`,
@@ -511,14 +523,15 @@ class Simulator:
             self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
             raise
 
-    def _nonfinite_block(self, st: RunState, stepper) -> str | None:
-        """The first block whose output or derivative is not finite at the last good state."""
+    def _nonfinite_block(self, st: RunState, t: float, x: np.ndarray) -> str | None:
+        """The first block whose output or derivative is not finite at the last good state
+        (t, x)."""
         model = self.model
-        block = nonfinite.origin(model, self._outputs, stepper.t, stepper.x, st.m, st.z)
+        block = nonfinite.origin(model, self._outputs, t, x, st.m, st.z)
         if block is not None:
             return block
         try:
-            dx = np.array(self._deriv(stepper.t, stepper.x, st.m, st.z), dtype=float)
+            dx = np.array(self._deriv(t, x, st.m, st.z), dtype=float)
             bad = np.flatnonzero(~np.isfinite(dx))
             if len(bad):
                 return model.block_ids[model.state_owner[int(bad[0])]]

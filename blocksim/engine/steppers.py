@@ -19,15 +19,21 @@ Rhs = Callable[[float, np.ndarray], np.ndarray]
 ADAPTIVE = {"dopri5": integrate.RK45, "dop853": integrate.DOP853,
             "radau": integrate.Radau, "bdf": integrate.BDF}
 FIXED = ("euler", "rk4")
+# What scipy's solvers raise from their own arithmetic: the LU of a Jacobian holding
+# infinities or NaNs (ValueError), a singular sparse factor (RuntimeError), ...
+SOLVER_FAULTS = (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError)
 
 
 class StepFailure(Exception):
     """The solver cannot continue (step size underflow, non-finite values, stiffness);
-    `state` is the index of the state at fault, when the solver knows it."""
+    `state` is the index of the state at fault, when the solver knows it, `probe` a (t, x)
+    inside the failed step where the derivative was not finite, when known."""
 
-    def __init__(self, message: str, state: int | None = None):
+    def __init__(self, message: str, state: int | None = None,
+                 probe: tuple[float, np.ndarray] | None = None):
         super().__init__(message)
         self.state = state
+        self.probe = probe
 
 
 class Stepper:
@@ -59,7 +65,13 @@ class Stepper:
 
 
 class AdaptiveStepper(Stepper):
-    """A scipy OdeSolver stepped one accepted step at a time."""
+    """A scipy OdeSolver stepped one accepted step at a time.
+
+    An exception from the model's right-hand side passes through unchanged (the engine
+    names the block whose formula failed); one from scipy's own arithmetic, the implicit
+    solvers' LU of a Jacobian that overflowed, becomes a StepFailure that says so, as the
+    explicit solvers say a non-finite state ("the state became infinite or NaN").
+    """
 
     def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
                  rtol: float, atol: float, max_step: float, first_step: float | None,
@@ -72,10 +84,18 @@ class AdaptiveStepper(Stepper):
         # Implicit solvers take the Jacobian's sparsity (finite differences by column
         # groups and a sparse LU): what makes stiff solves of large diagrams affordable.
         extra = {"jac_sparsity": jac_sparsity} if jac_sparsity is not None else {}
+        self._rhs_raised, self._probe = False, None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
-            self.solver = ADAPTIVE[name](fun, t0, x0, t_bound, rtol=rtol, atol=atol,
-                                         max_step=max_step, first_step=first_step, **extra)
+            try:
+                self.solver = ADAPTIVE[name](self._watched(fun), t0, x0, t_bound, rtol=rtol,
+                                             atol=atol, max_step=max_step,
+                                             first_step=first_step, **extra)
+            except SOLVER_FAULTS as exc:
+                fault = self._fault(exc, x0)
+                if fault is exc:
+                    raise
+                raise fault from None
         self.t = self.t_old = t0
         self.x = self.x_old = np.array(x0, dtype=float)
         self._dense = None
@@ -97,10 +117,46 @@ class AdaptiveStepper(Stepper):
             sub.step()
         return sub.x
 
+    def _watched(self, fun: Rhs) -> Rhs:
+        """`fun`, noting when it raises (the model's failure, not scipy's) and the first
+        (t, x) of a step where it is not finite (where the failure can name a block)."""
+        def rhs(t: float, x: np.ndarray) -> np.ndarray:
+            try:
+                f = fun(t, x)
+            except BaseException:
+                self._rhs_raised = True
+                raise
+            total = f.sum()
+            if total - total != 0.0 and self._probe is None:  # a NaN or an infinity
+                self._probe = (t, np.array(x, dtype=float))
+            return f
+        return rhs
+
+    def _fault(self, exc: BaseException, x: np.ndarray) -> BaseException:
+        """What to raise for `exc` from scipy: itself if the model's rhs raised it, else a
+        StepFailure (non-finite values, or the solver's own message)."""
+        if self._rhs_raised:
+            return exc
+        solver = getattr(self, "solver", None)
+        values = [x] + [getattr(solver, name, None) for name in ("y", "f")]
+        text = str(exc)
+        if ("inf" in text.lower() or "nan" in text.lower()
+                or any(v is not None and not np.all(np.isfinite(v)) for v in values)):
+            return StepFailure("the state became infinite or NaN", probe=self._probe)
+        return StepFailure(f"the solver failed: {text}" if text else "the solver failed",
+                           probe=self._probe)
+
     def step(self) -> None:
+        self._rhs_raised, self._probe = False, None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            message = self.solver.step()
+            try:
+                message = self.solver.step()
+            except SOLVER_FAULTS as exc:
+                fault = self._fault(exc, self.x)
+                if fault is exc:
+                    raise
+                raise fault from None
         if self.solver.status == "failed":
             raise StepFailure(message or "the solver failed")
         self.t_old, self.t = self.t, self.solver.t

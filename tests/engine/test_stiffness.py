@@ -67,8 +67,8 @@ def test_a_stiff_system_on_dopri5_fails_early_naming_radau_and_bdf(backend, capl
     np.testing.assert_allclose(results["y"], np.exp(-1e6 * results.time), atol=1e-11)
     (warning,) = results.warnings
     assert "looks stiff" in warning and "'i'" in warning and "radau or bdf" in warning
-    logged = [r.getMessage() for r in caplog.records if "stiff" in r.getMessage()]
-    assert len(logged) == 1 and logged[0].endswith(warning)  # once, naming the model
+    # The failure says it again: the warning is in the results, not on the log.
+    assert [r for r in caplog.records if "stiff" in r.getMessage()] == []
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -85,12 +85,15 @@ def test_a_fast_transfer_function_fails_early_instead_of_never_finishing(backend
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_mildly_stiff_run_finishes_with_one_warning(backend):
+def test_a_mildly_stiff_run_finishes_with_one_warning(backend, caplog):
     # lambda = 1e4 over 2 s: some 6,000 steps, within the budget.
-    r = blocksim.simulate(decay(1e4, stop=2.0), backend=backend)
+    with caplog.at_level(logging.WARNING, logger="blocksim.engine"):
+        r = blocksim.simulate(decay(1e4, stop=2.0), backend=backend)
     assert r.status == "finished" and r.stats["steps"] > dopri5.STIFF_EVERY
     (warning,) = r.warnings
     assert "looks stiff" in warning and "radau" in warning
+    logged = [r.getMessage() for r in caplog.records if "stiff" in r.getMessage()]
+    assert logged == [f"<diagram>: {warning}"]  # once, naming the model
     assert abs(r["y"][-1]) < 1e-7  # at dopri5's stability limit: noise of about atol
 
 

@@ -1,0 +1,83 @@
+"""State-event storms end early: the progress guard projects the run's events to the stop
+time and fails once the projection reaches the event budget, on both backends.
+
+rem(t, d) over [0, 1] makes one located crossing every d seconds, 1/d in all: with the
+budget set to 1/d the projection lands exactly on it (the hostile corpus's rem(t, 1e-6)
+over 1 s, scaled down), one event fewer per run stays below it.
+"""
+import dataclasses
+import importlib.util
+
+import pytest
+from builders import block, diagram
+
+from blocksim.compiler import compile_diagram
+from blocksim.engine import Simulator, guards
+from blocksim.errors import SimulationError
+
+HAS_NUMBA = importlib.util.find_spec("numba") is not None
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.skipif(
+    not HAS_NUMBA, reason="numba is not installed"))]
+BUDGET = 5000
+
+
+def rem_model(divisor: float, function: str = "rem"):
+    blocks = [block("src", "Clock"), block("f", "MathFunction", function=function),
+              block("d", "Constant", value=divisor), block("y", "Output")]
+    return diagram(blocks, [("src.y", "f.u1"), ("d.y", "f.u2"), ("f.y", "y.u")], stop=1.0)
+
+
+def run(d, **settings):
+    model = compile_diagram(d)
+    return Simulator(model, dataclasses.replace(model.settings, **settings)).run()
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    monkeypatch.setattr(guards, "MAX_EVENTS", BUDGET)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("function", ["rem", "mod"])
+def test_a_storm_projected_to_reach_the_budget_fails_early(small_budget, backend, function):
+    with pytest.raises(SimulationError) as info:
+        run(rem_model(1.0 / BUDGET, function), backend=backend)
+    err = info.value
+    message = str(err)
+    assert "\n" not in message and err.block == "f"
+    assert "events every 0.0002 s" in message and "about 5e+03 events" in message
+    assert f"budget of {BUDGET} events" in message and "BLOCKSIM_MAX_EVENTS" in message
+    assert "events from 'f' (MathFunction)" in message
+    # Early, with the results so far: a few windows of events, not the whole budget.
+    results = err.results
+    assert results.status == "failed" and results.message in message
+    located = len(results.events_of("state"))
+    assert guards.STRIKES * guards.WINDOW - 1 <= located <= (guards.STRIKES + 1) * guards.WINDOW
+    assert results.time[-1] == pytest.approx(err.time) and err.time < 0.7
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_run_just_under_the_budget_is_not_stopped(small_budget, backend):
+    # 4990 located crossings with a budget of 5000: the projection never reaches it.
+    r = run(rem_model(1.0 / 4990), backend=backend)
+    assert r.status == "finished" and 4980 <= r.stats["events"] <= 4990
+    assert r.warnings == ()
+
+
+def test_the_budget_is_raised_by_the_environment(small_budget, monkeypatch):
+    monkeypatch.setitem(guards._OVERRIDES, "MAX_EVENTS", "5001")
+    assert guards.budget("MAX_EVENTS") == 5001
+    r = run(rem_model(1.0 / BUDGET))
+    assert r.status == "finished"
+
+
+def test_a_storm_that_starts_late_is_projected_from_its_own_rate(small_budget):
+    # Quiet for 0.9 s, then rem(t, 2e-5): 5000 crossings in the last 0.1 s.
+    blocks = [block("src", "Clock"), block("late", "Expression", formula="max(u - 0.9, 0)"),
+              block("f", "MathFunction", function="rem"), block("d", "Constant", value=2e-5),
+              block("y", "Output")]
+    d = diagram(blocks, [("src.y", "late.u"), ("late.y", "f.u1"), ("d.y", "f.u2"),
+                         ("f.y", "y.u")], stop=1.0)
+    with pytest.raises(SimulationError) as info:
+        run(d)
+    assert "events every 2e-05 s" in str(info.value) and info.value.time < 0.98
