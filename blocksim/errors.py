@@ -15,6 +15,8 @@ def shown(name: object, limit: int = MAX_NAME) -> str:
     """A name from the user's input as quoted in a message: a 100,000-character block id is
     cut, with its length said, so the message stays one readable line."""
     text = str(name)
+    if not text.isprintable():  # a newline or a control character would break the line
+        text = repr(text)[1:-1]
     if len(text) <= limit:
         return text
     return f"{text[:limit - 20]}... ({len(text):,} characters)"
