@@ -204,20 +204,31 @@ class LookupTable1D(BlockType):
 
     def update(self, e: Emit):
         table = self._table(e.p)
-        relocate, slots = e.const(table.relocate), e.const(table.slots)
+        # `table.relocate` and `table.slots` written out (compiled code calls no Python
+        # helper): bisect as np.searchsorted on the switch points, the slots as table rows.
+        switch, slots = e.const(table.switch), e.const(table.slot_table())
+        last = float(table.segments - 1)
         m, u = e.m, e.u["u"]
         var = f"_k{e.index}"
         lines = []
         for k in range(len(e.y["y"])):
             b = 6 * k
             uk = u[k] if len(u) > 1 else u[0]
-            targets = ", ".join(m[b:b + 6])
             zn_lo, zn_hi = e.zn[2 * k], e.zn[2 * k + 1]
+            right = f"float(np.searchsorted({switch}, {uk}, side='right'))"
+            left = f"float(np.searchsorted({switch}, {uk}, side='left'))"
             lines += [
                 f"if {m[b]} < 0.0 or {zn_lo} < 0.0 or {zn_hi} <= 0.0:",  # else: stays put
-                f"    {var} = {relocate}({m[b]}, {uk}, {zn_lo}, {zn_hi})",
+                f"    if {m[b]} < 0.0:",  # the first update (see initial_discrete)
+                f"        {var} = {right}",
+                f"    elif {zn_hi} <= 0.0 and {m[b]} < {last!r}:",
+                f"        {var} = min({last!r}, max({m[b]} + 1.0, {right}))",
+                f"    elif {zn_lo} < 0.0 and {m[b]} > 0.0:",
+                f"        {var} = max(0.0, min({m[b]} - 1.0, {left}))",
+                "    else:",
+                f"        {var} = {m[b]}",
                 f"    if {var} != {m[b]}:",
-                f"        {targets} = {slots}({var})",
+                *[f"        {m[b + j]} = {slots}[int({var}), {j}]" for j in range(6)],
                 "        if init: changed = True",  # setting up the mode is no event
                 f"        else: {e.event('segment')}",
             ]

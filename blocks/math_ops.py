@@ -184,9 +184,47 @@ class IntegerPart:
     def closed_high(self, k: float) -> bool:
         return self.rule == "ceil" or (self.rule == "trunc" and k < 0.0)
 
+    def update_code(self, m: list[str], u1: str, u2: str, zn: list[str], var: str) -> list[str]:
+        """`update` written out for this rule (compiled code calls no Python helper): the
+        new (k, s, lo, hi) into `var`k, `var`s, `var`lo, `var`hi."""
+        k, s = m[0], m[1]
+        nk, ns, lo, hi, q = (f"{var}k", f"{var}s", f"{var}lo", f"{var}hi", f"{var}q")
+        zn_lo, zn_hi, zn_s = zn
+        fl = "float(np.floor({0}))".format
+        ce = "float(np.ceil({0}))".format
+        value, up, down, closed_low, closed_high = {
+            "floor": (fl(q), fl(q), f"{ce(q)} - 1.0", "True", "False"),
+            "ceil": (ce(q), f"{fl(q)} + 1.0", ce(q), "False", "True"),
+            "trunc": (f"({fl(q)} if {q} >= 0.0 else {ce(q)})",
+                      f"({fl(q)} if {q} >= 0.0 else {fl(q)} + 1.0)",
+                      f"({ce(q)} if {q} <= 0.0 else {ce(q)} - 1.0)",
+                      f"{k} > 0.0", f"{k} < 0.0"),
+        }[self.rule]
+        band = {"floor": [f"{lo} = {nk}", f"{hi} = {nk} + 1.0"],
+                "ceil": [f"{lo} = {nk} - 1.0", f"{hi} = {nk}"],
+                "trunc": [f"if {nk} > 0.0:", f"    {lo} = {nk}", f"    {hi} = {nk} + 1.0",
+                          f"elif {nk} < 0.0:", f"    {lo} = {nk} - 1.0", f"    {hi} = {nk}",
+                          "else:", f"    {lo} = -1.0", f"    {hi} = 1.0"]}[self.rule]
+        return [f"{nk} = {k}",
+                f"{ns} = {s}",
+                f"if {zn_s} != {s}:",  # also the first call (s = 0, see `initial`)
+                f"    {ns} = {zn_s}",
+                f"    {q} = {u1} / {u2} if {u2} != 0.0 else 0.0",
+                f"    {nk} = {value} if {ns} != 0.0 and {u2} != 0.0 else 0.0",
+                f"elif {s} != 0.0:",
+                f"    {q} = {u1} / {u2} if {u2} != 0.0 else {k}",
+                f"    if {zn_hi} < 0.0 or ({zn_hi} == 0.0 and not ({closed_high})):",
+                f"        {nk} = max({k} + 1.0, {up})",
+                f"    elif {zn_lo} < 0.0 or ({zn_lo} == 0.0 and not ({closed_low})):",
+                f"        {nk} = min({k} - 1.0, {down})",
+                *band]
+
     def initial(self) -> list[float]:
-        """Discrete states (k, s, lo, hi) before the first update; s = nan forces a start."""
-        return [0.0, math.nan, *self.band(0.0)]
+        """Discrete states (k, s, lo, hi) before the first update: s = 0 differs from the
+        sign of any u2 that is not 0, which forces a start (and with u2 = 0, k = 0 is the
+        start). Not NaN: the zero crossings read s, and must stay finite for the compiled
+        loop to settle the start itself."""
+        return [0.0, 0.0, *self.band(0.0)]
 
     def update(self, k: float, s: float, u1: float, u2: float, zn_lo: float, zn_hi: float,
                zn_s: float) -> tuple[float, float, float, float]:
@@ -195,7 +233,7 @@ class IntegerPart:
         k starts from q itself when s is unset or u2 changed sign; the later passes of the
         same event iteration (the initial one included) then correct it by the signs.
         """
-        if zn_s != s:  # also the first call: s is nan
+        if zn_s != s:  # also the first call (s = 0, see `initial`)
             s = zn_s
             k = self.value(u1 / u2) if s != 0.0 and u2 != 0.0 else 0.0
         elif s != 0.0:
@@ -300,7 +338,7 @@ class MathFunction(BlockType):
         f = e.p.function
         if f not in _ROUNDING and f not in _REMAINDERS:
             return []
-        step = e.const(self.integer_part(e.p).update)
+        part = self.integer_part(e.p)
         var, lines = f"_r{e.index}", []
         for k in range(len(e.y["y"])):
             a, b = self._args(e, k)
@@ -309,10 +347,11 @@ class MathFunction(BlockType):
                 zn = [e.zn[2 * k], e.zn[2 * k + 1], "1.0"]
             else:
                 zn = e.zn[3 * k:3 * k + 3]
+            new = [f"{var}k", f"{var}s", f"{var}lo", f"{var}hi"]
             lines += [f"if {zn[2]} != {m[1]} or {zn[0]} <= 0.0 or {zn[1]} <= 0.0:",  # else: stays
-                      f"    {var} = {step}({m[0]}, {m[1]}, {a}, {b}, {', '.join(zn)})",
-                      f"    if {var}[0] != {m[0]} or {var}[1] != {m[1]}:",
-                      f"        {', '.join(m)} = {var}",
+                      *["    " + line for line in part.update_code(m, a, b, zn, var)],
+                      f"    if {new[0]} != {m[0]} or {new[1]} != {m[1]}:",
+                      f"        {', '.join(m)} = {', '.join(new)}",
                       "        if init: changed = True",  # setting up the mode is no event
                       f"        else: {e.event(f)}"]
         return lines

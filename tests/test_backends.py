@@ -14,6 +14,7 @@ from scipy.special import gammainc
 
 import blocksim
 import references as ref
+from helper_blocks import helper_lookup_registered
 from builders import benchmark_script, block, diagram
 from blocksim.compiler import dataflow
 from blocksim.engine import derived
@@ -266,17 +267,43 @@ def test_numba_formula_functions_and_stop_block():
 
 @needs_numba
 def test_numba_events_of_python_helpers_stay_in_python():
-    # A LookupTable1D's update calls Python helpers: its events are handled in Python,
+    # A third-party block whose update calls Python helpers: its events are handled in Python,
     # the continuous segments still run compiled, and the results are the same.
     blocks = [block("pulse", "Pulse", period=0.3, width=0.4), block("i", "Integrator"),
-              block("lut", "LookupTable1D", breakpoints=[0.0, 0.1, 0.2], table=[0.0, 1.0, 0.0]),
+              block("lut", "HelperLookup", breakpoints=[0.0, 0.1, 0.2], table=[0.0, 1.0, 0.0]),
               block("y", "Output")]
-    d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")], stop=3.0,
-                rtol=1e-10)
-    model = blocksim.compile(d)
+    with helper_lookup_registered():
+        d = diagram(blocks, [("pulse.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")],
+                    stop=3.0, rtol=1e-10)
+        model = blocksim.compile(d)
     py, nb = both(model)
     assert not model.derived["native"].events
     assert_same_run(py, nb, atol=1e-13)
+
+
+@needs_numba
+@pytest.mark.parametrize("kind", ["LookupTable1D", "floor", "ceil", "mod", "rem"])
+def test_tables_and_integer_parts_settle_their_events_in_the_compiled_loop(kind):
+    """LookupTable1D's segment search and MathFunction's floor/ceil/mod/rem integer parts
+    are written out as generated code: their events never go to Python, same results."""
+    if kind == "LookupTable1D":
+        last = block("f", "LookupTable1D", breakpoints=[-1.0, -0.2, 0.1, 0.5, 1.0],
+                     table=[1.0, 0.0, 2.0, -1.0, 0.5])
+        wires = [("s.y", "f.u"), ("s.y", "g.u")]
+    elif kind in ("floor", "ceil"):
+        last = block("f", "MathFunction", function=kind)
+        wires = [("s.y", "g.u"), ("g.y", "f.u")]
+    else:
+        last = block("f", "MathFunction", function=kind)
+        wires = [("s.y", "g.u"), ("g.y", "f.u1"), ("c.y", "f.u2")]
+    blocks = [block("s", "Sine", amplitude=1.0, frequency=0.7), block("g", "Gain", k=3.3),
+              block("c", "Constant", value=-0.7), last, block("i", "Integrator"),
+              block("y", "Output"), block("yi", "Output")]
+    wires += [("f.y", "y.u"), ("f.y", "i.u"), ("i.y", "yi.u")]
+    model = blocksim.compile(diagram(blocks, wires, stop=4.0, rtol=1e-10))
+    py, nb = both(model)
+    assert nb.stats["python_events"] == 0 and len(nb.events) > 4
+    assert_same_run(py, nb, atol=1e-12)
 
 
 @needs_numba

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helper_blocks import helper_lookup_registered
 from builders import block, diagram
 
 import blocksim
@@ -154,15 +155,16 @@ def test_numba_without_continuous_state_says_it_runs_python(notice_log):
 
 @needs_numba
 def test_numba_names_the_block_whose_events_need_python(notice_log):
-    # A LookupTable1D's update calls Python helpers (its table's search).
+    # A third-party block whose update calls Python helpers (its table's search).
     blocks = [block("c", "Constant"), block("i", "Integrator"),
-              block("lut", "LookupTable1D", breakpoints=[0.0, 0.5, 1.0], table=[0.0, 1.0, 0.0]),
+              block("lut", "HelperLookup", breakpoints=[0.0, 0.5, 1.0], table=[0.0, 1.0, 0.0]),
               block("y", "Output")]
-    d = diagram(blocks, [("c.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")], stop=1.0)
-    r = blocksim.simulate(d, backend="numba")
+    with helper_lookup_registered():
+        d = diagram(blocks, [("c.y", "i.u"), ("i.y", "lut.u"), ("lut.y", "y.u")], stop=1.0)
+        r = blocksim.simulate(d, backend="numba")
     assert r["y"][-1] == pytest.approx(0.0, abs=1e-12)
     (message,) = notice_log()
-    assert "block 'lut' (LookupTable1D)" in message and "handled in Python" in message
+    assert "block 'lut' (HelperLookup)" in message and "handled in Python" in message
 
 
 @needs_numba
