@@ -11,8 +11,9 @@ instants as ordinary zero crossings of du - rate or du. For an input that is pie
 constant (a setpoint, a sequence of steps) `derivative` = "zero" drops the port.
 
 A jump of u at an event (a step) is seen by comparing u with the block's output just
-before the event (`pre_event`); a change smaller than about 1e-13 of |u| (roundoff of a
-continuous signal whose formula changes at an event) counts as continuous.
+before the event (`pre_event`); a change smaller than about 1e-13 of |u| plus what u
+moves in a few ulps of t (roundoff of a continuous signal whose formula changes at an
+event) counts as continuous.
 """
 from __future__ import annotations
 
@@ -36,10 +37,12 @@ def _du(e: Emit, k: int) -> str:
     return pick(e.u["du"], k) if "du" in e.u else "0.0"
 
 
-def _tolerance(u: str, y: str, t_rate: str) -> str:
+def _tolerance(u: str, y: str, rate: str) -> str:
     """The size below which u - y at an event counts as roundoff, not a jump: relative to
-    the values, plus the distance a signal moving at t_rate covers in a few ulps of t."""
-    return f"1e-13 * (abs({u}) + abs({y})) + 1.5e-14 * abs(t) * ({t_rate})"
+    the values, plus what a signal moving at `rate` covers in a few ulps of t (an event's
+    instant is the first float past a crossing, where two formulas of one continuous
+    signal differ by that much)."""
+    return f"1e-13 * (abs({u}) + abs({y})) + 4e-15 * abs(t) * ({rate})"
 
 
 class RateLimiter(BlockType):
