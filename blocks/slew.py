@@ -156,13 +156,15 @@ class RateLimiter(BlockType):
         return lines
 
     def update(self, e: Emit):
-        """Following: a jump of u (once per event) starts limiting from the output before
-        it; else du leaving [falling, rising] just after the event starts it from u.
-        Limiting: u past y just after the event ends it (the next pass then checks the
-        rates again, so y meeting u while u moves faster the other way limits again); u
-        level with y just after (moving at the limit rate: as at the onset) does not."""
+        """Limiting: u past y just after the event ends it; u level with y just after
+        (moving at the limit rate, as at the onset) does not. Following (also just
+        caught): a jump of u (once per event) starts limiting from the output before it;
+        else, if it was following before this pass, du leaving [falling, rising] just after
+        the event starts limiting from u (after a catch the next pass checks the rates,
+        which read 1.0 while limiting). One entry per change of mode: where y meets u
+        while u moves faster the other way, "follow" then the new limit."""
         rise, fall = self._rates(e)
-        d = f"_d{e.index}"
+        d, old = f"_d{e.index}", f"_o{e.index}"
         lines = []
         for k in range(len(e.y["y"])):
             mode, left, jumped = self._slots(e, k)
@@ -170,19 +172,23 @@ class RateLimiter(BlockType):
             zn = e.zn[3 * k:3 * k + 3]
             tol = _tolerance(u, left, f"abs({du}) + {lit(rise[k] - fall[k])}")
             lines += [
+                f"{old} = {mode}",
+                f"if {mode} != 0.0 and {zn[0]} < 0.0:",
+                f"    {mode} = 0.0",
                 f"if {mode} == 0.0:",
                 f"    {d} = {u} - {left}",
                 f"    if {jumped} == 0.0 and {d} > {tol}:",
-                f"        {x} = {left}; {mode} = 1.0; {jumped} = 1.0; {e.event('rising limit')}",
+                f"        {x} = {left}; {mode} = 1.0; {jumped} = 1.0",
                 f"    elif {jumped} == 0.0 and -{d} > {tol}:",
-                f"        {x} = {left}; {mode} = -1.0; {jumped} = 1.0; "
-                f"{e.event('falling limit')}",
-                f"    elif {zn[1]} < 0.0:",
-                f"        {x} = {u}; {mode} = 1.0; {e.event('rising limit')}",
-                f"    elif {zn[2]} < 0.0:",
-                f"        {x} = {u}; {mode} = -1.0; {e.event('falling limit')}",
-                f"elif {zn[0]} < 0.0:",  # 0: u moves at the limit rate, as y does
-                f"    {mode} = 0.0; {e.event('follow')}",
+                f"        {x} = {left}; {mode} = -1.0; {jumped} = 1.0",
+                f"    elif {old} == 0.0 and {zn[1]} < 0.0:",
+                f"        {x} = {u}; {mode} = 1.0",
+                f"    elif {old} == 0.0 and {zn[2]} < 0.0:",
+                f"        {x} = {u}; {mode} = -1.0",
+                f"if {mode} != {old}:",
+                f"    if {mode} > 0.0: {e.event('rising limit')}",
+                f"    elif {mode} < 0.0: {e.event('falling limit')}",
+                f"    else: {e.event('follow')}",
             ]
         return lines
 

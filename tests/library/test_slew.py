@@ -158,6 +158,21 @@ def test_rate_limiter_of_steps_without_a_derivative_port():
     assert left == right == 2.0
 
 
+def test_rate_limiter_reverses_at_a_jump_across_its_output():
+    # Limited up from 0 towards 3 (u jumped at 1); at 2, with y = 1, u jumps down to 0.5:
+    # y turns there and falls at the limit rate to meet u at 2.5.
+    d = diagram([table([1.0, 1.0, 2.0, 2.0], [0.0, 3.0, 3.0, 0.5]),
+                 block("b", "RateLimiter", rising=1.0, falling=-1.0, derivative="zero"),
+                 block("i", "Integrator"), block("y", "Output")],
+                [("u.y", "b.u"), ("b.y", "y.u"), ("b.y", "i.u")], stop=4.0,
+                output_interval=0.01, **TIGHT)
+    r = run_both(d)
+    assert_switches(r, [(1.0, "rising limit"), (2.0, "falling limit"), (2.5, "follow")],
+                    atol=1e-15)
+    expected = np.interp(r.time, [0.0, 1.0, 2.0, 2.5, 4.0], [0.0, 0.0, 1.0, 0.5, 0.5])
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-14)
+
+
 def test_rate_limiter_starts_from_its_initial_output():
     d = diagram([block("k", "Constant", value=[0.0, 1.0]),
                  block("b", "RateLimiter", rising=2.0, falling=[-0.5, -4.0], initial=[1.0, 1.0],
