@@ -72,8 +72,8 @@ class RateLimiter(BlockType):
     inputs = (Port("u", "input"), _DU)
     outputs = (Port("y", "the rate-limited input"),)
     _VECTORS = ("rising", "falling", "initial")
-    M, L, J = 0, 1, 2  # discrete slots per element: mode (0, +1, -1), output before the
-    SLOTS = 3          # event, whether a jump was handled in this event
+    M, L, B = 0, 1, 2  # discrete slots per element: mode (0, +1, -1), output before the
+    SLOTS = 3          # event, whether limiting began in this event
 
     def input_ports(self, p):
         return self.inputs if p.derivative == "port" else self.inputs[:1]
@@ -150,41 +150,46 @@ class RateLimiter(BlockType):
     def pre_event(self, e: Emit):
         lines = []
         for k in range(len(e.y["y"])):
-            mode, left, jumped = self._slots(e, k)
+            mode, left, began = self._slots(e, k)
             lines += [f"{left} = ({e.x[k]} if {mode} != 0.0 else {pick(e.u['u'], k)})",
-                      f"{jumped} = 0.0"]
+                      f"{began} = 0.0"]
         return lines
 
     def update(self, e: Emit):
         """Limiting: u past y just after the event ends it; u level with y just after
-        (moving at the limit rate, as at the onset) does not. Following (also just
-        caught): a jump of u (once per event) starts limiting from the output before it;
-        else, if it was following before this pass, du leaving [falling, rising] just after
-        the event starts limiting from u (after a catch the next pass checks the rates,
-        which read 1.0 while limiting). One entry per change of mode: where y meets u
-        while u moves faster the other way, "follow" then the new limit."""
+        (moving at the limit rate) does not. In the event where limiting began, u and y
+        are level to roundoff (at an onset they part only at second order, below what the
+        look-ahead resolves), so there only a clear crossing (u jumping back) ends it.
+        Following (also just caught): a jump of u from the output before the event starts
+        limiting from that output; else, if it was following before this pass, du leaving
+        [falling, rising] just after the event starts it from u (after a catch the next
+        pass checks the rates, which read 1.0 while limiting). One entry per change of
+        mode: where y meets u while u moves faster the other way, "follow" then the
+        new limit."""
         rise, fall = self._rates(e)
         d, old = f"_d{e.index}", f"_o{e.index}"
         lines = []
         for k in range(len(e.y["y"])):
-            mode, left, jumped = self._slots(e, k)
+            mode, left, began = self._slots(e, k)
             u, x, du = pick(e.u["u"], k), e.x[k], _du(e, k)
             zn = e.zn[3 * k:3 * k + 3]
             tol = _tolerance(u, left, f"abs({du}) + {lit(rise[k] - fall[k])}")
             lines += [
                 f"{old} = {mode}",
-                f"if {mode} != 0.0 and {zn[0]} < 0.0:",
+                f"if {mode} > 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {x} - {u} > {tol}):",
+                f"    {mode} = 0.0",
+                f"elif {mode} < 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {u} - {x} > {tol}):",
                 f"    {mode} = 0.0",
                 f"if {mode} == 0.0:",
                 f"    {d} = {u} - {left}",
-                f"    if {jumped} == 0.0 and {d} > {tol}:",
-                f"        {x} = {left}; {mode} = 1.0; {jumped} = 1.0",
-                f"    elif {jumped} == 0.0 and -{d} > {tol}:",
-                f"        {x} = {left}; {mode} = -1.0; {jumped} = 1.0",
+                f"    if {d} > {tol}:",
+                f"        {x} = {left}; {mode} = 1.0; {began} = 1.0",
+                f"    elif -{d} > {tol}:",
+                f"        {x} = {left}; {mode} = -1.0; {began} = 1.0",
                 f"    elif {old} == 0.0 and {zn[1]} < 0.0:",
-                f"        {x} = {u}; {mode} = 1.0",
+                f"        {x} = {u}; {mode} = 1.0; {began} = 1.0",
                 f"    elif {old} == 0.0 and {zn[2]} < 0.0:",
-                f"        {x} = {u}; {mode} = -1.0",
+                f"        {x} = {u}; {mode} = -1.0; {began} = 1.0",
                 f"if {mode} != {old}:",
                 f"    if {mode} > 0.0: {e.event('rising limit')}",
                 f"    elif {mode} < 0.0: {e.event('falling limit')}",
@@ -215,8 +220,10 @@ class Backlash(BlockType):
     inputs = (Port("u", "input (the driving side)"), _DU)
     outputs = (Port("y", "the driven side"),)
     _VECTORS = ("width", "initial")
-    M, Y, L = 0, 1, 2  # discrete slots per element: mode (0, +1, -1), held output, output
-    SLOTS = 3          # before the event
+    # Discrete slots per element: mode (0, +1, -1), held output, output before the event,
+    # whether it was released in this event.
+    M, Y, L, R = 0, 1, 2, 3
+    SLOTS = 4
 
     def input_ports(self, p):
         return self.inputs if p.derivative == "port" else self.inputs[:1]
@@ -236,16 +243,16 @@ class Backlash(BlockType):
 
     def initial_discrete(self, p, n):
         y0 = broadcast(p.initial, n // self.SLOTS)
-        return [v for k in range(n // self.SLOTS) for v in (0.0, y0[k], y0[k])]
+        return [v for k in range(n // self.SLOTS) for v in (0.0, y0[k], y0[k], 0.0)]
 
-    def _slots(self, e: Emit, k: int) -> tuple[str, str, str]:
+    def _slots(self, e: Emit, k: int) -> tuple[str, str, str, str]:
         return tuple(e.m[self.SLOTS * k:self.SLOTS * (k + 1)])  # type: ignore[return-value]
 
     def _half(self, e: Emit) -> list[str]:
         return [lit(w / 2.0) for w in broadcast(e.p.width, len(e.y["y"]))]
 
     def _current(self, e: Emit, k: int, half: str) -> str:
-        mode, held, _ = self._slots(e, k)
+        mode, held = self._slots(e, k)[:2]
         u = pick(e.u["u"], k)
         return f"({held} if {mode} == 0.0 else {u} - {half} if {mode} > 0.0 else {u} + {half})"
 
@@ -257,7 +264,7 @@ class Backlash(BlockType):
         half = self._half(e)
         lines = []
         for k in range(len(e.y["y"])):
-            mode, held, _ = self._slots(e, k)
+            mode, held = self._slots(e, k)[:2]
             u, du, b = pick(e.u["u"], k), _du(e, k), half[k]
             # Disengaged: positive inside the band (written exactly as the held value is
             # set at a disengagement, so a u at rest on the edge reads 0, not roundoff).
@@ -268,36 +275,44 @@ class Backlash(BlockType):
 
     def pre_event(self, e: Emit):
         half = self._half(e)
-        return [f"{self._slots(e, k)[self.L]} = {self._current(e, k, half[k])}"
-                for k in range(len(e.y["y"]))]
+        lines = []
+        for k in range(len(e.y["y"])):
+            slots = self._slots(e, k)
+            lines += [f"{slots[self.L]} = {self._current(e, k, half[k])}",
+                      f"{slots[self.R]} = 0.0"]
+        return lines
 
     def update(self, e: Emit):
-        """Disengaged: u past an edge just after the event engages. Engaged: u jumping
-        back (below the output before the event) releases the output where it was; du at
-        or past zero just after the event releases it where it is."""
+        """Disengaged: u past an edge just after the event engages; right after a release
+        in the same event (u level with the edge to roundoff, turning: the look-ahead
+        cannot tell which way at first order) only a clear crossing does. Engaged: u
+        jumping back (below the output before the event) releases the output where it
+        was; du at or past zero just after the event releases it where it is."""
         half = self._half(e)
         lines = []
         for k in range(len(e.y["y"])):
-            mode, held, left = self._slots(e, k)
+            mode, held, left, released = self._slots(e, k)
             u, du, b = pick(e.u["u"], k), _du(e, k), half[k]
             zn0, zn1 = e.zn[2 * k], e.zn[2 * k + 1]
             tol = _tolerance(u, left, f"abs({du})")
             lines += [
                 f"if {mode} == 0.0:",
-                f"    if {zn0} < 0.0:",
+                f"    if {zn0} < 0.0 and ({released} == 0.0 or ({u} - {b}) - {held} > {tol}):",
                 f"        {mode} = 1.0; {e.event('engage')}",
-                f"    elif {zn1} < 0.0:",
+                f"    elif {zn1} < 0.0 and ({released} == 0.0 or {held} - ({u} + {b}) > {tol}):",
                 f"        {mode} = -1.0; {e.event('engage')}",
                 f"elif {mode} > 0.0:",
                 f"    if {u} - {b} < {left} - ({tol}):",
-                f"        {mode} = 0.0; {held} = {left}; {e.event('disengage')}",
+                f"        {mode} = 0.0; {held} = {left}; {released} = 1.0; {e.event('disengage')}",
                 f"    elif {zn0} <= 0.0:",
-                f"        {mode} = 0.0; {held} = {u} - {b}; {e.event('disengage')}",
+                f"        {mode} = 0.0; {held} = {u} - {b}; {released} = 1.0; "
+                f"{e.event('disengage')}",
                 "else:",
                 f"    if {u} + {b} > {left} + ({tol}):",
-                f"        {mode} = 0.0; {held} = {left}; {e.event('disengage')}",
+                f"        {mode} = 0.0; {held} = {left}; {released} = 1.0; {e.event('disengage')}",
                 f"    elif {zn0} <= 0.0:",
-                f"        {mode} = 0.0; {held} = {u} + {b}; {e.event('disengage')}",
+                f"        {mode} = 0.0; {held} = {u} + {b}; {released} = 1.0; "
+                f"{e.event('disengage')}",
             ]
         return lines
 
