@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit, size_of
+from blocksim.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast,
+                                lit, size_of)
 
 
 def pick(seq: Sequence[str], k: int) -> str:
@@ -161,7 +162,8 @@ class DeadZone(BlockType):
         lines = []
         for k in range(n):
             u = pick(e.u["u"], k)
-            lines += [f"{e.g[2 * k]} = {u} - {lit(lo[k])}", f"{e.g[2 * k + 1]} = {lit(hi[k])} - {u}"]
+            lines += [f"{e.g[2 * k]} = {u} - {lit(lo[k])}",
+                      f"{e.g[2 * k + 1]} = {lit(hi[k])} - {u}"]
         return lines
 
     def output(self, e: Emit):

@@ -78,7 +78,9 @@ def rate_limited_sine(rise, fall, stop):
             if t < stop:
                 start_limit(t, rate)
             continue
-        gap = lambda s: math.sin(s) - (y0 + rate * (s - t0))  # noqa: E731
+        def gap(s, y0=y0, rate=rate, t0=t0):
+            return math.sin(s) - (y0 + rate * (s - t0))
+
         grid = np.arange(t + 1e-6, stop + 1.0, 1e-3)
         sign = np.sign([gap(s) for s in grid])
         if np.all(sign == sign[0]):
