@@ -1,8 +1,6 @@
 """Polynomial, MatrixGain, DotProduct and Bias: values against numpy on both backends, and
 shapes that cannot work refused before the run, naming the block and the port or
 parameter."""
-import math
-
 import numpy as np
 import pytest
 from both_backends import SIN, run_both
@@ -107,7 +105,7 @@ def test_the_new_blocks_are_listed_with_sensible_categories():
                 "Rounding": "Math", "Polynomial": "Math", "MatrixGain": "Math",
                 "DotProduct": "Math", "Bias": "Math"}
     assert {name: types[name].category for name in expected} == expected
-    for name in expected:
+    for name, category in expected.items():
         text = types[name].describe()
-        assert text.startswith(f"{name} (") and "Parameters:" in text or name == "DotProduct"
-    assert math.isfinite(SIN)
+        assert text.startswith(f"{name} ({category})") and "Inputs:" in text
+        assert "Parameters:" in text or name == "DotProduct"
