@@ -43,6 +43,11 @@ def sizes_problem(p: ParamValues, params: Sequence[str]) -> str | None:
     return None
 
 
+def shown(value: object) -> object:
+    """A parameter value for a message: an array as a plain list."""
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
 def note_change(e: Emit, kind: str, indent: str = "") -> list[str]:
     """Lines marking a mode change: an event entry, except while the start settles (setting
     a mode up there is no event)."""
@@ -149,7 +154,7 @@ class DeadZone(BlockType):
             return problem
         n = max(size_of(p.start), size_of(p.end))
         if any(a > b for a, b in zip(broadcast(p.start, n), broadcast(p.end, n))):
-            return f"parameter 'end' ({p.end}) is below 'start' ({p.start})"
+            return f"parameter 'end' ({shown(p.end)}) is below 'start' ({shown(p.start)})"
         return None
 
     def sizes(self, p, in_widths):
@@ -194,7 +199,7 @@ class Quantizer(BlockType):
 
     def check(self, p):
         if any(q <= 0.0 for q in broadcast(p.interval, size_of(p.interval))):
-            return f"parameter 'interval' must be > 0, got {p.interval}"
+            return f"parameter 'interval' must be > 0, got {shown(p.interval)}"
         return None
 
     def feedthrough(self, p):

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 
-from .nonlinear import common_width, pick, sizes_problem
+from .nonlinear import common_width, pick, shown, sizes_problem
 
 _DERIVATIVE = Param(
     "derivative", "choice", "port",
     "where du/dt comes from: 'port' (input du, exact switching for any input) or 'zero' "
-    "(u is piecewise constant, e.g. a setpoint: switching only where it jumps; no du port)",
+    "(u is piecewise constant, e.g. a setpoint: switching only where it jumps; no du port; "
+    "u must not move between its jumps)",
     choices=("port", "zero"))
 _DU = Port("du", "du/dt, the rate of change of u (derivative = port)")
 
@@ -86,10 +87,10 @@ class RateLimiter(BlockType):
         if problem:
             return problem
         if any(r <= 0.0 for r in broadcast(p.rising, size_of(p.rising))):
-            return f"parameter 'rising' must be > 0 (a rate of increase), got {p.rising}"
+            return f"parameter 'rising' must be > 0 (a rate of increase), got {shown(p.rising)}"
         if any(f >= 0.0 for f in broadcast(p.falling, size_of(p.falling))):
             return (f"parameter 'falling' must be < 0 (a rate of decrease, as in Simulink), "
-                    f"got {p.falling}")
+                    f"got {shown(p.falling)}")
         return None
 
     def sizes(self, p, in_widths):
