@@ -73,8 +73,10 @@ class RateLimiter(BlockType):
     inputs = (Port("u", "input"), _DU)
     outputs = (Port("y", "the rate-limited input"),)
     _VECTORS = ("rising", "falling", "initial")
-    M, L, B = 0, 1, 2  # discrete slots per element: mode (0, +1, -1), output before the
-    SLOTS = 3          # event, whether limiting began in this event
+    # Discrete slots per element: mode (0, +1, -1), output and input before the event,
+    # whether limiting began in this event.
+    M, L, U, B = 0, 1, 2, 3
+    SLOTS = 4
 
     def input_ports(self, p):
         return self.inputs if p.derivative == "port" else self.inputs[:1]
@@ -107,9 +109,10 @@ class RateLimiter(BlockType):
 
     def initial_discrete(self, p, n):
         y0 = broadcast(p.initial, n // self.SLOTS)
-        return [v for k in range(n // self.SLOTS) for v in (0.0, y0[k], 0.0)]
+        # Before the start "u was y0": a different u(0) is a jump, limited from y0.
+        return [v for k in range(n // self.SLOTS) for v in (0.0, y0[k], y0[k], 0.0)]
 
-    def _slots(self, e: Emit, k: int) -> tuple[str, str, str]:
+    def _slots(self, e: Emit, k: int) -> tuple[str, str, str, str]:
         return tuple(e.m[self.SLOTS * k:self.SLOTS * (k + 1)])  # type: ignore[return-value]
 
     def _rates(self, e: Emit) -> tuple[list[float], list[float]]:
@@ -151,8 +154,9 @@ class RateLimiter(BlockType):
     def pre_event(self, e: Emit):
         lines = []
         for k in range(len(e.y["y"])):
-            mode, left, began = self._slots(e, k)
-            lines += [f"{left} = ({e.x[k]} if {mode} != 0.0 else {pick(e.u['u'], k)})",
+            mode, left, left_u, began = self._slots(e, k)
+            u = pick(e.u["u"], k)
+            lines += [f"{left} = ({e.x[k]} if {mode} != 0.0 else {u})", f"{left_u} = {u}",
                       f"{began} = 0.0"]
         return lines
 
@@ -160,32 +164,34 @@ class RateLimiter(BlockType):
         """Limiting: u past y just after the event ends it; u level with y just after
         (moving at the limit rate) does not. In the event where limiting began, u and y
         are level to roundoff (at an onset they part only at second order, below what the
-        look-ahead resolves), so there only a clear crossing (u jumping back) ends it.
-        Following (also just caught): a jump of u from the output before the event starts
-        limiting from that output; else, if it was following before this pass, du leaving
-        [falling, rising] just after the event starts it from u (after a catch the next
-        pass checks the rates, which read 1.0 while limiting). One entry per change of
-        mode: where y meets u while u moves faster the other way, "follow" then the
-        new limit."""
+        look-ahead resolves), so there only a jump of u back across y ends it. Following
+        (also just caught): a jump of u at this event starts limiting from the output
+        before it; else, if it was following before this pass, du leaving [falling,
+        rising] just after the event starts it from u (after a catch the next pass checks
+        the rates, which read 1.0 while limiting). Whether u jumped compares it with its
+        value before the event, not with y: a catch that a fixed-step solver sees late,
+        with u already past y, is still a catch. One entry per change of mode: where y
+        meets u while u moves faster the other way, "follow" then the new limit."""
         rise, fall = self._rates(e)
-        d, old = f"_d{e.index}", f"_o{e.index}"
+        d, old, jump = f"_d{e.index}", f"_o{e.index}", f"_j{e.index}"
         lines = []
         for k in range(len(e.y["y"])):
-            mode, left, began = self._slots(e, k)
+            mode, left, left_u, began = self._slots(e, k)
             u, x, du = pick(e.u["u"], k), e.x[k], _du(e, k)
             zn = e.zn[3 * k:3 * k + 3]
-            tol = _tolerance(u, left, f"abs({du}) + {lit(rise[k] - fall[k])}")
+            tol = _tolerance(u, left_u, f"abs({du}) + {lit(rise[k] - fall[k])}")
             lines += [
                 f"{old} = {mode}",
-                f"if {mode} > 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {x} - {u} > {tol}):",
+                f"{jump} = abs({u} - {left_u}) > {tol}",
+                f"if {mode} > 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {jump}):",
                 f"    {mode} = 0.0",
-                f"elif {mode} < 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {u} - {x} > {tol}):",
+                f"elif {mode} < 0.0 and {zn[0]} < 0.0 and ({began} == 0.0 or {jump}):",
                 f"    {mode} = 0.0",
                 f"if {mode} == 0.0:",
                 f"    {d} = {u} - {left}",
-                f"    if {d} > {tol}:",
+                f"    if {jump} and {d} > {tol}:",
                 f"        {x} = {left}; {mode} = 1.0; {began} = 1.0",
-                f"    elif -{d} > {tol}:",
+                f"    elif {jump} and -{d} > {tol}:",
                 f"        {x} = {left}; {mode} = -1.0; {began} = 1.0",
                 f"    elif {old} == 0.0 and {zn[1]} < 0.0:",
                 f"        {x} = {u}; {mode} = 1.0; {began} = 1.0",

@@ -120,6 +120,18 @@ def test_rate_limiter_of_a_sine_matches_the_hand_derived_answer(rise, fall):
     assert np.max(np.abs(r["y"] - y(r.time.copy()))) < 1e-13
 
 
+def test_rate_limiter_on_a_fixed_step_solver_switches_once_per_instant():
+    # rk4 locates nothing: a catch is seen at the step end, u already past y by O(h). It
+    # is still a catch (u did not jump), so the modes change as they should, within a step.
+    rise, fall, h = 0.8, -0.6, 1e-3
+    r = blocksim.simulate(sine_with_derivative(
+        [block("b", "RateLimiter", rising=rise, falling=fall)], [], stop=20.0, solver="rk4",
+        step=h))
+    expected, y = rate_limited_sine(rise, fall, 20.0)
+    assert_switches(r, expected, atol=h)
+    assert np.max(np.abs(r["y"] - y(r.time.copy()))) < h
+
+
 def test_rate_limiter_of_a_slow_sine_follows_it():
     # |du/dt| = 0.4 stays within the rates: the output is the input, with no event.
     r = run_both(sine_with_derivative([block("b", "RateLimiter", rising=0.5, falling=-0.5)],
