@@ -41,4 +41,4 @@ def helper_lookup_registered() -> Iterator[None]:
     try:
         yield
     finally:
-        registry.all_types().pop(HelperLookup.name, None)
+        registry._types().pop(HelperLookup.name, None)
