@@ -33,6 +33,7 @@ from blocksim.engine import derived
 
 MAX_EVENTS = 1_000_000  # events in one run
 STIFF_STEPS = 1_000_000  # steps left to the stop time once a system is found stiff
+STIFF_STEPS_PYTHON = 100_000  # the same on the Python loop, where a step costs ~30x more
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 
@@ -40,6 +41,14 @@ STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 # The environment's overrides, read once (a run should not pay for reading it).
 _OVERRIDES = {key[len("BLOCKSIM_"):]: value for key, value in os.environ.items()
               if key.startswith("BLOCKSIM_MAX_") or key == "BLOCKSIM_STIFF_STEPS"}
+
+
+def stiff_budget(compiled: bool) -> int:
+    """Steps left that a stiff run may still take on an explicit solver: about ten seconds
+    of CPU on either loop (BLOCKSIM_STIFF_STEPS sets both)."""
+    if _OVERRIDES.get("STIFF_STEPS"):
+        return budget("STIFF_STEPS")
+    return STIFF_STEPS if compiled else STIFF_STEPS_PYTHON
 
 
 def budget(name: str) -> int:

@@ -166,7 +166,7 @@ class Simulator:
         # The blocks' next time event after t, from their settled discrete states.
         self._next_time = model.functions["next_time"] if model.time_events else None
         # Hairer's stiffness test on the explicit solvers (dopri5, dop853).
-        self.stiffness = (StiffnessTest(s.stop, guards.budget("STIFF_STEPS"),
+        self.stiffness = (StiffnessTest(s.stop, guards.stiff_budget(backend == "numba"),
                                         _weakly(self), s.solver)
                           if s.solver in STIFF_LIMITS else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
@@ -181,6 +181,8 @@ class Simulator:
         if backend == "numba":
             self.native = _native_loop(model, self)
         self.loop = PythonLoop(self) if self.native is None else None
+        if self.stiffness is not None and self.native is None:
+            self.stiffness.budget = guards.stiff_budget(compiled=False)
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
 
     # ----- evaluation helpers -----

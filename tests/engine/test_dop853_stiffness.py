@@ -72,3 +72,23 @@ def test_a_mildly_stiff_run_on_dop853_finishes_with_one_warning():
 def test_the_examples_do_not_look_stiff_on_dop853(name):
     r = blocksim.simulate(blocksim.load(DIAGRAMS / name), solver="dop853")
     assert r.warnings == () and r.status in ("finished", "stopped")
+
+
+def test_the_stiffness_budget_is_ten_times_smaller_on_the_python_loop():
+    """Found by the 30-minute fuzzer: lambda = -1e6 over 1 s beside a 10 Hz discrete block
+    took 300,000 dopri5 steps (30 s of CPU in Python) inside the 1e6-step budget."""
+    from blocksim.engine import guards
+
+    assert guards.stiff_budget(compiled=False) * 10 == guards.stiff_budget(compiled=True)
+    import blocksim
+    from blocksim.errors import SimulationError
+    from builders import diagram
+
+    d = diagram([{"id": "ss", "type": "StateSpace",
+                  "params": {"A": [[-3.0]], "B": [[1000.0]], "C": [[-1000.0]], "D": 0.0,
+                             "x0": -0.864}},
+                 {"id": "z", "type": "UnitDelay", "params": {"sample_time": 0.1}},
+                 {"id": "y", "type": "Output"}],
+                [("ss.y", "ss.u"), ("ss.y", "z.u"), ("z.y", "y.u")], stop=1.0)
+    with pytest.raises(SimulationError, match="stiff"):
+        blocksim.simulate(d)
