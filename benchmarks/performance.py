@@ -287,12 +287,12 @@ def case_ball(suite: Suite) -> None:
 
 
 # ---------------------------------------------------------------- sampled PI
-PI_DIAGRAM = Path(__file__).resolve().parent / "discrete_pi.json"
+PI_DIAGRAM = ROOT / "diagrams" / "pi_1khz.json"  # the issue's diagram: a PID block, a plant TF
 
 
 def pi_recursion(n_hits: int, ts: float = 1e-3, kp: float = 2.0, ki: float = 5.0
                  ) -> tuple[np.ndarray, np.ndarray]:
-    """y_k and u_k of discrete_pi.json at its hits: the plant x' = -x + u exact over a period
+    """y_k and u_k of pi_1khz.json at its hits: the plant x' = -x + u exact over a period
     with u held, u_k = Kp e_k + I_k, I_(k+1) = I_k + Ts Ki e_k, e_k = 1 - y_k."""
     a = math.exp(-ts)
     x = integral = 0.0
@@ -324,7 +324,7 @@ def cli_run(diagram: Path, backend: str, stop: float, out: Path) -> tuple[float,
 def pi_error(out: Path, stop: float) -> tuple[int, float]:
     """(hits, max error of y and u at every hit's right limit against the recursion)."""
     data = np.load(out)
-    t, y, u = data["time"], data["signal:y"], data["signal:uo"]
+    t, y, u = data["time"], data["signal:y"], data["signal:u"]
     same = np.flatnonzero(t[1:] == t[:-1]) + 1  # the right limit of each hit (left, right)
     rows = np.concatenate([[0], same])  # the start: one row
     n = int(round(stop * 1000)) + 1
@@ -361,9 +361,9 @@ def case_pi(suite: Suite) -> None:
              f"{errors[b]:.1e}"] for b in backends]
     suite.section(
         "Sampled PI controller at 1 kHz",
-        f"benchmarks/discrete_pi.json to {stop:g} s: {hits:,} sample hits, each settling the "
-        "model, sampling (ZeroOrderHold, UnitDelay) and restarting dopri5 (rtol 1e-10) on "
-        "the plant x' = -x + u. *blocksim run*: wall time of `blocksim run --backend ... "
+        f"diagrams/pi_1khz.json to {stop:g} s: {hits:,} sample hits, each settling the "
+        "model, sampling (a discrete PID block, Kp = 2, Ki = 5, Ts = 1 ms) and restarting "
+        "dopri5 (rtol 1e-10) on the plant 1/(s + 1). *blocksim run*: wall time of `blocksim run --backend ... "
         "--out pi.npz` in a new process (interpreter start, imports, load, compile, the "
         "model's numba functions from their on-disk cache, the run, writing the results); "
         "*run*: the run alone (Simulator.run, as the CLI reports it). Medians of "
