@@ -182,12 +182,14 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 def cmd_blocks(args: argparse.Namespace) -> int:
     category = None
-    for name, block_type in registry.all_types().items():
+    types = registry.all_types()
+    width = max(map(len, types), default=0)
+    for name, block_type in types.items():
         if block_type.category != category:
             category = block_type.category
             print(f"{category}:")
         doc = (block_type.doc or block_type.__doc__ or "").strip().splitlines()
-        print(f"  {name:20s} {doc[0] if doc else ''}")
+        print(f"  {name:{width}s} {doc[0] if doc else ''}")
     return EXIT_OK
 
 
