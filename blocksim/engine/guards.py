@@ -21,8 +21,10 @@ produce garbage, into a clear message naming the block and what to change.
   pace ~ N**e, fitted over the windows since a third of the events so far (`accelerating`;
   e = -1 for exponential growth, -1/2 for a linear chirp, clamped at -1). The projection is
   exact for a chirp of any polynomial order and for an exponential storm, and only used
-  where the pace fell in every one of those windows; it fails a run whose projected time to
-  the budget is under a quarter of the time left, ACCEL_STRIKES windows in a row.
+  where the pace fell in every one of those windows, and not faster than N**ZENO_EXPONENT
+  (a bouncing ball's geometric sequence, which ends at its Zeno point); it fails a run
+  whose projected time to the budget is under a quarter of the time left, ACCEL_STRIKES
+  windows in a row.
 - Stiffness on dopri5 and dop853: the budget STIFF_STEPS of `stiffness.StiffnessTest`.
 
 Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
@@ -48,6 +50,10 @@ WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
 ACCEL_STRIKES = 3  # windows in a row whose accelerating pace reaches MAX_EVENTS early
 ACCEL_MARGIN = 4.0  # ... within 1/ACCEL_MARGIN of the time left
+# A pace falling faster than N**ZENO_EXPONENT is taken for a geometric sequence (a ball
+# bouncing to rest: pace ~ q**N, whose fitted exponent N*ln(q) grows without bound), not a
+# storm: its events accumulate at a point the event horizon resolves (the ball rests).
+ZENO_EXPONENT = -2.5
 
 
 # The environment's overrides, read once (a run should not pay for reading it).
@@ -145,6 +151,8 @@ class PaceHistory:
         j = bisect.bisect_right(self.mids, mid / 3.0) - 1
         if j < self.falling_since:
             return None
+        if math.log(pace / self.paces[j]) / math.log(mid / self.mids[j]) < ZENO_EXPONENT:
+            return None  # geometric: a Zeno point, which the event horizon resolves
         return accelerating(self.mids[j], self.paces[j], mid, pace, left)
 
 

@@ -126,3 +126,16 @@ def test_the_power_law_of_the_pace_is_exact_for_chirps_and_exponential_storms():
     assert reach == pytest.approx(math.sqrt((n1 + 10_000) / k) - t1, rel=1e-12)
     reach = guards.accelerating(math.exp(t0), math.exp(-t0), math.exp(t1), math.exp(-t1), 1e6)
     assert reach == pytest.approx(math.log(math.exp(t1) + 1e6) - t1, rel=1e-12)
+
+
+def test_a_ball_bouncing_to_rest_is_not_taken_for_an_accelerating_storm():
+    # restitution 0.98 without drag: ~2,000 bounces ever faster (pace ~ 0.98**N) up to the
+    # Zeno point near t = 141 s, where the limited integrator rests. The pace falls in
+    # every window, but geometrically: a power law would have projected the budget.
+    from blocksim.examples import examples_dir
+    from blocksim.format import load_diagram
+    d = load_diagram(examples_dir() / "bouncing_ball.json")
+    model = compile_diagram(d, {"mu": 0.98, "beta": 0.0})
+    r = Simulator(model, dataclasses.replace(model.settings, stop=200.0,
+                                             output_interval=1.0)).run()
+    assert r.status == "finished" and r.stats["events"] > 4 * guards.WINDOW
