@@ -78,11 +78,11 @@ class _Port:
         return f"<{self.kind} {self.block.id}.{self.name}>"
 
     def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self) and other.block is self.block
+        return (type(other) is type(self) and other.block == self.block
                 and other.name == self.name)
 
     def __hash__(self) -> int:
-        return hash((id(self.block), self.name))
+        return hash((hash(self.block), self.name))
 
 
 class OutPort(_Port):
@@ -213,6 +213,13 @@ class BlockHandle:
         raise PortNameError(f"{self.type} has no {what} '{shown(name)}'"
                             f"{_close(name, ins + outs)} (inputs: {_listed(ins)}; "
                             f"outputs: {_listed(outs)}{guess})", block=self.path, port=name)
+
+    def __eq__(self, other: object) -> bool:
+        """Two handles on the same block are equal."""
+        return isinstance(other, BlockHandle) and other.block is self.block
+
+    def __hash__(self) -> int:
+        return id(self.block)
 
     def __getattr__(self, name: str) -> _Port:
         if name.startswith("_") or name in ("level", "block"):
