@@ -216,9 +216,12 @@ def test_a_diagram_shows_a_text_summary_without_qt(monkeypatch):
     assert printer.value == text
 
 
-def test_importing_blocksim_imports_no_qt():
+def test_building_and_saving_import_no_qt(tmp_path):
     code = ("import sys, blocksim; d = blocksim.DiagramBuilder(); d.add('Gain'); d.summary(); "
-            "print(any(m.startswith(('PySide6', 'blocksim.gui')) for m in sys.modules))")
+            "print(any(m.startswith(('PySide6', 'blocksim.gui')) for m in sys.modules)); "
+            f"d.save({str(tmp_path / 'g.json')!r}); "
+            "print(any(m.startswith('PySide6') for m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
-    assert done.stdout.strip() == "False", done.stderr
+    assert done.stdout.split() == ["False", "False"], done.stderr
+    assert "x" in load_diagram(tmp_path / "g.json").blocks[0].layout  # laid out without Qt
