@@ -16,13 +16,17 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from blocksim.errors import shown
 from blocksim.handles import (BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
                               _Factories, _Port, _block_type, _checked_params, _lenient,
                               _listed)
 from blocksim.model import Block, Diagram, SimulationSettings, Wire
+
+if TYPE_CHECKING:
+    from blocksim.compiler import CompiledModel
+    from blocksim.engine import Results
 
 __all__ = ["DiagramBuilder", "BlockHandle", "InPort", "OutPort", "BuildError",
            "PortNameError"]
@@ -273,13 +277,14 @@ class DiagramBuilder:
             layout_diagram(self.top.model)
         save_diagram(self.top.model, path)
 
-    def compile(self, params: Mapping[str, Any] | None = None, **settings: Any) -> Any:
+    def compile(self, params: Mapping[str, Any] | None = None, **settings: Any
+                ) -> "CompiledModel":
         """`blocksim.compile` of the whole diagram."""
         from blocksim import api
 
         return api.compile(self.top.model, params, **settings)
 
-    def simulate(self, **options: Any) -> Any:
+    def simulate(self, **options: Any) -> "Results":
         """`blocksim.simulate` of the whole diagram (same keywords: stop_time, params, ...)."""
         from blocksim import api
 

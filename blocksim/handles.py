@@ -208,7 +208,7 @@ class BlockHandle:
     def __hash__(self) -> int:
         return id(self.block)
 
-    def __getattr__(self, name: str) -> _Port:
+    def __getattr__(self, name: str) -> "InPort | OutPort":
         if name.startswith("_") or name in ("level", "block"):
             raise AttributeError(name)
         return self.port(name)

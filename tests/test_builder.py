@@ -137,7 +137,8 @@ def test_mistakes_fail_at_the_call_naming_block_port_and_close_names():
         d.add("Constant", id="c").y >> s.u
     with pytest.raises(BuildError, match=r"s\.u is an input: a wire goes from an output"):
         d.connect(s.u, g.u)
-    with pytest.raises(BuildError, match=r"s\.u is an input: a wire goes from an output to an input \(source\.y >> s\.u\)"):
+    with pytest.raises(BuildError, match=r"s\.u is an input: a wire goes from an output to "
+                                         r"an input \(source\.y >> s\.u\)"):
         s.u >> g.u
     with pytest.raises(BuildError, match="block 'g': there is already a block of this id"):
         d.add("Gain", id="g")
