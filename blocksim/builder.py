@@ -13,11 +13,13 @@ the block declarations (`registry`), so an interactive session completes them.
 """
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
+from blocksim import api
 from blocksim.errors import shown
 from blocksim.handles import (BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
                               _Factories, _Port, _block_type, _checked_params, _lenient,
@@ -35,6 +37,15 @@ log = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SETTINGS = tuple(SimulationSettings.__dataclass_fields__)
+
+
+def _method_signature(function: Any) -> inspect.Signature:
+    """The signature of `function(diagram, ...)` as a method's (self, ...): interactive
+    sessions then complete simulate's keywords on the builder too."""
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return signature.replace(parameters=[self_param] + params[1:])
 
 
 class DiagramBuilder:
@@ -280,15 +291,13 @@ class DiagramBuilder:
     def compile(self, params: Mapping[str, Any] | None = None, **settings: Any
                 ) -> "CompiledModel":
         """`blocksim.compile` of the whole diagram."""
-        from blocksim import api
-
         return api.compile(self.top.model, params, **settings)
 
     def simulate(self, **options: Any) -> "Results":
         """`blocksim.simulate` of the whole diagram (same keywords: stop_time, params, ...)."""
-        from blocksim import api
-
         return api.simulate(self.top.model, **options)
+
+    simulate.__signature__ = _method_signature(api.simulate)  # type: ignore[attr-defined]
 
     def _source(self) -> str:
         return self.top.model.source

@@ -112,6 +112,7 @@ def test_ports_follow_the_parameters_and_complete():
     signature = inspect.signature(d.new.Saturation)
     assert {"id", "lower", "upper"} <= set(signature.parameters)
     assert signature.parameters["id"].default is None
+    assert {"stop_time", "params", "backend"} <= set(inspect.signature(d.simulate).parameters)
     gain = d.new.Gain(k=3, id="g")
     assert gain.type == "Gain" and gain.params == {"k": 3}
     assert total.set(signs="++").port_names() == (("u1", "u2"), ("y",))
