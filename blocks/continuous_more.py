@@ -9,7 +9,7 @@ import functools
 import numpy as np
 
 from blocksim import expressions
-from blocksim.blockspec import SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, lit
+from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, lit
 from blocksim.errors import ExpressionError
 from blocksim.sampletime import CONTINUOUS, parse_sample_time
 
