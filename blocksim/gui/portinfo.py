@@ -241,6 +241,7 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
     "Demux": lambda b: "demux",
     "Output": lambda b: "out",
     "Scope": lambda b: "scope",
+    "XYGraph": lambda b: "x-y",
     "Stop": lambda b: "STOP",
     "Inport": lambda b: "in",
     "Outport": lambda b: "out",
