@@ -171,19 +171,23 @@ class SecondOrderIntegrator(BlockType):
         if not e.m:
             return []
         n, lim = self._n(e), self._limits(e)
-        fired = f"_f{e.index}"
+        fired, acted = f"_f{e.index}", f"_a{e.index}"
         lines = [f"{fired} = False"]
         if e.p.reset != "none":
+            # An edge while x rests on a limit with dx_reset not pointing away does nothing
+            # (dx stays 0) and is not logged: x coming to rest on the floor it triggers on
+            # reads as a falling edge (+ to 0) once more.
             lines += [f"if not init and {_edge_condition(e.p.reset, e.zo[3 * n], e.zn[3 * n])}:",
-                      f"    {fired} = True"]
+                      f"    {fired} = True; {acted} = False"]
             for k in range(n):
                 mx, mdx, _ = self._slots(e, k)
                 v, r = e.x[n + k], pick(e.u["dx_reset"], k)
                 dlo, dhi = lim["dx_lower"][k], lim["dx_upper"][k]
                 lines += [f"    if {mx} == 0.0 or ({mx} < 0.0 and {r} > 0.0) or "
                           f"({mx} > 0.0 and {r} < 0.0):",
-                          f"        {v} = min(max({r}, {dlo}), {dhi}); {mx} = 0.0; {mdx} = 0.0"]
-            lines.append(f"    {e.event('reset')}")
+                          f"        {v} = min(max({r}, {dlo}), {dhi}); {mx} = 0.0; {mdx} = 0.0",
+                          f"        {acted} = True"]
+            lines.append(f"    if {acted}: {e.event('reset')}")
         for k in range(n):
             lines += self._limit_code(e, k, lim, fired)
         return lines
@@ -196,34 +200,40 @@ class SecondOrderIntegrator(BlockType):
         zx, zd, zv = e.zn[3 * k:3 * k + 3]
         stop_low = f"{x} = {lo}; {v} = 0.0; {mx} = -1.0; {mdx} = 0.0; {mb} = 0.0"
         stop_high = f"{x} = {hi}; {v} = 0.0; {mx} = 1.0; {mdx} = 0.0; {mb} = 0.0"
-        return [
-            f"if {mx} == 0.0 and {mb} != 0.0 and not {fired} and {zv} <= 0.0:",
-            # bounced off a limit, but back within the horizon: at rest on it
-            f"    if {mb} < 0.0:",
-            f"        {stop_low}; {e.event('lower limit')}",
-            "    else:",
-            f"        {stop_high}; {e.event('upper limit')}",
-            f"elif {mx} == 0.0 and {zx} <= 0.0:",
-            f"    if {x} - {lo} <= {hi} - {x}:",
-            f"        if {v} <= 0.0 and not {fired}:",
-            f"            {stop_low}; {e.event('lower limit')}",
-            f"        elif {x} <= {lo} and {mb} == 0.0:",  # bouncing off: on the limit, armed
-            f"            {x} = {lo}; {mb} = -1.0; changed = True",
-            f"    elif {v} >= 0.0 and not {fired}:",
-            f"        {stop_high}; {e.event('upper limit')}",
-            f"    elif {x} >= {hi} and {mb} == 0.0:",
-            f"        {x} = {hi}; {mb} = 1.0; changed = True",
-            f"elif {mx} != 0.0 and {zx} > 0.0:",
-            f"    {mx} = 0.0; {e.event('leave limit')}",
-            f"if {mx} == 0.0 and {mdx} == 0.0 and {zd} <= 0.0:",
-            f"    if {v} - {dlo} <= {dhi} - {v}:",
-            f"        if {ddx} <= 0.0 or {v} < {dlo}:",
-            f"            {v} = {dlo}; {mdx} = -1.0; {e.event('dx lower limit')}",
-            f"    elif {ddx} >= 0.0 or {v} > {dhi}:",
-            f"        {v} = {dhi}; {mdx} = 1.0; {e.event('dx upper limit')}",
-            f"elif {mx} == 0.0 and {mdx} != 0.0 and {zd} > 0.0:",
-            f"    {mdx} = 0.0; {e.event('dx leave limit')}",
-        ]
+        lines = []
+        if lo != "(-inf)" or hi != "inf":
+            lines += [
+                f"if {mx} == 0.0 and {mb} != 0.0 and not {fired} and {zv} <= 0.0:",
+                # bounced off a limit, but back within the horizon: at rest on it
+                f"    if {mb} < 0.0:",
+                f"        {stop_low}; {e.event('lower limit')}",
+                "    else:",
+                f"        {stop_high}; {e.event('upper limit')}",
+                f"elif {mx} == 0.0 and {zx} <= 0.0:",
+                f"    if {x} - {lo} <= {hi} - {x}:",
+                f"        if {v} <= 0.0 and not {fired}:",
+                f"            {stop_low}; {e.event('lower limit')}",
+                f"        elif {x} <= {lo} and {mb} == 0.0:",  # bouncing off: armed
+                f"            {x} = {lo}; {mb} = -1.0; changed = True",
+                f"    elif {v} >= 0.0 and not {fired}:",
+                f"        {stop_high}; {e.event('upper limit')}",
+                f"    elif {x} >= {hi} and {mb} == 0.0:",
+                f"        {x} = {hi}; {mb} = 1.0; changed = True",
+                f"elif {mx} != 0.0 and {zx} > 0.0:",
+                f"    {mx} = 0.0; {e.event('leave limit')}",
+            ]
+        if dlo != "(-inf)" or dhi != "inf":
+            lines += [
+                f"if {mx} == 0.0 and {mdx} == 0.0 and {zd} <= 0.0:",
+                f"    if {v} - {dlo} <= {dhi} - {v}:",
+                f"        if {ddx} <= 0.0 or {v} < {dlo}:",
+                f"            {v} = {dlo}; {mdx} = -1.0; {e.event('dx lower limit')}",
+                f"    elif {ddx} >= 0.0 or {v} > {dhi}:",
+                f"        {v} = {dhi}; {mdx} = 1.0; {e.event('dx upper limit')}",
+                f"elif {mx} == 0.0 and {mdx} != 0.0 and {zd} > 0.0:",
+                f"    {mdx} = 0.0; {e.event('dx leave limit')}",
+            ]
+        return lines
 
     def after_event(self, e: Emit):
         n = self._n(e)
