@@ -210,6 +210,11 @@ _OPERATORS = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "=", "<": "<", ">": "
 GLYPHS: dict[str, Callable[[Block], str]] = {
     "Integrator": lambda b: "1/s",
     "ResetIntegrator": lambda b: "1/s",
+    "SecondOrderIntegrator": lambda b: "1/s²",
+    "Derivative": lambda b: "du/dt",
+    "ZeroPole": lambda b: "k Z(s)/P(s)",
+    "Trigonometric": lambda b: _short(b.params.get("function", "sin"), "trig"),
+    "WrapToZero": lambda b: "wrap→0",
     "StateSpace": lambda b: "ẋ=Ax+Bu",
     "TransferFunction": lambda b: "N(s)/D(s)",
     "Gain": lambda b: _short(b.params.get("k", 1), "K", 6),
