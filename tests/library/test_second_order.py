@@ -172,3 +172,18 @@ def test_a_vector_reset_trigger_is_refused_naming_the_port():
     with pytest.raises(CompileError, match="input 'reset'") as info:
         blocksim.compile(d)
     assert info.value.block == "bad"
+
+
+def test_a_ball_bouncing_off_an_upper_limit_mirrors_the_floor():
+    # x0 = -10 pushed up by +g to the ceiling 0; x rising to 0 resets dx to -0.9 dx.
+    d = diagram([block("g", "Constant", value=G),
+                 block("b", "SecondOrderIntegrator", x0=-10.0, upper=0.0, reset="rising"),
+                 block("bounce", "Gain", k=-0.9), block("x", "Output"), block("v", "Output")],
+                [("g.y", "b.ddx"), ("b.x", "b.reset"), ("b.dx", "bounce.u"),
+                 ("bounce.y", "b.dx_reset"), ("b.x", "x.u"), ("b.dx", "v.u")],
+                stop=26.0, output_interval=0.01, rtol=1e-10, atol=1e-10)
+    r = run_both(d)
+    bounces = np.array([e.time for e in r.events_of("reset", "b")])
+    expected = ball_bounce_times_no_air(100)
+    np.testing.assert_allclose(bounces, expected[expected < 26.0], rtol=0, atol=1e-9)
+    assert np.all(r["x"] <= 1e-9)
