@@ -23,7 +23,7 @@ class Derivative(BlockType):
     sample_time 0 (default), filtered: y = s/(tau s + 1) u, realised with one state x per
     element, x' = (u - x)/tau, y = (u - x)/tau. It is the derivative seen through a
     first-order lag of time constant tau: for u = a t + b the output is exactly
-    a (1 - exp(-t/tau)), which reaches a within 1e-9 after 21 tau; for a sine of angular
+    a (1 - exp(-t/tau)), within 1e-9 |a| of a after 21 tau; for a sine of angular
     frequency w its amplitude is w/sqrt(1 + (w tau)^2) of the true one, its phase lags by
     atan(w tau). The state starts at u(0), so y(0) = 0 (the input is taken as constant
     before the start). A jump of u of height d gives a pulse d/tau exp(-t/tau) (area d),
