@@ -18,7 +18,8 @@ from .nonlinear import pick
 
 
 class Derivative(BlockType):
-    """The time derivative of the input, du/dt, in one of two honest forms.
+    """The time derivative of the input, du/dt: filtered (continuous) or a difference quotient
+    at a sample period.
 
     sample_time 0 (default), filtered: y = s/(tau s + 1) u, realised with one state x per
     element, x' = (u - x)/tau, y = (u - x)/tau. It is the derivative seen through a
@@ -48,6 +49,11 @@ class Derivative(BlockType):
     )
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "du/dt: filtered, or the difference quotient at the hits"),)
+
+    @classmethod
+    def _rate_text(cls) -> str:
+        return ("continuous with sample_time 0 (filtered), else discrete by its sample_time "
+                "parameter (-1 inherits the input's rate)")
 
     def is_discrete(self, p):
         try:
