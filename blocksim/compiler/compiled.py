@@ -202,9 +202,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
         state_owner += [i] * sz.states
         zc_owner += [i] * sz.zero_crossings
-        if blk.block_type.logs:
-            src = flat.drivers[(blk.path, blk.inputs[0])]
-            logged.append(LoggedSignal(blk.path, tuple(layout.signal_of[src])))
+        if blk.block_type.logs:  # all its inputs, one after the other (an XYGraph's x, y)
+            logged.append(LoggedSignal(blk.path, tuple(
+                i for port in blk.inputs for i in layout.signal_of[flat.drivers[(blk.path, port)]])))
         if blk.block_type.has_time_events:
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
     names = [""] * layout.n_signals
