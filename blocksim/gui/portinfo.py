@@ -153,7 +153,9 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
 
 # Block types whose port names are worth showing (ports that mean different things).
 NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
-               "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D"}
+               "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D",
+               "SecondOrderIntegrator", "XYGraph", "Trigonometric", "RateLimiter", "Backlash",
+               "DotProduct", "MinMax"}
 
 
 def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
