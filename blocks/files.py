@@ -19,6 +19,7 @@ import logging
 import os
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -75,26 +76,32 @@ def read_signal(path: Path) -> tuple[np.ndarray, np.ndarray]:
     data = read_regular_file(path, MAX_FILE_BYTES)
     if path.suffix.lower() == ".npz":
         times, values = _parse_npz(data)
+        lines = None
     else:
-        times, values = _parse_csv(data)
+        times, values, lines = _parse_csv(data)
+
+    def row(i: int) -> str:
+        return f"line {lines[i]}" if lines else f"element {i} of 't'"
     if times.size * (1 + values.shape[1]) > limits.MAX_TABLE_ELEMENTS:
         raise SignalFileError(f"it has {times.size} rows of {1 + values.shape[1]} numbers "
                               f"(at most {limits.MAX_TABLE_ELEMENTS} numbers)")
-    _check_times(times)
+    _check_times(times, row)
     bad = np.argwhere(~np.isfinite(values))
     if bad.size:
-        row, col = bad[0]
-        raise SignalFileError(f"the signal at time {times[row]:g} (row {row + 1} of the data), "
-                              f"column {col + 1} is {values[row, col]}; it must be finite")
+        i, col = bad[0]
+        raise SignalFileError(f"{row(i)}: signal column {col + 1} is {values[i, col]}; "
+                              f"the signal must be finite")
     return times, values
 
 
-def _parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+def _parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """(times, values, the line of each row) of a CSV file."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise SignalFileError("it is not a text (UTF-8) file; a CSV file is text") from None
     rows: list[list[float]] = []
+    lines: list[int] = []
     width = 0
     reader = csv.reader(io.StringIO(text))
     for fields in reader:
@@ -116,17 +123,18 @@ def _parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray]:
         if not rows:
             width = len(numbers)
             if width < 2:
-                raise SignalFileError(f"line {reader.line_num} has {width} column; a signal "
+                raise SignalFileError(f"line {reader.line_num} has one column; a signal "
                                       f"file needs a time column and at least one signal "
                                       f"column")
         elif len(numbers) != width:
             raise SignalFileError(f"line {reader.line_num} has {len(numbers)} columns where "
                                   f"the first row of numbers has {width} (a ragged file)")
         rows.append(numbers)
+        lines.append(reader.line_num)
     if not rows:
         raise SignalFileError("it holds no rows of numbers")
     table = np.array(rows, dtype=float)
-    return table[:, 0], table[:, 1:]
+    return table[:, 0], table[:, 1:], lines
 
 
 def _parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -162,22 +170,23 @@ def _parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     return times, values.reshape(times.size, -1)
 
 
-def _check_times(times: np.ndarray) -> None:
+def _check_times(times: np.ndarray, row: Callable[[int], str]) -> None:
+    """Finite, never decreasing, no time more than twice, two different times at least;
+    `row(i)` names row i in a message."""
     bad = np.flatnonzero(~np.isfinite(times))
     if bad.size:
-        raise SignalFileError(f"the time in row {bad[0] + 1} of the data is {times[bad[0]]}; "
-                              f"times must be finite")
+        raise SignalFileError(f"{row(bad[0])}: the time is {times[bad[0]]}; times must be "
+                              f"finite")
     steps = np.diff(times)
     back = np.flatnonzero(steps < 0)
     if back.size:
         i = int(back[0])
-        raise SignalFileError(f"the time column decreases at row {i + 2} of the data "
-                              f"({times[i + 1]:g} after {times[i]:g}); times must not "
-                              f"decrease")
+        raise SignalFileError(f"{row(i + 1)}: the time column decreases ({times[i + 1]:g} "
+                              f"after {times[i]:g}); times must not decrease")
     thrice = np.flatnonzero((steps[:-1] == 0) & (steps[1:] == 0))
     if thrice.size:
-        raise SignalFileError(f"time {times[thrice[0]]:g} appears more than twice (twice "
-                              f"makes a jump)")
+        raise SignalFileError(f"{row(thrice[0] + 2)}: time {times[thrice[0]]:g} appears a "
+                              f"third time (twice makes a jump)")
     if times.size < 2 or times[-1] == times[0]:
         raise SignalFileError("it needs rows at two different times at least")
 
