@@ -220,7 +220,7 @@ class FromFile(FromTable):
     """
 
     name = "FromFile"
-    category = "Sources"
+    category = "Files"  # with ToFile: the blocks that touch files
     params = (
         Param("file", "text", "signal.csv", "the .csv or .npz file, relative to the diagram "
               "file's folder"),
@@ -273,7 +273,7 @@ class ToFile(BlockType):
     """
 
     name = "ToFile"
-    category = "Sinks"
+    category = "Files"
     params = (Param("file", "text", "output.csv", "the .csv or .npz file to write, "
                     "relative to the diagram file's folder"),)
     inputs = (Port("u", "signal to write"),)
