@@ -16,6 +16,15 @@ from blocksim.sampletime import CONTINUOUS
 from .lookup import table_problem
 from .nonlinear import sizes_problem
 
+def _countable(segments: float, name: str) -> None:
+    """Segments are numbered by floats: beyond 2**52 of them from t = 0 the numbers (and
+    the instants) are no longer exact, so the run is refused (ValueError) before it."""
+    if segments > 2.0 ** 52:
+        raise ValueError(f"parameter '{name}': at the times of this run (up to {segments:.3g} "
+                         f"segments from t = 0) its instants are not exact in float64; "
+                         f"use a lower frequency or times nearer 0")
+
+
 # Per output element of a SignalGenerator with events: the segment number j, the end of
 # the segment (the next time event), the sign of the segment and its anchor time.
 _J, _DUE, _SIGN, _ANCHOR = 0, 1, 2, 3
@@ -93,6 +102,7 @@ class SignalGenerator(BlockType):
             return 0.0
         count = _WAVES[p.waveform][0]
         freqs = broadcast(p.frequency, self._width(p))
+        _countable(max(abs(start), abs(stop)) * count * max(freqs), "frequency")
         return sum(count * f * max(0.0, stop - start) + 2.0 for f in freqs)
 
     def next_time_event(self, p, t):
@@ -274,6 +284,7 @@ class RepeatingSequence(BlockType):
 
     def count_time_events(self, p, start, stop):
         starts, _, _, period = self._table(p)
+        _countable(max(abs(start), abs(stop)) / period * len(starts), "times")
         return len(starts) * (max(0.0, stop - start) / period + 2.0)
 
     def next_time_event(self, p, t):

@@ -91,6 +91,10 @@ class _HeldNormal(BlockType):
     outputs = (Port("y", "the held sample"),)
     _VECTORS: tuple[str, ...] = ()
 
+    @classmethod
+    def _rate_text(cls) -> str:
+        return "discrete, by its sample_time parameter (a period, or [period, offset])"
+
     def _mean_scale(self, p, n: int) -> tuple[list[float], list[float]]:
         raise NotImplementedError
 
@@ -166,8 +170,8 @@ class BandLimitedWhiteNoise(_HeldNormal):
 
     name = "BandLimitedWhiteNoise"
     params = (
-        Param("noise_power", "vector", 0.1, "height of the power spectral density, >= 0",
-              unit="1/Hz", low=0.0),
+        Param("noise_power", "vector", 0.1, "height of the power spectral density, in the "
+              "signal's units squared per Hz, >= 0", low=0.0),
         Param("sample_time", "vector", 0.1, SAMPLE_DOC, unit="s"),
         Param("seed", "int", 23341, SEED_DOC, low=0),
     )

@@ -229,6 +229,14 @@ def test_too_many_edges_are_refused_before_the_run():
         blocksim.compile(generator("square", 1.0, 1e9, stop=1.0))
 
 
+def test_instants_that_float64_cannot_count_are_refused_before_the_run():
+    # 1 MHz at t = 1e10 s: the edges are closer than the spacing of float64 there.
+    with pytest.raises(CompileError, match="block 'g'.*parameter 'frequency'.*not exact"):
+        blocksim.compile(generator("square", 1.0, 1e6, start=1e10, stop=1e10 + 0.1))
+    with pytest.raises(CompileError, match="block 's'.*parameter 'times'.*not exact"):
+        blocksim.compile(repeating([0.0, 1e-6], [0.0, 1.0], stop=1e10 + 0.1, start=1e10))
+
+
 def test_the_generators_are_described_as_sources():
     from blocksim import registry
 
