@@ -14,7 +14,7 @@ from scipy import signal
 
 import blocksim
 from blocksim.cli import main
-from blocksim.errors import CompileError, SimulationError
+from blocksim.errors import CompileError, SimulationError, SimulationInterrupted
 from blocksim.format import save_diagram
 
 MEASURED = "from_file_measured.json"
@@ -296,3 +296,30 @@ def test_the_csv_examples_ship_in_the_wheel():
     setup = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
     assert "*.csv" in setup["setuptools"]["package-data"]["blocksim.diagrams"]
     assert (DIAGRAMS / CSV).is_file()
+
+
+def test_an_interrupted_run_writes_what_was_computed(tmp_path):
+    def progress(fraction):
+        if fraction > 0.4:
+            raise KeyboardInterrupt
+    d = sink_diagram(tmp_path, "cut.csv", stop=10.0)
+    with pytest.raises(SimulationInterrupted) as info:
+        blocksim.simulate(d, progress=progress)
+    table = np.loadtxt(tmp_path / "cut.csv", delimiter=",", skiprows=1)
+    results = info.value.results
+    assert results.status == "interrupted" and 0.0 < table[-1, 0] < 10.0
+    np.testing.assert_array_equal(table[:, 0], results.time)
+
+
+def test_a_failed_run_keeps_its_own_error_when_the_write_fails_too(tmp_path):
+    (tmp_path / "gone").mkdir()
+    extra = [block("c", "Clock"), block("e", "Expression", formula="sqrt(1 - u)"),
+             block("y", "Output")]
+    model = blocksim.compile(sink_diagram(tmp_path, "gone/out.csv", stop=3.0, extra=extra,
+                                          wires=[("c.y", "e.u"), ("e.y", "y.u")]))
+    (tmp_path / "gone").rmdir()
+    with pytest.raises(SimulationError) as info:
+        blocksim.simulate(model)
+    assert info.value.block == "e"  # the formula's failure, not the file's
+    assert any("block 'out': cannot write 'gone/out.csv'" in w
+               for w in info.value.results.warnings)
