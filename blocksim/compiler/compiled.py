@@ -53,6 +53,15 @@ class TimeEventSource:
 
 
 @dataclass(frozen=True)
+class AfterRun:
+    """A logging block with work to do once a run has ended (`BlockType.after_run`)."""
+
+    block: int
+    impl: BlockType
+    p: ParamValues
+
+
+@dataclass(frozen=True)
 class CompiledModel:
     """A diagram ready to simulate: generated functions plus slot maps."""
 
@@ -84,6 +93,8 @@ class CompiledModel:
     # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
     # trigger's flag, raised by its gate at an edge and cleared by the engine.
     trigger_slots: tuple[int, ...] = ()
+    # Logging blocks whose `after_run` the engine calls when a run ends (ToFile).
+    after_run: tuple[AfterRun, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -190,7 +201,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
-    logged, time_events = [], []
+    logged, time_events, after_run = [], [], []
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
@@ -207,6 +218,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
                 i for port in blk.inputs for i in layout.signal_of[flat.drivers[(blk.path, port)]])))
         if blk.block_type.has_time_events:
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
+        if blk.block_type.logs and blk.block_type.has_after_run:
+            after_run.append(AfterRun(i, blk.impl, blk.p))
     names = [""] * layout.n_signals
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):
@@ -235,6 +248,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         rates=sampling.rates,
         rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
+        after_run=tuple(after_run),
     )
     _check_results(model, settings)
     return model

@@ -7,6 +7,7 @@ levels around it (no copy per level), and one budget counts every value kept (`b
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -53,8 +54,9 @@ class FlatDiagram:
 
 
 class _Flattener:
-    def __init__(self, source: str):
+    def __init__(self, source: str, folder: str | None = None):
         self.source = source
+        self.folder = folder  # the diagram file's folder (see ParamValues.folder)
         self.blocks: list[FlatBlock] = []
         self.wires: dict[Endpoint, Endpoint] = {}
         self.aliases: set[str] = set()  # paths of Inport/Outport blocks to dissolve
@@ -114,7 +116,7 @@ class _Flattener:
                     ports[blk.id] = conditional.add(self, blk, block_type, names, path, depth)
                 continue
             try:
-                p = params_for(block_type, blk.params, names, path, self.budget)
+                p = params_for(block_type, blk.params, names, path, self.budget, self.folder)
                 impl = block_type()
                 problem = call_block(impl.check, p)
                 inputs = [port.name for port in call_block(impl.input_ports, p)]
@@ -220,7 +222,8 @@ class _Flattener:
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:
     """Resolve parameters and flatten subsystems; CompileError names file, block and port."""
-    flattener = _Flattener(diagram.source)
+    folder = os.path.dirname(os.path.abspath(diagram.path)) if diagram.path else None
+    flattener = _Flattener(diagram.source, folder)
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
