@@ -317,6 +317,8 @@ class Simulator:
             self._record(st)  # the left limit; dropped again if nothing happens
             if self._pre is not None:
                 self._pre(st.t, st.x, st.m, st.z)
+        elif self.model.n_zc:
+            self._latch_start(st)
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
         self._settle(st, init, log_entries, changed_by)
@@ -336,6 +338,16 @@ class Simulator:
         for block, kind in (located or []) + log_entries:
             self.recorder.events.append(Event(float(st.t), self.model.block_ids[block], kind))
         return any(kind == "stop" for _, kind in log_entries)
+
+    def _latch_start(self, st: RunState) -> None:
+        """Latch the signs at the start before any block updates: a block reading another's
+        latched output in the first pass (a Stop behind a CompareToConstant) must not see
+        the zeros the signs start from (u >= c would hold there for any u)."""
+        for _ in range(MAX_EVENT_PASSES):
+            zn = self._signs_after(st)
+            if np.array_equal(zn, st.z):
+                return
+            st.z = zn
 
     def _hits_due(self, st: RunState) -> list[float] | None:
         """The `hits` of the model's `sample` function at st.t (clock rates, then triggered
