@@ -174,6 +174,9 @@ class Emit:
     # enabled (set by the compiler).
     gate: str = "1.0"
     resets: list[str] = field(default_factory=list)
+    # For a block that follows conditional subsystems (Merge): per input, an expression
+    # nonzero while the enabled subsystem that drives it runs (set by the compiler).
+    watch: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""

@@ -129,6 +129,7 @@ class Generator:
             const=self._const,
             rate=self.sampling.block_rates[blk.path] if self.sampling else SampleTime(INHERITED),
             gate=self._gate(blk),
+            watch=[self._gate(self.by_path[src]) for src in blk.watch],
         )
 
     # ----- enabled subsystems -----
