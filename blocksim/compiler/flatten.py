@@ -22,7 +22,8 @@ from blocksim.compiler.params import params_for, resolve_param
 from blocksim.errors import CompileError, ExpressionError, shown
 from blocksim.model import Diagram
 
-__all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "flatten", "resolve_param"]
+__all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "check_blocks", "flatten",
+           "resolve_param"]
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
@@ -245,3 +246,11 @@ def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> Fla
     return flattener.resolve_aliases()
 
 
+
+
+def check_blocks(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> None:
+    """Resolve every block's parameters and run its `check`, connecting nothing: the
+    editor's check of one block, which must not ask a lone From for its Goto."""
+    flattener = _Flattener(diagram.source)
+    names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
+    flattener.add(diagram, names, "")
