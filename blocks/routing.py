@@ -2,8 +2,8 @@
 
 Goto and From never reach the generated code: the compiler wires each From to its Goto's
 signal while flattening (`blocksim.compiler.tags`). MultiportSwitch latches its selection
-like Switch; Merge follows the enabled subsystem that ran last (its sources' enable modes
-are handed to it by the compiler, `Emit.watch`). Indices are one-based throughout, as the
+like Switch; Merge follows the conditional subsystem that ran last (whether each source
+runs is handed to it by the compiler, `Emit.watch`). Indices are one-based throughout, as the
 ports u1, u2, ... of Mux, Demux and these blocks are numbered.
 """
 from __future__ import annotations
@@ -178,33 +178,35 @@ class Selector(BlockType):
 
 
 class Merge(BlockType):
-    """Output the input whose enabled subsystem was enabled most recently.
+    """Output the input whose conditional subsystem ran most recently.
 
-    Each input must come from an output of an EnabledSubsystem (through subsystem ports or
-    Goto/From). When a source subsystem becomes enabled (at the start, or at the located
-    event of its enable signal), Merge switches to that input and follows it, while it runs
-    and after it is disabled (then the subsystem's output holds or resets, per its own
-    `outputs_when_disabled`), until another source becomes enabled. If several become
-    enabled at one event, the highest-numbered input wins. Before any source has been
-    enabled the output is `initial`.
+    Each input must come from an output of an EnabledSubsystem or a TriggeredSubsystem
+    (through subsystem ports or Goto/From). Merge switches to an input when its subsystem
+    starts running: an enabled one when it becomes enabled (at the start, or at the
+    located event of its enable signal), a triggered one at each trigger edge. It then
+    follows that input (a running enabled subsystem's output live; afterwards the held or
+    reset value its subsystem shows) until another source starts. If several start at one
+    event, the highest-numbered input wins. Before any source has run, the output is
+    `initial`.
     """
 
     name = "Merge"
     category = "Signal Routing"
     params = (Param("inputs", "int", 2, "number of inputs u1..un", low=1, high=MAX_PORTS),
               Param("initial", "vector", 0.0, "the output before any source subsystem has "
-                    "been enabled"))
-    inputs = (Port("u1", "output of an enabled subsystem; one port u1, u2, ... per input"),
+                    "run"))
+    inputs = (Port("u1", "output of an enabled or triggered subsystem; one port u1, u2, ... "
+                   "per input"),
               Port("u2", "second input (with the default 2 inputs)"))
-    outputs = (Port("y", "the input of the subsystem enabled last"),)
-    watches_enables = True  # the compiler fills Emit.watch with each source's enable mode
+    outputs = (Port("y", "the input of the subsystem that ran last"),)
+    watches_sources = True  # the compiler fills Emit.watch: is each source running
 
     def input_ports(self, p):
         return _data_ports(p.inputs)
 
     def sizes(self, p, in_widths):
         n = elementwise_width({**in_widths, "initial": size_of(p.initial)})
-        # slot 0: the selected input (1..n; 0 none yet), then each source's last enable mode
+        # slot 0: the selected input (1..n; 0 none yet), then whether each source ran
         return Sizes({"y": n}, discrete=1 + p.inputs)
 
     def output(self, e: Emit):
@@ -220,7 +222,7 @@ class Merge(BlockType):
         return {"y": lines}
 
     def pre_event(self, e: Emit):
-        # The enable modes at the event's left limit: "became enabled" compares with them.
+        # Whether each source ran at the event's left limit: "starts" compares with it.
         return [f"{last} = {mode}" for mode, last in zip(e.watch, e.m[1:])]
 
     def update(self, e: Emit):

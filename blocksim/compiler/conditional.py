@@ -86,19 +86,21 @@ def _hold(fl: "flatten._Flattener", path: str, type_name: str, values: dict) -> 
 
 
 def merge_sources(flat: "flatten.FlatDiagram") -> None:
-    """Give each block that follows enabled subsystems (Merge: `watches_enables`) the
+    """Give each block that follows conditional subsystems (Merge: `watches_sources`) the
     output hold of the subsystem driving each of its inputs (`FlatBlock.watch`)."""
     by_path = {blk.path: blk for blk in flat.blocks}
     for blk in flat.blocks:
-        if not getattr(blk.block_type, "watches_enables", False):
+        if not getattr(blk.block_type, "watches_sources", False):
             continue
         sources = []
         for port in blk.inputs:
             src = by_path[flat.drivers[(blk.path, port)][0]]
-            if src.block_type.name != "EnabledHold":
+            if src.block_type.name not in ("EnabledHold", "TriggeredHold") \
+                    or not src.path.rpartition("/")[2].startswith("__out_"):
                 raise CompileError(f"input '{port}' must come from an output of an "
-                                   f"EnabledSubsystem (a {blk.block_type.name} follows the one "
-                                   f"enabled last), but '{shown(src.path)}' drives it",
-                                   block=blk.path, port=port, file=flat.source)
+                                   f"EnabledSubsystem or a TriggeredSubsystem (a "
+                                   f"{blk.block_type.name} follows the one that ran last), but "
+                                   f"'{shown(src.path)}' drives it", block=blk.path, port=port,
+                                   file=flat.source)
             sources.append(src.path)
         blk.watch = tuple(sources)

@@ -277,3 +277,31 @@ def test_merge_input_not_from_an_enabled_subsystem_is_refused():
         blocksim.compile(d)
     assert info.value.block == "m" and info.value.port == "u2"
     assert "EnabledSubsystem" in str(info.value) and "'c'" in str(info.value)
+
+
+def test_merge_switches_at_every_trigger_of_triggered_sources():
+    """A samples t at rising edges of sin t (2 pi), B samples -t at falling edges (pi,
+    3 pi): Merge shows `initial`, then B's -pi, A's 2 pi, B's -3 pi, switching at the
+    located edges."""
+    def sampler(block_id, edge):
+        return sub(block_id, [block("u", "Inport"), block("o", "Outport")], [("u.y", "o.u")],
+                   kind="TriggeredSubsystem", edge=edge)
+    d = diagram([block("s", "Sine", frequency=SIN), block("clk", "Clock"),
+                 block("neg", "Gain", k=-1.0), sampler("a", "rising"), sampler("b", "falling"),
+                 block("m", "Merge", initial=0.5), block("y", "Output"),
+                 block("w", "Integrator")],
+                [("s.y", "a.trigger"), ("s.y", "b.trigger"), ("clk.y", "a.u"),
+                 ("clk.y", "neg.u"), ("neg.y", "b.u"), ("a.o", "m.u1"), ("b.o", "m.u2"),
+                 ("m.y", "y.u"), ("s.y", "w.u")],
+                stop=10.0, output_interval=0.05, **TIGHT)
+    r = run_both(d)
+    edges = [math.pi, 2 * math.pi, 3 * math.pi]
+    found = switches(r, "m")
+    assert [k for _, k in found] == ["select"] * 3
+    np.testing.assert_allclose([t for t, _ in found], edges, rtol=0, atol=1e-12)
+    t, y = r.time, r["y"]
+    np.testing.assert_array_equal(y[t < edges[0]], 0.5)
+    for lo, hi, value in ((edges[0], edges[1], -math.pi), (edges[1], edges[2], 2 * math.pi),
+                          (edges[2], 11.0, -3 * math.pi)):
+        inside = (t > lo + 1e-9) & (t < hi - 1e-9)
+        np.testing.assert_allclose(y[inside], value, rtol=0, atol=1e-11)
