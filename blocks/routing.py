@@ -211,8 +211,7 @@ class Merge(BlockType):
 
     def output(self, e: Emit):
         n, sel = e.p.inputs, e.m[0]
-        initial = broadcast(e.p.initial, len(e.y["y"])) if size_of(e.p.initial) > 1 else \
-            [float(e.p.initial)] * len(e.y["y"])
+        initial = broadcast(e.p.initial, len(e.y["y"]))
         lines = []
         for j, y in enumerate(e.y["y"]):
             expr = lit(initial[j])

@@ -147,3 +147,25 @@ def test_bus_as_a_plain_vector():
     r = run_both(d, events_compiled=False)
     np.testing.assert_array_equal(r["y"][:, 2], r.time)
     np.testing.assert_array_equal(r["y"][:, :2], [[1.0, 2.0]] * len(r.time))
+
+
+def into(kind):
+    """A bus into a `kind` subsystem (control input wired to a constant) selected inside."""
+    control = "trigger" if kind == "TriggeredSubsystem" else "enable"
+    inner = {"blocks": [block("bus", "Inport"), block("sel", "BusSelector", names="a"),
+                        block("o", "Outport")],
+             "wires": [{"src": "bus.y", "dst": "sel.bus"}, {"src": "sel.y1", "dst": "o.u"}]}
+    return diagram([block("c", "Constant"), block("bc", "BusCreator", names="a, b"),
+                    {"id": "sub", "type": kind, "params": {}, "diagram": inner},
+                    block("y", "Output")],
+                   [("c.y", "bc.u1"), ("c.y", "bc.u2"), ("bc.y", "sub.bus"),
+                    ("c.y", f"sub.{control}"), ("sub.o", "y.u")])
+
+
+def test_a_bus_enters_an_enabled_subsystem_but_not_a_triggered_one():
+    """An enabled subsystem's inputs pass as they are; a triggered one's are sampled into
+    plain vectors (select the elements before it)."""
+    assert "sub/sel" in blocksim.compile(into("EnabledSubsystem")).block_ids
+    with pytest.raises(CompileError) as info:
+        blocksim.compile(into("TriggeredSubsystem"))
+    assert info.value.block == "sub/sel" and "input 'bus' is not a bus" in str(info.value)

@@ -305,3 +305,13 @@ def test_merge_switches_at_every_trigger_of_triggered_sources():
                           (edges[2], 11.0, -3 * math.pi)):
         inside = (t > lo + 1e-9) & (t < hi - 1e-9)
         np.testing.assert_allclose(y[inside], value, rtol=0, atol=1e-11)
+
+
+def test_tags_that_feed_themselves_are_an_error():
+    d = diagram([block("g", "Goto", tag="A"), block("f", "From", tag="A"),
+                 block("g2", "Goto", tag="B"), block("f2", "From", tag="B"),
+                 block("y", "Output")],
+                [("f.y", "g2.u"), ("f2.y", "g.u"), ("f.y", "y.u")], stop=1.0)
+    with pytest.raises(CompileError) as info:
+        blocksim.compile(d)
+    assert "form a loop with no block in it" in str(info.value)
