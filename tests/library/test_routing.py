@@ -327,3 +327,23 @@ def test_the_editor_checks_a_lone_goto_or_from_by_its_parameters_only():
     assert check_block_params(Diagram(), Block("g", "Goto"), {"tag": "X"}) is None
     assert "'tag' must be a name" in check_block_params(Diagram(), Block("g", "Goto"),
                                                         {"tag": "1x"})
+
+
+def test_merge_of_sources_enabled_at_one_event_takes_the_highest_numbered():
+    d = diagram([block("s", "Step", time=1.0, before=-1.0, after=1.0),
+                 clock_subsystem("a", 1.0), clock_subsystem("b", 2.0),
+                 block("m", "Merge"), block("y", "Output"), block("w", "Integrator")],
+                [("s.y", "a.enable"), ("s.y", "b.enable"), ("a.o", "m.u1"), ("b.o", "m.u2"),
+                 ("m.y", "y.u"), ("s.y", "w.u")], stop=2.0, output_interval=0.5)
+    r = run_both(d)
+    assert r["y"][-1] == 4.0 and [k for _, k in switches(r, "m")] == ["select"]
+
+
+def test_multiport_switch_vector_data_with_scalar_expansion():
+    d = diagram([block("c", "Constant", value=2.0), block("v", "Constant", value=[1.0, 2.0]),
+                 block("k", "Constant", value=5.0), block("m", "MultiportSwitch"),
+                 block("y", "Output")],
+                [("c.y", "m.control"), ("v.y", "m.u1"), ("k.y", "m.u2"), ("m.y", "y.u")],
+                stop=1.0)
+    r = blocksim.simulate(d)
+    np.testing.assert_array_equal(r["y"][-1], [5.0, 5.0])
