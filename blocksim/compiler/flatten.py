@@ -15,10 +15,10 @@ from typing import Any, Mapping
 from blocksim import expressions, registry
 from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import conditional, limits
-from blocksim.compiler.tags import Tagged, Tags
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.params import params_for, resolve_param
+from blocksim.compiler.tags import Tagged, Tags
 from blocksim.errors import CompileError, ExpressionError, shown
 from blocksim.model import Diagram
 
@@ -46,7 +46,7 @@ class FlatBlock:
     # in (outermost first), and the innermost triggered one.
     gates: tuple[str, ...] = ()
     trigger: str | None = None
-    # A Merge's sources: per input, the enabled subsystem's output hold driving it.
+    # A Merge's sources: per input, the output hold of the conditional subsystem driving it.
     watch: tuple[str, ...] = ()
 
 
@@ -199,7 +199,8 @@ class _Flattener:
         return {"in": ins, "out": outs}
 
     def resolve_aliases(self) -> FlatDiagram:
-        """Replace every path through an Inport/Outport or a Goto/From by a direct connection."""
+        """Replace every path through an Inport/Outport or a Goto/From by a direct
+        connection."""
         for goto in self.tags.gotos:
             if (goto.path, "u") not in self.wires:
                 raise self.error("input 'u' is not connected", block=goto.path, port="u")
@@ -244,8 +245,6 @@ def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> Fla
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
-
-
 
 
 def check_blocks(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> None:
