@@ -78,8 +78,8 @@ class BusSelector(BlockType):
     Names of nested buses are dot-separated ("motor.speed"); selecting a nested bus outputs
     that bus, names and all. An unknown name is a compile error naming the block and the
     name and listing the bus's names. The bus must come from a BusCreator, directly or
-    through subsystem ports, Goto/From or another BusSelector (not through the ports of a
-    triggered or enabled subsystem, which hold plain vectors).
+    through subsystem ports (those of triggered and enabled subsystems too: each element
+    is sampled or held there as the bus would be), Goto/From or another BusSelector.
     """
 
     name = "BusSelector"

@@ -2,16 +2,20 @@
 
 Runs on the flat diagram (after Inport/Outport and Goto/From are dissolved), so a bus is
 followed through every subsystem level and tag for free: the driver of a BusSelector's
-`bus` input is a BusCreator's output, or another BusSelector's output that selected a
-nested bus. The selector's one `bus` input is replaced by one input per selected element
+`bus` input is a BusCreator's output, another BusSelector's output that selected a nested
+bus, or the hold on a port of a triggered or enabled subsystem, which then gets one twin
+per element. The selector's one `bus` input is replaced by one input per selected element
 (`e1`, `e2`, ...), so its outputs depend exactly on their own sources.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError, shown
 
 MAX_NAMES_SHOWN = 30
+HOLDS = ("TriggeredHold", "EnabledHold")  # the ports of conditional subsystems
 
 
 class _Buses:
@@ -33,7 +37,29 @@ class _Buses:
         if role == "selector":
             name = blk.impl.element_names(blk.p)[int(endpoint[1][1:]) - 1]
             return self.bus_of(self.element(blk, name))
+        if blk.block_type.name in HOLDS:
+            inner = self.bus_of(self.flat.drivers[(blk.path, "u")])
+            if inner is None:
+                return None
+            return {name: self.held(blk, name, src) for name, src in inner.items()}
         return None
+
+    def held(self, hold: FlatBlock, name: str, src: Endpoint) -> Endpoint:
+        """Element `name` through the port hold `hold` of a conditional subsystem: a hold of
+        its own, alike in all but width (made once), so it is sampled or held as the bus."""
+        path = f"{hold.path}.{name}"
+        if path not in self.by_path:
+            if np.size(hold.p.initial) > 1:  # only an Outport's can be a vector
+                raise CompileError("a bus passes this Outport, so its 'initial' must be one "
+                                   "number (each element starts from it)",
+                                   block=hold.path.replace("/__out_", "/"),
+                                   file=self.flat.source)
+            copy = FlatBlock(path, hold.block_type, hold.block_type(), hold.p, ["u"], ["y"],
+                             {"y": ("u",)}, hold.gates, hold.trigger)
+            self.flat.blocks.append(copy)
+            self.by_path[path] = copy
+            self.flat.drivers[(path, "u")] = src
+        return (path, "y")
 
     def names(self, bus: dict[str, Endpoint], depth: int = 0) -> list[str]:
         """Every name of a bus, nested ones dot-separated."""

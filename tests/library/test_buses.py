@@ -149,23 +149,59 @@ def test_bus_as_a_plain_vector():
     np.testing.assert_array_equal(r["y"][:, :2], [[1.0, 2.0]] * len(r.time))
 
 
-def into(kind):
-    """A bus into a `kind` subsystem (control input wired to a constant) selected inside."""
+def conditional_bus(kind, outside):
+    """A bus (a = t, b = [2, 3]) into a `kind` subsystem run by sin t, selected inside
+    (`outside` False) or made inside and selected outside (True); logs y = element a, and
+    z = element b."""
     control = "trigger" if kind == "TriggeredSubsystem" else "enable"
-    inner = {"blocks": [block("bus", "Inport"), block("sel", "BusSelector", names="a"),
-                        block("o", "Outport")],
-             "wires": [{"src": "bus.y", "dst": "sel.bus"}, {"src": "sel.y1", "dst": "o.u"}]}
-    return diagram([block("c", "Constant"), block("bc", "BusCreator", names="a, b"),
-                    {"id": "sub", "type": kind, "params": {}, "diagram": inner},
-                    block("y", "Output")],
-                   [("c.y", "bc.u1"), ("c.y", "bc.u2"), ("bc.y", "sub.bus"),
-                    ("c.y", f"sub.{control}"), ("sub.o", "y.u")])
+    top = [block("s", "Sine", frequency=SIN), block("clk", "Clock"),
+           block("c", "Constant", value=[2.0, 3.0]), block("y", "Output"),
+           block("z", "Output"), block("w", "Integrator")]
+    wires = [("s.y", f"sub.{control}"), ("s.y", "w.u")]
+    if outside:
+        inner = {"blocks": [block("a", "Inport"), block("b", "Inport"),
+                            block("bc", "BusCreator", names="a, b"), block("o", "Outport")],
+                 "wires": [{"src": "a.y", "dst": "bc.u1"}, {"src": "b.y", "dst": "bc.u2"},
+                           {"src": "bc.y", "dst": "o.u"}]}
+        top += [block("sel", "BusSelector", names="a, b")]
+        wires += [("clk.y", "sub.a"), ("c.y", "sub.b"), ("sub.o", "sel.bus"),
+                  ("sel.y1", "y.u"), ("sel.y2", "z.u")]
+    else:
+        inner = {"blocks": [block("bus", "Inport"), block("sel", "BusSelector", names="a, b"),
+                            block("oa", "Outport", index=1), block("ob", "Outport", index=2)],
+                 "wires": [{"src": "bus.y", "dst": "sel.bus"}, {"src": "sel.y1", "dst": "oa.u"},
+                           {"src": "sel.y2", "dst": "ob.u"}]}
+        top += [block("bc", "BusCreator", names="a, b")]
+        wires += [("clk.y", "bc.u1"), ("c.y", "bc.u2"), ("bc.y", "sub.bus"),
+                  ("sub.oa", "y.u"), ("sub.ob", "z.u")]
+    top.append({"id": "sub", "type": kind, "params": {}, "diagram": inner})
+    return diagram(top, wires, stop=9.0, output_interval=0.1, **TIGHT)
 
 
-def test_a_bus_enters_an_enabled_subsystem_but_not_a_triggered_one():
-    """An enabled subsystem's inputs pass as they are; a triggered one's are sampled into
-    plain vectors (select the elements before it)."""
-    assert "sub/sel" in blocksim.compile(into("EnabledSubsystem")).block_ids
+@pytest.mark.parametrize("outside", [False, True])
+def test_a_bus_through_the_ports_of_a_triggered_subsystem_is_sampled(outside):
+    """Triggered at the rising edge of sin t at 2 pi: y = t sampled there (0 before)."""
+    r = run_both(conditional_bus("TriggeredSubsystem", outside))
+    t = r.time
+    np.testing.assert_array_equal(r["y"][t < 2 * np.pi], 0.0)
+    np.testing.assert_allclose(r["y"][t > 2 * np.pi + 1e-9], 2 * np.pi, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(r["z"][t > 2 * np.pi + 1e-9], [[2.0, 3.0]] * np.sum(
+        t > 2 * np.pi + 1e-9))
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_a_bus_through_an_enabled_subsystem_holds_while_disabled(outside):
+    """Enabled while sin t > 0: y = t then, held at pi while disabled, t again from 2 pi."""
+    r = run_both(conditional_bus("EnabledSubsystem", outside))
+    t = r.time
+    want = np.where(np.sin(t) > 0, t, np.where(t < 2 * np.pi, np.pi, 3 * np.pi))
+    away = np.min(np.abs(t[:, None] - np.pi * np.arange(4)[None, :]), axis=1) > 1e-9
+    np.testing.assert_allclose(r["y"][away], want[away], rtol=0, atol=1e-12)
+
+
+def test_a_bus_through_a_port_needs_a_scalar_initial():
+    d = conditional_bus("TriggeredSubsystem", outside=True)
+    d.block("sub").subsystem.block("o").params["initial"] = [1.0, 2.0, 3.0]
     with pytest.raises(CompileError) as info:
-        blocksim.compile(into("TriggeredSubsystem"))
-    assert info.value.block == "sub/sel" and "input 'bus' is not a bus" in str(info.value)
+        blocksim.compile(d)
+    assert info.value.block == "sub/o" and "'initial' must be one number" in str(info.value)
