@@ -179,6 +179,10 @@ class Emit:
     # enabled (set by the compiler).
     gate: str = "1.0"
     resets: list[str] = field(default_factory=list)
+    # For a block that follows conditional subsystems (Merge): per input, an expression
+    # nonzero while the subsystem that drives it runs (an enabled one while enabled, a
+    # triggered one during the event of its trigger edge; set by the compiler).
+    watch: list[str] = field(default_factory=list)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""

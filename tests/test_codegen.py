@@ -67,10 +67,14 @@ def _assigned(text: str) -> set[int]:
 
 
 def test_functions_without_block_code_are_empty_and_marked(ball):
-    assert ball.empty == {"pre_event", "after_event", "sample"}  # no discrete block
-    assert function_text(ball, "pre_event").strip().endswith("return None")
-    assert function_text(ball, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
-                                                          "z):", "return", "False"]
+    assert ball.empty == {"sample"}  # no discrete block (the ResetIntegrator holds `state`)
+    plain = compile_diagram(diagram([block("c", "Clock"), block("i", "Integrator"),
+                                     block("y", "Output")], [("c.y", "i.u"), ("i.y", "y.u")],
+                                    stop=1.0))
+    assert plain.empty == {"update", "pre_event", "after_event", "sample"}
+    assert function_text(plain, "pre_event").strip().endswith("return None")
+    assert function_text(plain, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
+                                                           "z):", "return", "False"]
     memory = diagram([block("c", "Clock"), block("mem", "Memory"), block("y", "Output")],
                      [("c.y", "mem.u"), ("mem.y", "y.u")], stop=1.0)
     assert "pre_event" not in compile_diagram(memory).empty

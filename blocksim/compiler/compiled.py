@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from blocksim.blockspec import BlockType, ParamValues
-from blocksim.compiler import budget, codegen, graph
+from blocksim.compiler import budget, buses, codegen, conditional, graph
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
 from blocksim.compiler.rates import Clock, Rate
@@ -179,6 +179,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
              settings: SimulationSettings) -> CompiledModel:
     flat = flatten(diagram, overrides)
     graph.check_connected(flat)
+    buses.resolve(flat)
+    conditional.merge_sources(flat)
     sizes = graph.resolve_sizes(flat)
     budget.check_slots(flat.blocks, sizes, flat.source)
     sampling = resolve_sampling(flat, sizes)

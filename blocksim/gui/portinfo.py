@@ -155,7 +155,8 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
 NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
                "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D",
                "SecondOrderIntegrator", "XYGraph", "Trigonometric", "RateLimiter", "Backlash",
-               "DotProduct", "MinMax"}
+               "DotProduct", "MinMax", "MultiportSwitch", "BusCreator", "BusSelector",
+               "LookupTableND", "Merge"}
 
 
 def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
@@ -246,6 +247,14 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
     "SRFlipFlop": lambda b: "S-R",
     "Mux": lambda b: "mux",
     "Demux": lambda b: "demux",
+    "Goto": lambda b: "[" + _short(b.params.get("tag", "A"), "tag", 10) + "]",
+    "From": lambda b: "[" + _short(b.params.get("tag", "A"), "tag", 10) + "]",
+    "MultiportSwitch": lambda b: "switch",
+    "Selector": lambda b: "u[i]",
+    "Merge": lambda b: "merge",
+    "BusCreator": lambda b: "bus",
+    "BusSelector": lambda b: _short(b.params.get("names", "a"), "bus", 10),
+    "LookupTableND": lambda b: "y(u1,…)",
     "Output": lambda b: "out",
     "Scope": lambda b: "scope",
     "XYGraph": lambda b: "x-y",
