@@ -187,14 +187,16 @@ def _is_head(st: Statement, slot: str) -> bool:
     return bool(_LIST_HEAD.match(first)) or first.startswith(f"{slot} = [0.0] * ")
 
 
-def moving_slots(function: Function, slot: str, count: int) -> list[bool]:
+def moving_slots(function: Function, slot: str, count: int,
+                 moving: frozenset[str] = frozenset({"t", "x", "x_"})) -> list[bool]:
     """For each slot `slot[k]` of a function's result, whether it may change along the
-    flow: whether it reads t or the state, directly or through earlier statements.
+    flow: whether it reads t or the state (the names `moving`), directly or through
+    earlier statements.
 
     A zero crossing that reads neither (a mode, a latched sign, a constant) has the same
     value at every point of an event's look-ahead, which then need not be repeated for it.
     """
-    moving = {"t", "x", "x_"}
+    moving = set(moving)
     result = [False] * count
     prefix = slot + "["
     for st in function.statements:

@@ -181,6 +181,17 @@ def zc_moves(model: CompiledModel) -> np.ndarray:
     return model.derived["zc_moves"]
 
 
+def zc_reads_states(model: CompiledModel) -> np.ndarray:
+    """For each zero crossing, whether it reads the state (a function of t alone, such as
+    a ramp crossing a level, is located as exactly from the dense output as from states
+    integrated to each trial time)."""
+    if "zc_reads_states" not in model.derived:
+        reads = dataflow.moving_slots(functions(model)["zc"], "g_", model.n_zc,
+                                      frozenset({"x", "x_"}))
+        model.derived["zc_reads_states"] = np.array(reads, dtype=bool)
+    return model.derived["zc_reads_states"]
+
+
 def jac_sparsity(model: CompiledModel):
     """A sparse pattern of d(deriv)/dx for scipy's implicit solvers, or None (dense)."""
     if "jac_sparsity" not in model.derived:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
 SMALL = 16  # up to this many states and zero crossings, event-time values stay in lists
 BATCH_STEPS = 256  # steps whose grid rows are interpolated together (see DenseBatch)
+NARROW_RETRY = 16  # events between tries of a narrow bracket that failed (`_refine`)
 
 
 @dataclass
@@ -61,6 +62,8 @@ class PythonLoop:
         self.zc_list = derived.list_function(model, "zc") if self.small else None
         self.direction = model.zc_direction.tolist()
         self.selection = derived.observed_states(model)
+        self.reads_states = derived.zc_reads_states(model) if model.n_zc else None
+        self.narrow_skips = 0  # events until `_refine` tries a narrow bracket again
 
     def segment(self, st: "RunState", t_bound: float, t_time: float,
                 first_step: float | None, k_grid: int, n_grid: int) -> Segment:
@@ -231,7 +234,8 @@ class PythonLoop:
                 best_t, best_i = t_i, i
         located = [(model.zc_owner[best_i], "state")]
         if self.sim.settings.solver in ACCURATE_LOCATION and isinstance(stepper, AdaptiveStepper):
-            best_t = self._refine(st, stepper, best_i, best_t)
+            if self.reads_states[best_i]:
+                best_t = self._refine(st, stepper, best_i, best_t)
             return (best_t, stepper.solve_to(best_t), located), s_new
         return (best_t, stepper.dense(best_t), located), s_new
 
@@ -245,9 +249,20 @@ class PythonLoop:
         def changed(t: float) -> bool:
             return ev_mod.sign(g(t)) != z[i]
 
+        # A bracket around the dense output's estimate that the integrated states confirm:
+        # a few ulps wide where the dense output is good (a handful of trial integrations,
+        # each a solver start, then locate the crossing), else 1e-3 of the step, else it.
+        # Where the narrow bracket failed at the last event it is not tried again for a
+        # while (an estimate that was off is off again: two trial integrations saved).
         lo, hi = stepper.t_old, stepper.t
-        width = (hi - lo) * 1e-3
-        a, b = max(lo, t_est - width), min(hi, t_est + width)
-        if changed(a) or not changed(b):
-            a, b = lo, hi
-        return ev_mod.locate(g, z[i], a, b)
+        self.narrow_skips -= 1
+        widths = [(hi - lo) * 1e-3]
+        if self.narrow_skips <= 0:
+            widths.insert(0, 64.0 * math.ulp(t_est))
+        for width in widths:
+            a, b = max(lo, t_est - width), min(hi, t_est + width)
+            if changed(b) and not changed(a):
+                return ev_mod.locate(g, z[i], a, b)
+            if len(widths) == 2 and width == widths[0]:
+                self.narrow_skips = NARROW_RETRY
+        return ev_mod.locate(g, z[i], lo, hi)
