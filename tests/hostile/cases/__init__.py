@@ -1,0 +1,1 @@
+"""The hostile corpus's cases by category (`hostile.corpus` joins them)."""
