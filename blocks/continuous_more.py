@@ -9,15 +9,14 @@ import functools
 import numpy as np
 
 from blocksim import expressions
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, lit
+from blocksim.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
 from blocksim.errors import ExpressionError
-from blocksim.sampletime import CONTINUOUS, parse_sample_time
 
 from .linear import TransferFunction, _check_coefficients, _num_degree
 from .nonlinear import pick
 
 
-class Derivative(BlockType):
+class Derivative(ContinuousOrSampled, BlockType):
     """The time derivative of the input, du/dt: filtered (continuous) or a difference quotient
     at a sample period.
 
@@ -55,20 +54,10 @@ class Derivative(BlockType):
         return ("continuous with sample_time 0 (filtered), else discrete by its sample_time "
                 "parameter (-1 inherits the input's rate)")
 
-    def is_discrete(self, p):
-        try:
-            return parse_sample_time(p.sample_time, allow_continuous=True).kind != CONTINUOUS
-        except ValueError:
-            return True  # `check` names what is wrong with it
-
-    def sample_time(self, p):
-        return parse_sample_time(p.sample_time, allow_continuous=True)
-
     def check(self, p):
-        try:
-            parse_sample_time(p.sample_time, allow_continuous=True)
-        except ValueError as exc:
-            return f"parameter 'sample_time': {exc}"
+        problem = self.sample_time_problem(p)
+        if problem:
+            return problem
         if not self.is_discrete(p) and not p.tau > 0.0:
             return (f"parameter 'tau' must be > 0 for the continuous (filtered) derivative, "
                     f"got {p.tau:g}; for an unfiltered difference quotient give a "

@@ -9,13 +9,12 @@ from .continuous import _edge_condition
 from .discrete import RESETS, broadcast_names, clip_expr, reset_condition
 from .discrete_integrator import METHOD_DOC, METHODS
 from .linear import _combo
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, lit
-from blocksim.sampletime import CONTINUOUS, parse_sample_time
+from blocksim.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
 
 ANTIWINDUP = ("none", "back-calculation", "clamping")
 
 
-class PID(BlockType):
+class PID(ContinuousOrSampled, BlockType):
     """A PID controller on the error signal e (build e = r - y with a Sum block).
 
     Parallel form: u = P e + I/s e + D N s/(s + N) e; ideal form: u = P (e + I/s e +
@@ -92,20 +91,10 @@ class PID(BlockType):
     outputs = (Port("u", "controller output"),)
 
     # ----- parameters -----
-    def is_discrete(self, p):
-        try:
-            return parse_sample_time(p.sample_time, allow_continuous=True).kind != CONTINUOUS
-        except ValueError:
-            return True  # `check` names what is wrong with it
-
-    def sample_time(self, p):
-        return parse_sample_time(p.sample_time, allow_continuous=True)
-
     def check(self, p):
-        try:
-            parse_sample_time(p.sample_time, allow_continuous=True)
-        except ValueError as exc:
-            return f"parameter 'sample_time': {exc}"
+        problem = self.sample_time_problem(p)
+        if problem:
+            return problem
         if p.lower > p.upper:
             return f"parameter 'lower' ({p.lower:g}) is above 'upper' ({p.upper:g})"
         if p.D != 0.0 and not p.N > 0.0:

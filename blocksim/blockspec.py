@@ -23,7 +23,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from blocksim.sampletime import INHERITED, SampleTime, parse_sample_time
+from blocksim.sampletime import CONTINUOUS, INHERITED, SampleTime, parse_sample_time
 
 REQUIRED = object()
 
@@ -373,6 +373,28 @@ class BlockType:
                 inf = ", +-inf allowed" if prm.allow_inf else ""
                 lines.append(f"  {prm.name:12s} {kind}{unit}, {default}{inf}. {prm.doc}")
         return "\n".join(lines).rstrip() + "\n"
+
+
+class ContinuousOrSampled:
+    """Mixed into a block that is continuous with sample_time 0 and discrete otherwise (PID,
+    Derivative): its `sample_time` parameter, parsed with 0 meaning continuous."""
+
+    def is_discrete(self, p: ParamValues) -> bool:
+        try:
+            return parse_sample_time(p.sample_time, allow_continuous=True).kind != CONTINUOUS
+        except ValueError:
+            return True  # `sample_time_problem` names what is wrong with it
+
+    def sample_time(self, p: ParamValues) -> SampleTime:
+        return parse_sample_time(p.sample_time, allow_continuous=True)
+
+    @staticmethod
+    def sample_time_problem(p: ParamValues) -> str | None:
+        try:
+            parse_sample_time(p.sample_time, allow_continuous=True)
+        except ValueError as exc:
+            return f"parameter 'sample_time': {exc}"
+        return None
 
 
 SAMPLE_TIME = Param("sample_time", "vector", 1.0, "sample period, or [period, offset] with "
