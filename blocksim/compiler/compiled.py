@@ -53,6 +53,20 @@ class TimeEventSource:
 
 
 @dataclass(frozen=True)
+class HistoryChannel:
+    """A block's ring of input history in m (`blockspec.History`, `history_ring`): where
+    it starts, its records, the width and signals of the input it keeps."""
+
+    block: int
+    base: int
+    capacity: int
+    width: int
+    span: float
+    delay: float
+    signals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class CompiledModel:
     """A diagram ready to simulate: generated functions plus slot maps."""
 
@@ -84,6 +98,8 @@ class CompiledModel:
     # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
     # trigger's flag, raised by its gate at an edge and cleared by the engine.
     trigger_slots: tuple[int, ...] = ()
+    # Blocks that read the past of an input (transport delays): the rings the engine fills.
+    history: tuple[HistoryChannel, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -190,7 +206,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
-    logged, time_events = [], []
+    logged, time_events, history = [], [], []
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
@@ -207,6 +223,13 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             logged.append(LoggedSignal(blk.path, tuple(layout.signal_of[src])))
         if blk.block_type.has_time_events:
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
+        if sz.history is not None:
+            signals = tuple(layout.signal_of[flat.drivers[(blk.path, sz.history.port)]])
+            history.append(HistoryChannel(i, layout.history[blk.path].start,
+                                          sz.history.capacity, len(signals),
+                                          float(sz.history.span), float(sz.history.delay),
+                                          signals))
+    m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
     names = [""] * layout.n_signals
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):
@@ -235,6 +258,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         rates=sampling.rates,
         rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
+        history=tuple(history),
     )
     _check_results(model, settings)
     return model

@@ -30,7 +30,8 @@ TIME_FN = types.FunctionType(TIME_SIGNATURE)
 
 # Slots of the address array.
 A_DERIV, A_ZC, A_OBSERVE, A_UPDATE, A_PRE, A_AFTER, A_SAMPLE, A_NEXT_TIME = range(8)
-N_ADDRESSES = 8
+A_PROBE = 8  # the inputs kept in history rings (transport delays), as observe
+N_ADDRESSES = 9
 
 # fpar slots (float parameters in, results out)
 F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)

@@ -38,7 +38,7 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel, check_run
-from blocksim.engine import derived, events as ev_mod, guards, nonfinite
+from blocksim.engine import derived, events as ev_mod, guards, history, nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
@@ -128,6 +128,8 @@ class Simulator:
         self.model = model
         self.settings = s = settings or model.settings
         check_run(model, s)  # settings given here bypass compile_diagram's checks
+        if model.history and history.max_step(model) < s.max_step:
+            self.settings = s = s.replaced(max_step=history.max_step(model))
         self.recorder = Recorder([sig.name for sig in model.logged],
                                  [sig.indices for sig in model.logged])
         interval = s.output_interval or (s.stop - s.start) / 500
@@ -178,9 +180,12 @@ class Simulator:
             self._deriv_list = derived.list_function(model, "deriv")
             self._zc_list = derived.list_function(model, "zc")
         self.event_limits = (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN * self.horizon)
+        # Input histories (transport delays), kept in the run's m by the loop in use.
+        self.history = history.History(self) if model.history else None
         if backend == "numba":
             self.native = _native_loop(model, self)
-        self.loop = PythonLoop(self) if self.native is None else None
+        loop = history.HistoryLoop if self.history is not None else PythonLoop
+        self.loop = loop(self) if self.native is None else None
         if self.stiffness is not None and self.native is None:
             self.stiffness.budget = guards.stiff_budget(compiled=False)
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
@@ -299,6 +304,8 @@ class Simulator:
         if self.native is not None:
             self.stats["python_events"] += 1  # one the compiled loop handed over
         m_before = st.m.copy() if located else None
+        if self.history is not None:
+            self.history.mark(st)  # undone with m if nothing happens at a located crossing
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
             if self._pre is not None:

@@ -1,0 +1,114 @@
+"""The engine's side of input histories (transport delays) on the Python path.
+
+A block that declares a `blockspec.History` gets a ring in the run's discrete-state array
+(`blocksim.history_ring`); the engine fills it: after each accepted step, the inputs at
+five points of the step from the solver's dense output (the records then interpolate the
+input to the solver's order), and at each event a marker (the input may jump there), the
+record of a step that went past a located event cut at its instant. A fixed delay reads
+its markers to schedule the input's discontinuities as time events after the delay; it
+never reads a step still being taken, because the steps are held to the shortest fixed
+delay (`max_step`). The numba loop does the same in compiled code (`native_history`).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Callable
+
+from blocksim import history_ring as ring
+from blocksim.compiler import dataflow
+from blocksim.compiler.compiled import CompiledModel
+from blocksim.engine import derived
+from blocksim.engine.segment import PythonLoop
+
+if TYPE_CHECKING:
+    from blocksim.engine.simulator import RunState, Simulator
+
+PROBE_FILENAME = "<blocksim generated history probe>"
+
+
+def probe_signals(model: CompiledModel) -> list[int]:
+    """The signals the rings keep, channel after channel."""
+    return [i for channel in model.history for i in channel.signals]
+
+
+def probe_source(model: CompiledModel) -> str:
+    """Source of `probe(t, x, m, z)`: the inputs the rings keep, pruned from `outputs`."""
+    return dataflow.observe_source(derived.functions(model), probe_signals(model), "probe")
+
+
+def probe_function(model: CompiledModel) -> Callable:
+    """probe(t, x, m, z) -> the kept inputs (cached on the model)."""
+    if "probe" not in model.derived:
+        text = probe_source(model)
+        scope: dict = {}
+        namespace = model.functions["outputs"].__globals__  # the generated constants
+        exec(compile(text, PROBE_FILENAME, "exec"), namespace, scope)  # our own text
+        model.register_lines(PROBE_FILENAME, "probe", text)
+        model.derived["probe"] = scope["probe"]
+    return model.derived["probe"]
+
+
+def max_step(model: CompiledModel) -> float:
+    """The longest step that never reads a delayed input inside itself: the shortest
+    fixed delay (inf without one)."""
+    return min((c.delay for c in model.history if c.delay > 0), default=math.inf)
+
+
+class History:
+    """Fills the rings of one run (in its RunState's m) on the Python path, and reports a
+    ring that overflowed on either path."""
+
+    def __init__(self, sim: "Simulator"):
+        self.sim = sim
+        self.model = sim.model
+        self.probe = probe_function(sim.model)
+        self.offsets = []
+        offset = 0
+        for channel in self.model.history:
+            self.offsets.append(offset)
+            offset += channel.width
+
+    def record(self, st: "RunState", stepper) -> None:
+        """The stepper's last accepted step into every ring."""
+        t0, t1 = stepper.t_old, stepper.t
+        if not t1 > t0:
+            return
+        last = ring.NODES - 1
+        values = []
+        for j in range(ring.NODES):
+            tq = t0 if j == 0 else t1 if j == last else t0 + (t1 - t0) * (j / last)
+            values.append(self.probe(tq, stepper.dense(tq), st.m, st.z))
+        for channel, offset in zip(self.model.history, self.offsets):
+            if not ring.store_step(st.m, channel.base, channel.capacity, channel.width,
+                                   channel.span, t0, t1, values, offset):
+                self.check(st)
+
+    def mark(self, st: "RunState") -> None:
+        """An event at st.t in every ring."""
+        for channel in self.model.history:
+            if not ring.store_marker(st.m, channel.base, channel.capacity, channel.width,
+                                     channel.span, st.t, channel.delay):
+                self.check(st)
+
+    def check(self, st: "RunState") -> None:
+        """SimulationError naming the first block whose ring overflowed."""
+        for channel in self.model.history:
+            if st.m[channel.base + ring.OVERFLOW]:
+                block = self.model.block_ids[channel.block]
+                raise self.sim._fail(
+                    f"the input history needs more than buffer_size = {channel.capacity} "
+                    f"steps within {channel.span:g} s; raise buffer_size", st.t, block)
+
+
+class HistoryLoop(PythonLoop):
+    """The Python loop with every accepted step recorded in the rings."""
+
+    def _stepper(self, st: "RunState", t_bound: float, first_step: float | None):
+        stepper = super()._stepper(st, t_bound, first_step)
+        inner, history = stepper.step, self.sim.history
+
+        def step() -> None:
+            inner()
+            history.record(st, stepper)
+        stepper.step = step  # the instance's own: the stepper's class stays what it is
+        return stepper
