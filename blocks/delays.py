@@ -27,12 +27,15 @@ _BUFFER = Param("buffer_size", "int", 4096,
                 "delay; a run that needs more fails, naming the block", low=8, high=1_000_000)
 
 
-def _read(e: Emit, k: int, q: str, lo: str, hi: str) -> str:
-    """Element k of the input at time q (clamped to [lo, hi]) from the block's history."""
-    width = len(e.u["u"])
-    spec = e.p.buffer_size
-    return (f"_hist_read(m, {e.hist}, {spec}, {width}, {k if width > 1 else 0}, {q}, {lo}, "
-            f"{hi})")
+def _ring(e: Emit) -> str:
+    """The arguments naming the block's history ring (`history_ring`)."""
+    return f"m, {e.hist}, {e.p.buffer_size}, {len(e.u['u'])}"
+
+
+def _read(e: Emit, k: int, q: str, clamp: int) -> str:
+    """Element k of the input at time q from the block's history."""
+    element = k if len(e.u["u"]) > 1 else 0
+    return f"_hist_read({_ring(e)}, {element}, {q}, {clamp})"
 
 
 class TransportDelay(BlockType):
@@ -55,9 +58,6 @@ class TransportDelay(BlockType):
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "the input delayed: u(t - delay)"),)
     has_time_events = True
-    # Discrete slots: the instant of the input's last discontinuity whose breakpoint has
-    # passed (-inf: the delayed input has not begun), the next one to schedule (inf: none).
-    LO, HI = 0, 1
 
     def feedthrough(self, p):
         return {"y": ()}
@@ -69,29 +69,20 @@ class TransportDelay(BlockType):
 
     def sizes(self, p, in_widths):
         n = common_width(p, in_widths, ("u",), ("initial_output",))
-        return Sizes({"y": n}, discrete=2,
+        return Sizes({"y": n},
                      history=History("u", float(p.delay), int(p.buffer_size), float(p.delay)))
 
-    def initial_discrete(self, p, n):
-        return [float("-inf"), float("inf")]
-
     def output(self, e: Emit):
-        lo, hi = e.m[self.LO], e.m[self.HI]
+        # Before the first breakpoint (the start's) has passed: the initial output.
+        begun = f"m[{e.hist + history_ring.LO}] != -inf"
         y0 = broadcast(e.p.initial_output, len(e.y["y"]))
         q = f"t - {lit(e.p.delay)}"
-        return {"y": [f"{y} = ({lit(y0[k])} if {lo} == -inf else {_read(e, k, q, lo, hi)})"
+        return {"y": [f"{y} = ({_read(e, k, q, 1)} if {begun} else {lit(y0[k])})"
                       for k, y in enumerate(e.y["y"])]}
 
     def update(self, e: Emit):
-        """The next discontinuity of the input to schedule, and the breakpoints due now."""
-        lo, hi = e.m[self.LO], e.m[self.HI]
-        width, size = len(e.u["u"]), e.p.buffer_size
-        nxt = (f"_hist_next(m, {e.hist}, {size}, {width}, {lo}, "
-               f"{lit(history_ring.MAX_LEVEL)})")
-        return [f"{hi} = {nxt}",
-                f"while {hi} + {lit(e.p.delay)} <= t:",
-                f"    {lo} = {hi}",
-                f"    {hi} = {nxt}",
+        """The breakpoints due now pass (the ring's header moves on)."""
+        return [f"while _hist_due({_ring(e)}, t, {lit(e.p.delay)}):",
                 f"    {e.event('breakpoint')}"]
 
     def next_time_event(self, p, t):
@@ -100,7 +91,7 @@ class TransportDelay(BlockType):
         return float("inf")
 
     def next_time(self, e: Emit) -> str:
-        return f"{e.m[self.HI]} + {lit(e.p.delay)}"
+        return f"float(m[{e.hist + history_ring.HI}]) + {lit(e.p.delay)}"
 
     def count_time_events(self, p, start, stop):
         return (stop - start) / float(p.delay) + 1.0
@@ -148,7 +139,7 @@ class VariableTransportDelay(BlockType):
     def output(self, e: Emit):
         y0 = broadcast(e.p.initial_output, len(e.y["y"]))
         return {"y": [f"{y} = ({lit(y0[k])} if {e.z[k]} < 0.0 else "
-                      f"{_read(e, k, self._q(e, k), '-inf', 'inf')})"
+                      f"{_read(e, k, self._q(e, k), 0)})"
                       for k, y in enumerate(e.y["y"])]}
 
     def zero_crossing(self, e: Emit):

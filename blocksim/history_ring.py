@@ -9,21 +9,26 @@ the Python backend and compiled by numba (`native_funcs` wraps the readers, the 
 loop the writers).
 
 Region layout from `base`: a header of HEAD slots (records stored, ring index of the
-oldest, overflow flag, spare), then `capacity` records of `record_size(width)` slots:
+oldest, overflow flag, and for a fixed delay the instants of the input's last
+discontinuity whose breakpoint has passed (-inf: none yet) and of the next one to
+schedule (inf: none)), then `capacity` records of `record_size(width)` slots:
   ta, tb, hp, level, then per element NODES monomial coefficients in s = (t - ta) / hp.
 A step record interpolates the input on [ta, tb] to the solver's order (quartic through
 five points of the step's dense output). A marker (hp == 0, ta == tb) notes an event at
 ta: the input may jump there; its `level` counts how often the discontinuity has passed
 through a delay (0: an event of the model; breakpoints of high level are not scheduled).
+A marker's level is set when the event begins (one more than the marker whose breakpoint
+the event is, if any) and set back to 0 once the event has settled if anything else
+happened there (`settle_marker`).
 """
 from __future__ import annotations
 
 import math
 
-HEAD = 4
+HEAD = 6
 FIELDS = 4
 NODES = 5  # interpolation points per step: s = 0, 1/4, 1/2, 3/4, 1
-COUNT, FIRST, OVERFLOW = 0, 1, 2
+COUNT, FIRST, OVERFLOW, LO, HI = 0, 1, 2, 3, 4
 MAX_LEVEL = 5  # breakpoints that passed this many delays are smooth enough to step over
 # Monomial coefficients of the quartic through the values at the nodes: row p holds the
 # weights of the values in the coefficient of s**p (the inverse Vandermonde matrix).
@@ -34,6 +39,11 @@ _W = (
     (-80.0 / 3.0, 96.0, -128.0, 224.0 / 3.0, -16.0),
     (32.0 / 3.0, -128.0 / 3.0, 64.0, -128.0 / 3.0, 32.0 / 3.0),
 )
+
+
+def header() -> list[float]:
+    """The initial header of a ring."""
+    return [0.0, 0.0, 0.0, -math.inf, math.inf, 0.0]
 
 
 def record_size(width: int) -> int:
@@ -63,13 +73,17 @@ def _search(m, base, capacity, width, n, q, strict):
     return lo
 
 
-def hist_read(m, base, capacity, width, k, q, lo, hi):
-    """Element k of the input at time q, q clamped to [lo, hi]: at q == hi the left limit
-    (the record ending there), elsewhere the record starting at or before q (the right
-    limit at an event). Beyond the newest record its polynomial extrapolates."""
+def hist_read(m, base, capacity, width, k, q, clamp):
+    """Element k of the input at time q. With `clamp` (a fixed delay) q is held to the
+    breakpoints passed and next (header LO and HI): at q == HI the left limit (the record
+    ending there), elsewhere the record starting at or before q (the right limit at an
+    event). Beyond the newest record its polynomial extrapolates."""
     n = int(m[base + COUNT])
     if n == 0:
         return 0.0
+    lo, hi = -math.inf, math.inf
+    if clamp:
+        lo, hi = m[base + LO], m[base + HI]
     if q < lo:
         q = lo
     if q > hi:
@@ -103,6 +117,21 @@ def hist_next(m, base, capacity, width, after, max_level):
             return m[o]
         i += 1
     return math.inf
+
+
+def hist_due(m, base, capacity, width, t, delay):
+    """Pass the next breakpoint if it is due at t (HI + delay <= t): LO takes it, HI the
+    one after. True if one passed (call again: several may be due at one instant)."""
+    if m[base + HI] + delay <= t:
+        m[base + LO] = m[base + HI]
+        m[base + HI] = hist_next(m, base, capacity, width, m[base + LO], MAX_LEVEL)
+        return True
+    return False
+
+
+def _schedule(m, base, capacity, width):
+    """HI anew from the markers after LO."""
+    m[base + HI] = hist_next(m, base, capacity, width, m[base + LO], MAX_LEVEL)
 
 
 def _claim(m, base, capacity, width, t_now, span):
@@ -175,7 +204,19 @@ def store_marker(m, base, capacity, width, span, t, delay):
     m[o + 1] = t
     m[o + 2] = 0.0
     m[o + 3] = level
+    _schedule(m, base, capacity, width)
     return True
+
+
+def settle_marker(m, base, capacity, width, t):
+    """The event at t had other causes than this delay's breakpoint: its marker is a
+    fresh discontinuity (level 0), to be scheduled."""
+    n = int(m[base + COUNT])
+    if n > 0:
+        o = _offset(m, base, capacity, width, n - 1)
+        if m[o + 2] == 0.0 and m[o] == t and m[o + 3] > 0.0:
+            m[o + 3] = 0.0
+            _schedule(m, base, capacity, width)
 
 
 def drop_marker(m, base, capacity, width, t):
@@ -185,3 +226,4 @@ def drop_marker(m, base, capacity, width, t):
         o = _offset(m, base, capacity, width, n - 1)
         if m[o + 2] == 0.0 and m[o] == t:
             m[base + COUNT] = n - 1
+            _schedule(m, base, capacity, width)

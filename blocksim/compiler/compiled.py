@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from blocksim import history_ring
 from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, codegen, graph
 from blocksim.compiler.faults import call_block
@@ -230,6 +231,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
                                           float(sz.history.span), float(sz.history.delay),
                                           signals))
     m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
+    for channel in history:
+        m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header()
     names = [""] * layout.n_signals
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):

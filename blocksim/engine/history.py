@@ -90,6 +90,12 @@ class History:
                                      channel.span, st.t, channel.delay):
                 self.check(st)
 
+    def settled(self, st: "RunState") -> None:
+        """The event at st.t had other causes than breakpoints (a crossing, a sample hit,
+        a block's own time event): its markers are fresh discontinuities."""
+        for channel in self.model.history:
+            ring.settle_marker(st.m, channel.base, channel.capacity, channel.width, st.t)
+
     def check(self, st: "RunState") -> None:
         """SimulationError naming the first block whose ring overflowed."""
         for channel in self.model.history:

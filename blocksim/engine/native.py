@@ -114,6 +114,8 @@ class NativeLoop:
         ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
         ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
         ipar[nt.I_SIGNALS] = len(model.signal_names)
+        kinds = compiled.kinds
+        ipar[nt.I_BREAK_KIND] = kinds.index("breakpoint") if "breakpoint" in kinds else -1
         stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
         ipar[nt.I_STIFF_ON] = stiffness is not None
         if stiffness is not None:

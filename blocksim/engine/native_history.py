@@ -31,6 +31,9 @@ _search = _compiled("_search")
 _claim = _compiled("_claim")
 hist_read = _compiled("hist_read")
 hist_next = _compiled("hist_next")
+_schedule = _compiled("_schedule")
+hist_due = _compiled("hist_due")
+settle_marker = _compiled("settle_marker")
 store_step = _compiled("store_step")
 store_marker = _compiled("store_marker")
 drop_marker = _compiled("drop_marker")
@@ -60,6 +63,26 @@ def mark(m, hch, hfl, t):
     """An event at t in every ring."""
     for c in range(hch.shape[0]):
         store_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], hfl[c, 0], t, hfl[c, 1])
+
+
+@njit(cache=True, nogil=True)
+def settled(m, hch, t):
+    """The event at t had other causes than breakpoints: fresh markers everywhere."""
+    for c in range(hch.shape[0]):
+        settle_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], t)
+
+
+@njit(cache=True, nogil=True)
+def after_event(m, hch, t, crossing, hits, log_k, first, last, break_kind):
+    """Once the event at t has settled: if anything but breakpoints happened there (a
+    crossing, a sample hit, an entry of another kind), its markers are fresh."""
+    other = crossing
+    for j in range(hits.size):
+        other = other or hits[j] != 0.0
+    for j in range(first, last):
+        other = other or log_k[j] != break_kind
+    if other:
+        settled(m, hch, t)
 
 
 @njit(cache=True, nogil=True)

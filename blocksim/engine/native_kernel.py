@@ -26,11 +26,10 @@ from blocksim.engine import native_history as nh
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
     A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_PROBE, A_SAMPLE, A_UPDATE, A_ZC,
-    BAD_CROSSING,
-    BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL,
+    BAD_CROSSING, BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL,
     F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T,
-    F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED, I_CLOCK_P, I_CLOCK_Q, I_EVENT,
-    I_EVENTS, I_EVENTS_ON, I_GRID, I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES,
+    F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED, I_BREAK_KIND, I_CLOCK_P, I_CLOCK_Q,
+    I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES,
     I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START,
     I_STATUS, I_STEPS, I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND,
     I_TIMED, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED,
@@ -262,6 +261,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 break
             if has_probe:
                 nh.mark(m, hch, hfl, t)
+            nlog_before = nlog
             result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
                 has_after, has_sample, t, x, m, z, zmove, horizon, 0, -1, hit_t, trig, hits,
@@ -270,6 +270,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if result == ne.FALLBACK:
                 status = BOUND  # Python settles this time event
                 break
+            if has_probe:
+                nh.after_event(m, hch, t, False, hits, log_k, nlog_before, nlog,
+                               ipar[I_BREAK_KIND])
             if t_source <= t:  # a time event of a block, not only a sample hit
                 n_events += 1
         else:
@@ -453,6 +456,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 x[j] = x_ev[j]
             if has_probe:
                 nh.mark(m, hch, hfl, t_hit)
+            nlog_before = nlog
             result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
                 has_after, has_sample, t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit],
@@ -464,6 +468,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 break
             if result == ne.NOTHING and has_probe:
                 nh.unmark(m, hch, t_hit)
+            elif has_probe:
+                nh.after_event(m, hch, t_hit, True, hits, log_k, nlog_before, nlog,
+                               ipar[I_BREAK_KIND])
             t = t_hit
             n_events += result != ne.NOTHING
         # An event settled here at t: go on from it, as a new segment would.

@@ -52,6 +52,7 @@ from blocksim.model import SimulationSettings
 log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
+BREAKPOINT = "breakpoint"  # a delay's breakpoint: an event that is no fresh discontinuity
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
@@ -175,7 +176,8 @@ class Simulator:
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
         self.zeno = np.array([-math.inf, 0.0, -math.inf])
-        self._small = model.n_states <= SMALL and model.n_zc <= SMALL
+        # (Not with history rings: the lists would copy them at every step.)
+        self._small = model.n_states <= SMALL and model.n_zc <= SMALL and not model.history
         if self._small:  # event-time values in lists: see `segment.py`
             self._deriv_list = derived.list_function(model, "deriv")
             self._zc_list = derived.list_function(model, "zc")
@@ -318,6 +320,9 @@ class Simulator:
             self._sample(st.t, st.x, st.m, st.z, hits)
             self._settle(st, init, log_entries, changed_by)
         something = bool(log_entries) or len(changed_by) > 1 or hits is not None
+        if self.history is not None and (located or hits is not None or any(
+                kind != BREAKPOINT for _, kind in log_entries)):
+            self.history.settled(st)
         if located and not something:
             self.recorder.drop_last()
             st.m[:] = m_before  # a Memory must not sample at a non-event
