@@ -12,7 +12,9 @@ Region layout from `base`: a header of HEAD slots (records stored, ring index of
 oldest, overflow flag, and for a fixed delay the instants of the input's last
 discontinuity whose breakpoint has passed (-inf: none yet) and of the next one to
 schedule (inf: none)), then `capacity` records of `record_size(width)` slots:
-  ta, tb, hp, level, then per element NODES monomial coefficients in s = (t - ta) / hp.
+  ta, tb, hp, level, then per element the forward differences of its values at the
+  NODES equally spaced points of the piece (Newton's form: a constant or a straight
+  line is reproduced exactly).
 A step record interpolates the input on [ta, tb] to the solver's order (quartic through
 five points of the step's dense output). A marker (hp == 0, ta == tb) notes an event at
 ta: the input may jump there; its `level` counts how often the discontinuity has passed
@@ -30,20 +32,45 @@ FIELDS = 4
 NODES = 5  # interpolation points per step: s = 0, 1/4, 1/2, 3/4, 1
 COUNT, FIRST, OVERFLOW, LO, HI = 0, 1, 2, 3, 4
 MAX_LEVEL = 5  # breakpoints that passed this many delays are smooth enough to step over
-# Monomial coefficients of the quartic through the values at the nodes: row p holds the
-# weights of the values in the coefficient of s**p (the inverse Vandermonde matrix).
-_W = (
-    (1.0, 0.0, 0.0, 0.0, 0.0),
-    (-25.0 / 3.0, 16.0, -12.0, 16.0 / 3.0, -1.0),
-    (70.0 / 3.0, -208.0 / 3.0, 76.0, -112.0 / 3.0, 22.0 / 3.0),
-    (-80.0 / 3.0, 96.0, -128.0, 224.0 / 3.0, -16.0),
-    (32.0 / 3.0, -128.0 / 3.0, 64.0, -128.0 / 3.0, 32.0 / 3.0),
-)
 
 
 def header() -> list[float]:
     """The initial header of a ring."""
     return [0.0, 0.0, 0.0, -math.inf, math.inf, 0.0]
+
+
+def _lagrange(s: float) -> tuple[float, ...]:
+    """Weights of the node values in the quartic's value at s."""
+    nodes = [j / (NODES - 1) for j in range(NODES)]
+    weights = []
+    for j, sj in enumerate(nodes):
+        w = 1.0
+        for i, si in enumerate(nodes):
+            if i != j:
+                w *= (s - si) / (sj - si)
+        weights.append(w)
+    return tuple(weights)
+
+
+# Two points between the nodes where a piece's quartic is checked against the input.
+CHECKS = (3.0 / 8.0, 5.0 / 8.0)
+_CHECK_W = (_lagrange(CHECKS[0]), _lagrange(CHECKS[1]))
+SPLITS = 10  # a step is split into pieces down to 2**-SPLITS of it
+
+
+def fits(values, count, rtol, atol):
+    """Whether the quartic through values[0..NODES-1] (count components each) matches
+    values[NODES + c] at CHECKS[c] within atol + rtol |value|: the piece interpolates the
+    input as accurately as the solver's tolerance asks."""
+    for c in range(2):
+        for k in range(count):
+            est = 0.0
+            for j in range(NODES):
+                est += _CHECK_W[c][j] * values[j][k]
+            actual = values[NODES + c][k]
+            if not abs(est - actual) <= atol + rtol * abs(actual):
+                return False
+    return True
 
 
 def record_size(width: int) -> int:
@@ -99,11 +126,12 @@ def hist_read(m, base, capacity, width, k, q, clamp):
     hp = m[o + 2]
     if hp == 0.0:
         return 0.0
-    s = (q - m[o]) / hp
-    if s < 0.0:
-        s = 0.0
+    r = (NODES - 1) * (q - m[o]) / hp  # in node spacings
+    if r < 0.0:
+        r = 0.0
     c = o + FIELDS + NODES * k
-    return m[c] + s * (m[c + 1] + s * (m[c + 2] + s * (m[c + 3] + s * m[c + 4])))
+    return m[c] + r * (m[c + 1] + (r - 1.0) / 2.0 * (m[c + 2] + (r - 2.0) / 3.0 * (
+        m[c + 3] + (r - 3.0) / 4.0 * m[c + 4])))
 
 
 def hist_next(m, base, capacity, width, after, max_level):
@@ -164,18 +192,19 @@ def store_step(m, base, capacity, width, span, ta, tb, values, offset):
     for k in range(width):
         c = o + FIELDS + NODES * k
         for p in range(NODES):
-            acc = 0.0
-            for jn in range(NODES):
-                acc += _W[p][jn] * values[jn][offset + k]
-            m[c + p] = acc
+            m[c + p] = values[p][offset + k]
+        for p in range(1, NODES):  # forward differences, in place
+            for j in range(NODES - 1, p - 1, -1):
+                m[c + j] = m[c + j] - m[c + j - 1]
     return True
 
 
-def store_marker(m, base, capacity, width, span, t, delay):
+def store_marker(m, base, capacity, width, span, t, delay, feedback):
     """Note an event at t (once per instant): cut the newest step record at t (a step
-    that went past a located event) and append a marker. Its level is one more than that
-    of the marker at t - delay whose breakpoint this is (delay > 0), else 0. Returns False
-    if the ring is full."""
+    that went past a located event) and append a marker. If the event is the breakpoint
+    of a marker at t - delay (delay > 0), its level is one more than that marker's when
+    the delay's output feeds back to its input, else MAX_LEVEL (the input is as smooth
+    there as anywhere); otherwise 0. Returns False if the ring is full."""
     n = int(m[base + COUNT])
     level = 0.0
     if n > 0:
@@ -193,7 +222,7 @@ def store_marker(m, base, capacity, width, span, t, delay):
                 if m[o] > origin + tol:
                     break
                 if m[o + 2] == 0.0 and m[o] + delay == t:
-                    level = m[o + 3] + 1.0
+                    level = m[o + 3] + 1.0 if feedback else float(MAX_LEVEL)
                     break
                 i += 1
     j = _claim(m, base, capacity, width, t, span)

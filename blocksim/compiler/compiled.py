@@ -65,6 +65,9 @@ class HistoryChannel:
     span: float
     delay: float
     signals: tuple[int, ...]
+    # Whether the block's output reaches its own input (a delay-differential equation):
+    # only then is its breakpoint a discontinuity of its input, to be scheduled again.
+    feedback: bool = True
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             history.append(HistoryChannel(i, layout.history[blk.path].start,
                                           sz.history.capacity, len(signals),
                                           float(sz.history.span), float(sz.history.delay),
-                                          signals))
+                                          signals, _feeds_back(flat, blk.path)))
     m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
     for channel in history:
         m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header()
@@ -265,6 +268,23 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     )
     _check_results(model, settings)
     return model
+
+
+def _feeds_back(flat, path: str) -> bool:
+    """Whether a block's outputs reach its own inputs through the diagram (any path,
+    states included)."""
+    readers: dict[str, set[str]] = {}
+    for (dst, _), (src, _) in flat.drivers.items():
+        readers.setdefault(src, set()).add(dst)
+    seen, stack = set(), [path]
+    while stack:
+        for nxt in readers.get(stack.pop(), ()):
+            if nxt == path:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
 
 
 def _values(values: Any, n: int) -> list[float]:

@@ -18,12 +18,15 @@ from blocksim import history_ring as ring
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
+from blocksim.engine.dopri5 import RTOL_FLOOR
 from blocksim.engine.segment import PythonLoop
 
 if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState, Simulator
 
 PROBE_FILENAME = "<blocksim generated history probe>"
+# Where a piece of a step is probed: the quartic's nodes, then the two checks.
+FRACTIONS = tuple(j / (ring.NODES - 1) for j in range(ring.NODES)) + ring.CHECKS
 
 
 def probe_signals(model: CompiledModel) -> list[int]:
@@ -69,25 +72,35 @@ class History:
             offset += channel.width
 
     def record(self, st: "RunState", stepper) -> None:
-        """The stepper's last accepted step into every ring."""
+        """The stepper's last accepted step into every ring: in pieces whose quartics
+        meet the run's tolerances (an input that is no state, a sine source, can vary
+        faster than the steps the states allow)."""
         t0, t1 = stepper.t_old, stepper.t
         if not t1 > t0:
             return
-        last = ring.NODES - 1
-        values = []
-        for j in range(ring.NODES):
-            tq = t0 if j == 0 else t1 if j == last else t0 + (t1 - t0) * (j / last)
-            values.append(self.probe(tq, stepper.dense(tq), st.m, st.z))
-        for channel, offset in zip(self.model.history, self.offsets):
-            if not ring.store_step(st.m, channel.base, channel.capacity, channel.width,
-                                   channel.span, t0, t1, values, offset):
-                self.check(st)
+        s = self.sim.settings
+        rtol = max(s.rtol, RTOL_FLOOR)  # as the solver honours it
+        a, width, smallest = t0, t1 - t0, (t1 - t0) * 2.0 ** -ring.SPLITS
+        while a < t1:
+            b = t1 if a + width >= t1 else a + width
+            values = []
+            for f in FRACTIONS:
+                tq = a if f == 0.0 else b if f == 1.0 else a + (b - a) * f
+                values.append(self.probe(tq, stepper.dense(tq), st.m, st.z))
+            if b - a > smallest and not ring.fits(values, len(values[0]), rtol, s.atol):
+                width = 0.5 * (b - a)
+                continue
+            for channel, offset in zip(self.model.history, self.offsets):
+                if not ring.store_step(st.m, channel.base, channel.capacity, channel.width,
+                                       channel.span, a, b, values, offset):
+                    self.check(st)
+            a, width = b, 2.0 * width
 
     def mark(self, st: "RunState") -> None:
         """An event at st.t in every ring."""
         for channel in self.model.history:
             if not ring.store_marker(st.m, channel.base, channel.capacity, channel.width,
-                                     channel.span, st.t, channel.delay):
+                                     channel.span, st.t, channel.delay, channel.feedback):
                 self.check(st)
 
     def settled(self, st: "RunState") -> None:

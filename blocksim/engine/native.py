@@ -73,7 +73,7 @@ class Compiled:
     selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
     zdir: np.ndarray  # directions of the zero crossings
     # History rings (`native_history`): per channel its start in m, capacity, width and
-    # offset in the probe's output; its span and fixed delay.
+    # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
     hch: np.ndarray
     hfl: np.ndarray
 
@@ -396,7 +396,7 @@ def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray]:
     ints, floats, offset = [], [], 0
     for channel in model.history:
         ints.append([channel.base, channel.capacity, channel.width, offset])
-        floats.append([channel.span, channel.delay])
+        floats.append([channel.span, channel.delay, float(channel.feedback)])
         offset += channel.width
     return (np.array(ints, dtype=np.int64).reshape(len(ints), 4),
-            np.array(floats, dtype=float).reshape(len(floats), 2))
+            np.array(floats, dtype=float).reshape(len(floats), 3))

@@ -5,7 +5,7 @@ with their helpers bound to compiled versions, for the loop (appending step reco
 event markers, `record` and `mark`) and for the model functions (`hist_read`,
 `hist_next`, which `native_funcs` exports to generated code). A channel is a row of
 `hch` (ring start in m, capacity, width, offset of its input in the probe's output) and
-of `hfl` (span, fixed delay).
+of `hfl` (span, fixed delay, 1.0 if the output feeds back to the input).
 """
 from __future__ import annotations
 
@@ -34,35 +34,47 @@ hist_next = _compiled("hist_next")
 _schedule = _compiled("_schedule")
 hist_due = _compiled("hist_due")
 settle_marker = _compiled("settle_marker")
+fits = _compiled("fits")
 store_step = _compiled("store_step")
 store_marker = _compiled("store_marker")
 drop_marker = _compiled("drop_marker")
 NODES = ring.NODES
-_LAST = NODES - 1
+
+
+_FRACTIONS = tuple([j / (ring.NODES - 1) for j in range(ring.NODES)] + list(ring.CHECKS))
 
 
 @njit(cache=True, nogil=True)
-def record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl):
-    """Append the accepted step (t, t_new) to every ring: the inputs at the nodes, from
-    the step's dense output (rc: its coefficients for every state)."""
-    for j in range(NODES):
-        if j == 0:
-            tq = t
-            for q in range(x.size):
-                xd[q] = x[q]
-        else:
-            tq = t_new if j == _LAST else t + h * (j / _LAST)
-            state_at(tq, t, t_new, h, x, x_new, rc, xd)
-        probe(tq, xd, m, z, U[j], S)
-    for c in range(hch.shape[0]):
-        store_step(m, hch[c, 0], hch[c, 1], hch[c, 2], hfl[c, 0], t, t_new, U, hch[c, 3])
+def record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl, rtol, atol):
+    """Append the accepted step (t, t_new) to every ring, as `history.History.record`:
+    in pieces whose quartics through the inputs at the nodes (from the step's dense
+    output, rc: its coefficients for every state) meet the tolerances."""
+    a, width, smallest = t, t_new - t, (t_new - t) * 2.0 ** -ring.SPLITS
+    while a < t_new:
+        b = t_new if a + width >= t_new else a + width
+        for j in range(len(_FRACTIONS)):
+            f = _FRACTIONS[j]
+            tq = a if f == 0.0 else b if f == 1.0 else a + (b - a) * f
+            if tq == t:
+                for q in range(x.size):
+                    xd[q] = x[q]
+            else:
+                state_at(tq, t, t_new, h, x, x_new, rc, xd)
+            probe(tq, xd, m, z, U[j], S)
+        if b - a > smallest and not fits(U, U.shape[1], rtol, atol):
+            width = 0.5 * (b - a)
+            continue
+        for c in range(hch.shape[0]):
+            store_step(m, hch[c, 0], hch[c, 1], hch[c, 2], hfl[c, 0], a, b, U, hch[c, 3])
+        a, width = b, 2.0 * width
 
 
 @njit(cache=True, nogil=True)
 def mark(m, hch, hfl, t):
     """An event at t in every ring."""
     for c in range(hch.shape[0]):
-        store_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], hfl[c, 0], t, hfl[c, 1])
+        store_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], hfl[c, 0], t, hfl[c, 1],
+                     hfl[c, 2] != 0.0)
 
 
 @njit(cache=True, nogil=True)

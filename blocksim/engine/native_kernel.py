@@ -26,15 +26,15 @@ from blocksim.engine import native_history as nh
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
     A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_PROBE, A_SAMPLE, A_UPDATE, A_ZC,
-    BAD_CROSSING, BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL,
-    F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T,
-    F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED, I_BREAK_KIND, I_CLOCK_P, I_CLOCK_Q,
-    I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID, I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES,
-    I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START,
-    I_STATUS, I_STEPS, I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND,
-    I_TIMED, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED,
-    STUCK, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function,
-    as_time_function)
+    BAD_CROSSING, BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON,
+    F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP,
+    F_STIFF_BUDGET, F_STIFF_T, F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED,
+    I_BREAK_KIND, I_CLOCK_P, I_CLOCK_Q, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID,
+    I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV,
+    I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS, I_STIFF_NEG,
+    I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_TIMED, I_ZENO_EVENTS, NONFINITE,
+    SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, STUCK, UNDERFLOW, YIELD, Z_BEGAN,
+    Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
@@ -178,7 +178,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     width = 1  # the probe's output: every ring's input, at each interpolation node
     if hch.shape[0] > 0:
         width = max(1, hch[hch.shape[0] - 1, 2] + hch[hch.shape[0] - 1, 3])
-    U = np.empty((nh.NODES, width))
+    U = np.empty((nh.NODES + 2, width))
     has_update, has_pre, has_after = fns[A_UPDATE] != 0, fns[A_PRE] != 0, fns[A_AFTER] != 0
     has_sample, has_next = fns[A_SAMPLE] != 0, ipar[I_HAS_NEXT] != 0
     events_on, timed = ipar[I_EVENTS_ON] != 0, ipar[I_TIMED] != 0
@@ -350,7 +350,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if has_probe:  # the step into the history rings
                 _coefficients(all_states, h, x, x_new, K, rc)
                 rc_all = rc_observed = True
-                nh.record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl)
+                nh.record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl, rtol,
+                          atol)
             hit = -1
             t_hit = np.inf
             if nz:

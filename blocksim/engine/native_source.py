@@ -199,6 +199,8 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
     import numpy as np
 
     parts = [_PRELUDE]
+    if "probe" in events:  # compiled history rings: a changed ring recompiles the model
+        parts.append(f"# history rings {_ring_stamp()}\n")
     for name, value in sorted(constants.items()):
         if name[:1] == "C" and name[1:].isdigit() and isinstance(value, np.ndarray):
             parts.append(f"{name} = np.array({value.tolist()!r}, dtype=np.float64)\n")
@@ -215,6 +217,17 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
             parts.append(f"{key} = np.array({arr.tolist()!r}, dtype={dtype})\n")
         parts.append("\n".join(lines) + "\n\n")
     return "".join(parts)
+
+
+def _ring_stamp() -> str:
+    """A hash of the ring code that a model with history rings compiles in."""
+    from blocksim import history_ring
+    from blocksim.engine import native_history
+
+    digest = hashlib.sha256()
+    for module in (history_ring, native_history):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def load(source: str) -> ModuleType:
