@@ -20,8 +20,9 @@ five points of the step's dense output). A marker (hp == 0, ta == tb) notes an e
 ta: the input may jump there; its `level` counts how often the discontinuity has passed
 through a delay (0: an event of the model; breakpoints of high level are not scheduled).
 A marker's level is set when the event begins (one more than the marker whose breakpoint
-the event is, if any) and set back to 0 once the event has settled if anything else
-happened there (`settle_marker`).
+the event is, if any); once the event has settled it becomes 0 if anything else that can
+reach the input happened there, and MAX_LEVEL (not scheduled) if nothing did
+(`settle_marker`).
 """
 from __future__ import annotations
 
@@ -221,7 +222,7 @@ def store_marker(m, base, capacity, width, span, t, delay, feedback):
                 o = _offset(m, base, capacity, width, i)
                 if m[o] > origin + tol:
                     break
-                if m[o + 2] == 0.0 and m[o] + delay == t:
+                if m[o + 2] == 0.0 and m[o] + delay == t and m[o + 3] < MAX_LEVEL:
                     level = m[o + 3] + 1.0 if feedback else float(MAX_LEVEL)
                     break
                 i += 1
@@ -237,14 +238,19 @@ def store_marker(m, base, capacity, width, span, t, delay, feedback):
     return True
 
 
-def settle_marker(m, base, capacity, width, t):
-    """The event at t had other causes than this delay's breakpoint: its marker is a
-    fresh discontinuity (level 0), to be scheduled."""
+def settle_marker(m, base, capacity, width, t, fresh):
+    """The event at t has settled. `fresh`: something that can reach the input happened
+    there (a crossing, a sample hit, another block's event, the breakpoint of a delay
+    upstream): the marker is a new discontinuity (level 0). Otherwise a marker that is
+    not this delay's own breakpoint marks nothing (MAX_LEVEL: not scheduled)."""
     n = int(m[base + COUNT])
     if n > 0:
         o = _offset(m, base, capacity, width, n - 1)
-        if m[o + 2] == 0.0 and m[o] == t and m[o + 3] > 0.0:
-            m[o + 3] = 0.0
+        if m[o + 2] == 0.0 and m[o] == t:
+            if fresh:
+                m[o + 3] = 0.0
+            elif m[o + 3] == 0.0:
+                m[o + 3] = float(MAX_LEVEL)
             _schedule(m, base, capacity, width)
 
 

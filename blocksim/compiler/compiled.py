@@ -7,7 +7,7 @@ during a run live in the engine.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -68,6 +68,9 @@ class HistoryChannel:
     # Whether the block's output reaches its own input (a delay-differential equation):
     # only then is its breakpoint a discontinuity of its input, to be scheduled again.
     feedback: bool = True
+    # The other blocks with fixed delays whose outputs reach this block's input: their
+    # breakpoints are discontinuities of the input.
+    upstream: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,11 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
                                           sz.history.capacity, len(signals),
                                           float(sz.history.span), float(sz.history.delay),
                                           signals, _feeds_back(flat, blk.path)))
+    scheduled = [c.block for c in history if c.delay > 0]
+    reaching = {b: _reaches(flat, flat.blocks[b].path) for b in scheduled}
+    history = [replace(c, upstream=tuple(b for b in scheduled if b != c.block
+                                         and flat.blocks[c.block].path in reaching[b]))
+               for c in history]
     m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
     for channel in history:
         m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header()
@@ -270,21 +278,25 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     return model
 
 
-def _feeds_back(flat, path: str) -> bool:
-    """Whether a block's outputs reach its own inputs through the diagram (any path,
-    states included)."""
+def _reaches(flat, path: str) -> set[str]:
+    """The blocks a block's outputs reach through the diagram (any path, states
+    included)."""
     readers: dict[str, set[str]] = {}
     for (dst, _), (src, _) in flat.drivers.items():
         readers.setdefault(src, set()).add(dst)
-    seen, stack = set(), [path]
+    seen: set[str] = set()
+    stack = [path]
     while stack:
         for nxt in readers.get(stack.pop(), ()):
-            if nxt == path:
-                return True
             if nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
-    return False
+    return seen
+
+
+def _feeds_back(flat, path: str) -> bool:
+    """Whether a block's outputs reach its own inputs."""
+    return path in _reaches(flat, path)
 
 
 def _values(values: Any, n: int) -> list[float]:

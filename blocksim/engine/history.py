@@ -103,11 +103,15 @@ class History:
                                      channel.span, st.t, channel.delay, channel.feedback):
                 self.check(st)
 
-    def settled(self, st: "RunState") -> None:
-        """The event at st.t had other causes than breakpoints (a crossing, a sample hit,
-        a block's own time event): its markers are fresh discontinuities."""
+    def settled(self, st: "RunState", other: bool, breakpoints: set[int]) -> None:
+        """The event at st.t has settled: `other`, it had other causes than breakpoints
+        (a crossing, a sample hit, a block's own time event); `breakpoints`, the blocks
+        whose breakpoints passed. A marker is fresh where one of them can reach the
+        ring's input (`history_ring.settle_marker`)."""
         for channel in self.model.history:
-            ring.settle_marker(st.m, channel.base, channel.capacity, channel.width, st.t)
+            fresh = other or any(b in breakpoints for b in channel.upstream)
+            ring.settle_marker(st.m, channel.base, channel.capacity, channel.width, st.t,
+                               fresh)
 
     def check(self, st: "RunState") -> None:
         """SimulationError naming the first block whose ring overflowed."""

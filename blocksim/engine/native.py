@@ -76,6 +76,7 @@ class Compiled:
     # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
     hch: np.ndarray
     hfl: np.ndarray
+    hup: np.ndarray  # [channel, block]: 1 where the block is a delay upstream of the ring
 
     @property
     def stop_kind(self) -> int:
@@ -180,7 +181,7 @@ class NativeLoop:
             nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
                        self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
-                       self.hit_t, self.trig, c.hch, c.hfl)
+                       self.hit_t, self.trig, c.hch, c.hfl, c.hup)
             counts = ipar.tolist()
             if sim.history is not None:
                 sim.history.check(st)  # a ring that overflowed in the loop
@@ -391,12 +392,14 @@ def _compile(model: CompiledModel) -> Compiled | None:
                     *_channels(model))
 
 
-def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray]:
-    """The history rings as the loop reads them (`Compiled.hch`, `hfl`)."""
+def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The history rings as the loop reads them (`Compiled.hch`, `hfl`, `hup`)."""
     ints, floats, offset = [], [], 0
-    for channel in model.history:
+    upstream = np.zeros((len(model.history), len(model.block_ids)), dtype=np.int64)
+    for c, channel in enumerate(model.history):
+        upstream[c, list(channel.upstream)] = 1
         ints.append([channel.base, channel.capacity, channel.width, offset])
         floats.append([channel.span, channel.delay, float(channel.feedback)])
         offset += channel.width
     return (np.array(ints, dtype=np.int64).reshape(len(ints), 4),
-            np.array(floats, dtype=float).reshape(len(floats), 3))
+            np.array(floats, dtype=float).reshape(len(floats), 3), upstream)

@@ -5,7 +5,8 @@ with their helpers bound to compiled versions, for the loop (appending step reco
 event markers, `record` and `mark`) and for the model functions (`hist_read`,
 `hist_next`, which `native_funcs` exports to generated code). A channel is a row of
 `hch` (ring start in m, capacity, width, offset of its input in the probe's output) and
-of `hfl` (span, fixed delay, 1.0 if the output feeds back to the input).
+of `hfl` (span, fixed delay, 1.0 if the output feeds back to the input); `hup[c, b]` is
+1 where block b is a delay upstream of the ring's input.
 """
 from __future__ import annotations
 
@@ -78,23 +79,20 @@ def mark(m, hch, hfl, t):
 
 
 @njit(cache=True, nogil=True)
-def settled(m, hch, t):
-    """The event at t had other causes than breakpoints: fresh markers everywhere."""
-    for c in range(hch.shape[0]):
-        settle_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], t)
-
-
-@njit(cache=True, nogil=True)
-def after_event(m, hch, t, crossing, hits, log_k, first, last, break_kind):
-    """Once the event at t has settled: if anything but breakpoints happened there (a
-    crossing, a sample hit, an entry of another kind), its markers are fresh."""
+def after_event(m, hch, hup, t, crossing, hits, log_b, log_k, first, last, break_kind):
+    """Once the event at t has settled, as `history.History.settled`: a marker is fresh
+    if anything but breakpoints happened there (a crossing, a sample hit, an entry of
+    another kind) or the breakpoint of a delay upstream of the ring (hup[c, block])."""
     other = crossing
     for j in range(hits.size):
         other = other or hits[j] != 0.0
     for j in range(first, last):
         other = other or log_k[j] != break_kind
-    if other:
-        settled(m, hch, t)
+    for c in range(hch.shape[0]):
+        fresh = other
+        for j in range(first, last):
+            fresh = fresh or (log_k[j] == break_kind and hup[c, log_b[j]] != 0)
+        settle_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], t, fresh)
 
 
 @njit(cache=True, nogil=True)

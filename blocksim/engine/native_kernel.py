@@ -145,7 +145,8 @@ def _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol, max_step, x
 
 
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
-             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig, hch, hfl):
+             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig, hch, hfl,
+             hup):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
 
     Returns through fpar/ipar: the status, the time reached (x, m, z updated in place) or
@@ -166,7 +167,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     triggered rates run where their flags, the discrete slots `trig`, are raised), and
     the next bound follows from `next_time` and the hits (F_BOUND, F_TIME_EVENT and
     F_SOURCE_T out); the call goes on to the stop time.
-    With history rings (`hch`, `hfl`: transport delays), each accepted step is recorded
+    With history rings (`hch`, `hfl`, `hup`: transport delays), each accepted step is recorded
     in them through `probe` and each event marked before it settles (`native_history`).
     """
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
@@ -271,8 +272,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 status = BOUND  # Python settles this time event
                 break
             if has_probe:
-                nh.after_event(m, hch, t, False, hits, log_k, nlog_before, nlog,
-                               ipar[I_BREAK_KIND])
+                nh.after_event(m, hch, hup, t, False, hits, log_b, log_k, nlog_before,
+                               nlog, ipar[I_BREAK_KIND])
             if t_source <= t:  # a time event of a block, not only a sample hit
                 n_events += 1
         else:
@@ -470,8 +471,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if result == ne.NOTHING and has_probe:
                 nh.unmark(m, hch, t_hit)
             elif has_probe:
-                nh.after_event(m, hch, t_hit, True, hits, log_k, nlog_before, nlog,
-                               ipar[I_BREAK_KIND])
+                nh.after_event(m, hch, hup, t_hit, True, hits, log_b, log_k, nlog_before,
+                               nlog, ipar[I_BREAK_KIND])
             t = t_hit
             n_events += result != ne.NOTHING
         # An event settled here at t: go on from it, as a new segment would.
@@ -532,5 +533,5 @@ with warnings.catch_warnings():
     # signatures and no closures they are what the feature was made for.
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
     segment = njit((_I1, _F1, _F1, _F1, _F1, _F1, _I1, _I1, _I1, _F1, _I1, _F1, _F2, _F1, _F1,
-                    _F1, _I1, _I1, _F1, _I2, _F1, _I1, _I2, _F2), cache=True,
+                    _F1, _I1, _I1, _F1, _I2, _F1, _I1, _I2, _F2, _I2), cache=True,
                    nogil=True)(_segment)

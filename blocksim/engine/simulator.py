@@ -320,9 +320,10 @@ class Simulator:
             self._sample(st.t, st.x, st.m, st.z, hits)
             self._settle(st, init, log_entries, changed_by)
         something = bool(log_entries) or len(changed_by) > 1 or hits is not None
-        if self.history is not None and (located or hits is not None or any(
-                kind != BREAKPOINT for _, kind in log_entries)):
-            self.history.settled(st)
+        if self.history is not None and not init:
+            other = bool(located) or hits is not None or any(
+                kind != BREAKPOINT for _, kind in log_entries)
+            self.history.settled(st, other, {b for b, kind in log_entries if kind == BREAKPOINT})
         if located and not something:
             self.recorder.drop_last()
             st.m[:] = m_before  # a Memory must not sample at a non-event

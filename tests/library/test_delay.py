@@ -109,6 +109,26 @@ def test_a_step_at_a_breakpoint_is_scheduled_again():
     assert r["y"][r.time == 3.5][0] == 1.0
 
 
+def test_delays_in_series_schedule_what_reaches_them_and_nothing_else():
+    """d1 (0.5 s) into d2 (0.25 s): d1's start, where its output leaves the initial
+    output, re-appears 0.25 s later at d2's output; the sine into d1 and d3 is smooth, so
+    d2's breakpoints reach neither (no event at 0.75 for them)."""
+    d = delayed([block("s", "Sine", frequency=SIN, bias=1.0),
+                 block("d1", "TransportDelay", delay=0.5, initial_output=-1.0),
+                 block("d", "TransportDelay", delay=0.25, initial_output=-2.0),
+                 block("d3", "TransportDelay", delay=0.5), block("z", "Output")],
+                [("s.y", "d1.u"), ("d1.y", "d.u"), ("s.y", "d3.u"), ("d3.y", "z.u")],
+                stop=3.0)
+    r = run_both(d)
+    assert [(e.time, e.block) for e in r.events] == [(0.25, "d"), (0.5, "d1"), (0.5, "d3"),
+                                                     (0.75, "d")]
+    t = r.time
+    begun = (t > 0.75) | ((t == 0.75) & ~left_rows(t))
+    expected = np.where(begun, 1.0 + np.sin(t - 0.75), np.where(t >= 0.25, -1.0, -2.0))
+    expected[(t == 0.25) & left_rows(t)] = -2.0
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-9)
+
+
 def test_the_history_buffer_overflow_names_the_block():
     d = delayed([block("s", "Sine", frequency=SIN),
                  block("d", "TransportDelay", delay=5.0, buffer_size=8)],
