@@ -9,9 +9,9 @@ the Python backend and compiled by numba (`native_funcs` wraps the readers, the 
 loop the writers).
 
 Region layout from `base`: a header of HEAD slots (records stored, ring index of the
-oldest, overflow flag, and for a fixed delay the instants of the input's last
-discontinuity whose breakpoint has passed (-inf: none yet) and of the next one to
-schedule (inf: none)), then `capacity` records of `record_size(width)` slots:
+oldest, overflow flag, for a fixed delay the instants of the input's last discontinuity
+whose breakpoint has passed (-inf: none yet) and of the next one to schedule (inf: none),
+and the record the last read found, where the next read looks first), then `capacity` records of `record_size(width)` slots:
   ta, tb, hp, level, then per element the forward differences of its values at the
   NODES equally spaced points of the piece (Newton's form: a constant or a straight
   line is reproduced exactly).
@@ -31,13 +31,13 @@ import math
 HEAD = 6
 FIELDS = 4
 NODES = 5  # interpolation points per step: s = 0, 1/4, 1/2, 3/4, 1
-COUNT, FIRST, OVERFLOW, LO, HI = 0, 1, 2, 3, 4
+COUNT, FIRST, OVERFLOW, LO, HI, HINT = 0, 1, 2, 3, 4, 5
 MAX_LEVEL = 5  # breakpoints that passed this many delays are smooth enough to step over
 
 
 def header() -> list[float]:
     """The initial header of a ring."""
-    return [0.0, 0.0, 0.0, -math.inf, math.inf, 0.0]
+    return [0.0, 0.0, 0.0, -math.inf, math.inf, -1.0]
 
 
 def _lagrange(s: float) -> tuple[float, ...]:
@@ -101,6 +101,22 @@ def _search(m, base, capacity, width, n, q, strict):
     return lo
 
 
+def _found(m, base, capacity, width, n, q, strict, i):
+    """Whether i is `_search`'s answer minus one: record i starts before q (or at q if
+    not strict) and record i + 1 does not."""
+    size = FIELDS + NODES * width
+    first = int(m[base + FIRST])
+    if i >= 0:
+        ta = m[base + HEAD + ((first + i) % capacity) * size]
+        if not (ta < q or (not strict and ta == q)):
+            return False
+    if i + 1 < n:
+        ta = m[base + HEAD + ((first + i + 1) % capacity) * size]
+        if ta < q or (not strict and ta == q):
+            return False
+    return True
+
+
 def hist_read(m, base, capacity, width, k, q, clamp):
     """Element k of the input at time q. With `clamp` (a fixed delay) q is held to the
     breakpoints passed and next (header LO and HI): at q == HI the left limit (the record
@@ -116,7 +132,16 @@ def hist_read(m, base, capacity, width, k, q, clamp):
         q = lo
     if q > hi:
         q = hi
-    i = _search(m, base, capacity, width, n, q, q == hi) - 1
+    # Reads come in runs at nearby times (a step's stages): try the last answer (HINT)
+    # and its successor before searching.
+    strict = q == hi
+    i = int(m[base + HINT])
+    if not (-1 <= i < n and _found(m, base, capacity, width, n, q, strict, i)):
+        if -1 <= i + 1 < n and _found(m, base, capacity, width, n, q, strict, i + 1):
+            i += 1
+        else:
+            i = _search(m, base, capacity, width, n, q, strict) - 1
+        m[base + HINT] = i
     while i >= 0 and m[_offset(m, base, capacity, width, i) + 2] == 0.0:
         i -= 1  # markers hold no values
     if i < 0:  # before the first record: its first value

@@ -29,6 +29,7 @@ def _compiled(name: str):
 
 _offset = _compiled("_offset")
 _search = _compiled("_search")
+_found = _compiled("_found")
 _claim = _compiled("_claim")
 hist_read = _compiled("hist_read")
 hist_next = _compiled("hist_next")
