@@ -193,6 +193,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     graph.check_connected(flat)
     sizes = graph.resolve_sizes(flat)
     budget.check_slots(flat.blocks, sizes, flat.source)
+    budget.check_history(flat, sizes)
     sampling = resolve_sampling(flat, sizes)
     # Between its hits a discrete block's outputs are held values: they read no input.
     hit_feedthrough = {blk.path: blk.feedthrough for blk in flat.blocks

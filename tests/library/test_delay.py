@@ -177,6 +177,14 @@ def test_a_varying_delay_follows_the_closed_form():
 
 # ----- parameters -----
 
+def test_histories_beyond_their_memory_budget_are_refused_naming_the_block():
+    d = diagram([block("c", "Constant", value=[1.0] * 50),
+                 block("d", "TransportDelay", buffer_size=1_000_000)], [("c.y", "d.u")])
+    with pytest.raises(CompileError, match="lower buffer_size") as info:
+        blocksim.compile(d)
+    assert info.value.block == "d"
+
+
 @pytest.mark.parametrize("block_type, params, message", [
     ("TransportDelay", dict(delay=0.0), "parameter 'delay'"),
     ("TransportDelay", dict(delay=-1.0), "parameter 'delay'"),
