@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from blocksim import history_ring
 from blocksim.blockspec import BlockType, Emit, History, Param, Port, Sizes, broadcast, lit
+from blocksim.sampletime import CONTINUOUS
 
 from .nonlinear import common_width, pick, shown, sizes_problem
 
@@ -32,10 +33,11 @@ def _ring(e: Emit) -> str:
     return f"m, {e.hist}, {e.p.buffer_size}, {len(e.u['u'])}"
 
 
-def _read(e: Emit, k: int, q: str, clamp: int) -> str:
-    """Element k of the input at time q from the block's history."""
+def _read(e: Emit, k: int, q: str, clamp: int, default: float) -> str:
+    """Element k of the input at time q from the block's history (`default` before any
+    step is recorded)."""
     element = k if len(e.u["u"]) > 1 else 0
-    return f"_hist_read({_ring(e)}, {element}, {q}, {clamp})"
+    return f"_hist_read({_ring(e)}, {element}, {q}, {clamp}, {lit(default)})"
 
 
 class TransportDelay(BlockType):
@@ -57,6 +59,7 @@ class TransportDelay(BlockType):
     )
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "the input delayed: u(t - delay)"),)
+    rate = CONTINUOUS  # its output changes with time whatever the input's rate
     has_time_events = True
 
     def feedthrough(self, p):
@@ -77,7 +80,7 @@ class TransportDelay(BlockType):
         begun = f"m[{e.hist + history_ring.LO}] != -inf"
         y0 = broadcast(e.p.initial_output, len(e.y["y"]))
         q = f"t - {lit(e.p.delay)}"
-        return {"y": [f"{y} = ({_read(e, k, q, 1)} if {begun} else {lit(y0[k])})"
+        return {"y": [f"{y} = ({_read(e, k, q, 1, y0[k])} if {begun} else {lit(y0[k])})"
                       for k, y in enumerate(e.y["y"])]}
 
     def update(self, e: Emit):
@@ -102,7 +105,8 @@ class VariableTransportDelay(BlockType):
 
     tau is clipped to [0, max_delay]; the history kept covers max_delay. The output is
     initial_output while t - tau < start; that instant is a located event. When the
-    delay is shorter than a solver step, the newest step's interpolant is extrapolated.
+    delay is shorter than a solver step, the newest step's interpolant is extrapolated
+    (with a zero delay at the start, the output is initial_output until the first step).
     Unlike the fixed delay, jumps of the input are not scheduled again after the delay:
     the solver's error control steps over them.
     """
@@ -117,6 +121,7 @@ class VariableTransportDelay(BlockType):
     )
     inputs = (Port("u", "input"), Port("tau", "the delay (s)"))
     outputs = (Port("y", "the input delayed: u(t - tau)"),)
+    rate = CONTINUOUS
     # Discrete slot: the start time, where the history begins.
     T0 = 0
 
@@ -139,7 +144,7 @@ class VariableTransportDelay(BlockType):
     def output(self, e: Emit):
         y0 = broadcast(e.p.initial_output, len(e.y["y"]))
         return {"y": [f"{y} = ({lit(y0[k])} if {e.z[k]} < 0.0 else "
-                      f"{_read(e, k, self._q(e, k), 0)})"
+                      f"{_read(e, k, self._q(e, k), 0, y0[k])})"
                       for k, y in enumerate(e.y["y"])]}
 
     def zero_crossing(self, e: Emit):

@@ -117,14 +117,15 @@ def _found(m, base, capacity, width, n, q, strict, i):
     return True
 
 
-def hist_read(m, base, capacity, width, k, q, clamp):
+def hist_read(m, base, capacity, width, k, q, clamp, default):
     """Element k of the input at time q. With `clamp` (a fixed delay) q is held to the
     breakpoints passed and next (header LO and HI): at q == HI the left limit (the record
     ending there), elsewhere the record starting at or before q (the right limit at an
-    event). Beyond the newest record its polynomial extrapolates."""
+    event). Beyond the newest record its polynomial extrapolates; before any step has
+    been recorded (a zero delay at the start) the value is `default`."""
     n = int(m[base + COUNT])
     if n == 0:
-        return 0.0
+        return default
     lo, hi = -math.inf, math.inf
     if clamp:
         lo, hi = m[base + LO], m[base + HI]
@@ -151,7 +152,7 @@ def hist_read(m, base, capacity, width, k, q, clamp):
     o = _offset(m, base, capacity, width, i)
     hp = m[o + 2]
     if hp == 0.0:
-        return 0.0
+        return default
     r = (NODES - 1) * (q - m[o]) / hp  # in node spacings
     if r < 0.0:
         r = 0.0
