@@ -45,6 +45,17 @@ def test_dde_matches_the_method_of_steps_and_its_kinks_are_events():
     assert {1.0, 2.0, 3.0} <= {e.time for e in r.events}
 
 
+@pytest.mark.parametrize("solver, options, tolerance", [
+    ("dop853", {}, 1e-9),
+    ("radau", {"rtol": 1e-9, "atol": 1e-11}, 1e-7),
+    ("rk4", {"step": 0.01}, 1e-9),
+])
+def test_dde_on_the_other_solvers(solver, options, tolerance):
+    r = blocksim.simulate(blocksim.load(DIAGRAMS / "dde_delay.json"), solver=solver, **options)
+    np.testing.assert_allclose(r["x"], dde_exact(r.time), rtol=0, atol=tolerance)
+    assert breakpoints(r, "delay") == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
 def test_pathsim_antiwindup_pid_matches_the_method_of_steps():
     r = run_both(blocksim.load(DIAGRAMS / "pathsim_antiwindup_pid.json"), atol=1e-9)
     ref = AntiWindupReference()
