@@ -6,7 +6,8 @@ tests/test_fuzz_diagrams.py, bounded to seconds).
 
 Rounds of hypothesis examples with fresh seeds run until the time is up. Every failure of a
 kind not seen before is shrunk to a minimal diagram and saved as JSON (document, simulate()
-arguments, detail) in --out; later examples of a known kind are only counted. A hang costs
+arguments, detail) in --out; later examples of a known kind are counted, and the first
+--keep of each kept as found in --out/all (one reproducer can hide other causes). A hang costs
 its cap once per shrink step, so the cap drops to --shrink-cap once a round has found one.
 With numba installed, numba rounds also run each example on the python backend and compare
 the outcomes (a disagreement is a finding; different values are reported as soft).
@@ -108,6 +109,8 @@ class Campaign:
                     self.kinds[kind] += 1
             if not kind:
                 return
+            if state.get("target") is None and not kind.startswith("soft:"):
+                self.keep(Found(kind, detail, document, simulate, backend))
             if kind.startswith("soft:"):
                 self.detail.setdefault(kind, f"{detail}\n{describe(document, simulate, backend)}")
                 return
@@ -139,13 +142,24 @@ class Campaign:
             else:
                 self.kinds[f"fuzzer: {type(exc).__name__}"] += 1
 
-    def save(self, found: Found) -> None:
-        self.out.mkdir(parents=True, exist_ok=True)
+    def keep(self, found: Found) -> None:
+        """Every example of a failure kind, as found (not shrunk), up to --keep per kind in
+        --out/all: one minimal reproducer per kind can hide other causes."""
+        count = self.kinds[found.kind]
+        if count <= self.args.keep:
+            self._write(found, self.out / "all", f"-{count}")
+
+    def _write(self, found: Found, folder: Path, suffix: str = "") -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
         slug = re.sub(r"[^A-Za-z0-9]+", "-", found.kind).strip("-")[:80]
-        path = self.out / f"{found.backend}-{slug}.json"
+        path = folder / f"{found.backend}-{slug}{suffix}.json"
         path.write_text(json.dumps({"kind": found.kind, "detail": found.detail,
                                     "backend": found.backend, "simulate": found.simulate,
                                     "diagram": found.document}, indent=1, allow_nan=True))
+        return path
+
+    def save(self, found: Found) -> None:
+        path = self._write(found, self.out)
         self.saved[found.kind] = path
         self.detail[found.kind] = found.detail
         print(f"  new failure: {found.kind} -> {path}", flush=True)
@@ -196,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--numba-examples", type=int, default=5)
     parser.add_argument("--numba-every", type=int, default=5, help="every n-th round is numba")
     parser.add_argument("--max-blocks", type=int, default=10)
+    parser.add_argument("--keep", type=int, default=20,
+                        help="examples of each failure kind kept as found, in OUT/all")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
     args = parser.parse_args(argv)
     logging.getLogger("blocksim").setLevel(logging.ERROR)  # fallback notices: not findings

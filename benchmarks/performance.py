@@ -251,7 +251,7 @@ def case_ball(suite: Suite) -> None:
     for backend in suite.backends:
         blocksim.simulate(model, backend=backend)
         wall, res = run_blocksim(model, backend, suite.repeats)
-        bounces = np.array([e.time for e in res.events_of("reset", "velocity")])
+        bounces = np.array([e.time for e in res.events_of("reset", "ball")])
         per_bounce[backend] = wall / len(bounces)
         err = float(np.max(np.abs(bounces[:100] - expected))) if len(bounces) >= 100 else np.inf
         rows.append([f"blocksim ({backend})", "30 s (rests at 27.13 s)", str(len(bounces)),
@@ -273,9 +273,9 @@ def case_ball(suite: Suite) -> None:
                   "beta = 0), DOPRI5 at rtol = atol = 1e-10. Per bounce: run time / bounces. "
                   "Each bounce is two events: the impact and the apex, which the Abs block "
                   "of the air resistance locates (a real mode change of the block, needed "
-                  "when beta > 0). The event log, in parentheses, has five entries per "
-                  "bounce: at the impact the located crossing, the lower limit, the reset "
-                  "and leaving the limit (one event iteration), at the apex the crossing. "
+                  "when beta > 0). The event log, in parentheses, has three entries per "
+                  "bounce: at the impact the located crossing and the SecondOrderIntegrator's "
+                  "reset (one event iteration), at the apex the crossing. "
                   "Error: max error of the first 100 bounce times against the closed form "
                   "(PathSim: of its bounces). bdsim has no state-reset events and is not run.",
                   ["tool", "simulated", "bounces", "events (log entries)", "run time",

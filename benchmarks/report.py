@@ -129,7 +129,7 @@ def case_c5_1e14() -> list[Row]:
 
 def case_ball_no_air() -> list[Row]:
     run = simulate("bouncing_ball.json", rtol=1e-10, atol=1e-10, params={"beta": 0})
-    bounces = times(run, ("reset",), "velocity")
+    bounces = times(run, ("reset",), "ball")
     expected = ref.ball_bounce_times_no_air(100)
     t, x = run.results.time, run.results["x"]
     resting = x[t > ref.BALL_T_INF_NO_AIR + 1e-6]
@@ -143,7 +143,7 @@ def case_ball_no_air() -> list[Row]:
 
 def case_ball_air() -> list[Row]:
     run = simulate("bouncing_ball.json", rtol=1e-10, atol=1e-10, params={"beta": 0.002})
-    bounces = times(run, ("reset",), "velocity")
+    bounces = times(run, ("reset",), "ball")
     return [Row("C21 ball, beta = 0.002", run, "max error of the first 5 bounce times",
                 bounces[4] if len(bounces) >= 5 else float("nan"), ref.BALL_BOUNCES_AIR[-1],
                 max_error(bounces, ref.BALL_BOUNCES_AIR), 1e-8)]

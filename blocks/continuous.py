@@ -131,9 +131,14 @@ class Integrator(BlockType):
 class ResetIntegrator(BlockType):
     """Integrator whose state is set to the `x0` input when the `reset` input has an edge.
 
-    The `state` output carries the value just before a reset, so a reset value computed from
-    the state itself (v := -mu*v) forms no algebraic loop. Edges follow Simulink: rising is
-    negative to zero/positive or zero to positive; falling the mirror image.
+    The `state` output carries the state without feedthrough, so a reset value computed
+    from it (v := -mu*v) forms no algebraic loop. Between events it equals y; during an
+    event it holds the value from just before the event, in every pass of the event
+    iteration and in the event's right-limit row (as a HitCrossing's pulse is there), so
+    logic reading it at a reset (rebound speed -mu*state below a limit) sees the impact
+    speed, never the value just set; it follows y again once the event has settled.
+    Edges follow Simulink: rising is negative to zero/positive or zero to positive;
+    falling the mirror image.
     """
 
     name = "ResetIntegrator"
@@ -144,7 +149,9 @@ class ResetIntegrator(BlockType):
     )
     inputs = (Port("u", "derivative"), Port("reset", "trigger signal"),
               Port("x0", "value taken at a reset"))
-    outputs = (Port("y", "integrated value"), Port("state", "value just before a reset"))
+    outputs = (Port("y", "integrated value"),
+               Port("state", "the value from just before the event, during an event; y "
+                             "otherwise"))
     zc_direction = 0
 
     def feedthrough(self, p):
@@ -152,7 +159,8 @@ class ResetIntegrator(BlockType):
 
     def sizes(self, p, in_widths):
         n = size_of(p.initial)
-        return Sizes({"y": n, "state": n}, states=n, zero_crossings=1)
+        # Discrete slots: the values held during an event, and a flag (1.0 in an event).
+        return Sizes({"y": n, "state": n}, states=n, discrete=n + 1, zero_crossings=1)
 
     def zc_directions(self, p, count):
         return [{"rising": 1, "falling": -1, "either": 0}[p.edge]] * count
@@ -161,8 +169,19 @@ class ResetIntegrator(BlockType):
         return broadcast(p.initial, n)
 
     def output(self, e: Emit):
+        held = e.m[-1]
         return {"y": [f"{y} = {x}" for y, x in zip(e.y["y"], e.x)],
-                "state": [f"{y} = {x}" for y, x in zip(e.y["state"], e.x)]}
+                "state": [f"{y} = {m} if {held} != 0.0 else {x}"
+                          for y, m, x in zip(e.y["state"], e.m, e.x)]}
+
+    def pre_event(self, e: Emit):
+        return [f"{m} = {x}" for m, x in zip(e.m, e.x)] + [f"{e.m[-1]} = 1.0"]
+
+    def after_event(self, e: Emit):
+        # `state` changes now only where a reset moved the state (signs are re-latched).
+        moved = " or ".join(f"{m} != {x}" for m, x in zip(e.m, e.x))
+        return [f"if {e.m[-1]} != 0.0:", f"    {e.m[-1]} = 0.0",
+                f"    if {moved}: changed = True"]
 
     def derivative(self, e: Emit):
         u = e.u["u"]

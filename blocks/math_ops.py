@@ -362,7 +362,8 @@ class Expression(BlockType):
 
     `inputs` lists the input names (one port each); the formula may use them, the diagram
     parameters (fixed at compile time, the inputs win a name clash), the constants pi, e,
-    inf and the functions of the expression language. It is checked and translated to
+    inf (an input or diagram parameter named pi or e shadows that constant) and the
+    functions of the expression language. It is checked and translated to
     Python when the model compiles and never evaluated as text, so a diagram file cannot
     run code through it. The output is as wide as the widest input (scalars expand).
     """
@@ -392,7 +393,7 @@ class Expression(BlockType):
         for name in names:
             if not name.isidentifier() or keyword.iskeyword(name):
                 return f"input name {name!r} is not a valid name (inputs: {p.inputs!r})"
-            if name in expressions.CONSTANTS:
+            if name in expressions.CONSTANTS and name not in expressions.SHADOWABLE:
                 return f"input name '{name}' clashes with the built-in constant {name}"
         if len(set(names)) != len(names):
             return f"input names repeat: {p.inputs!r}"

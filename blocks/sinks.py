@@ -22,6 +22,28 @@ class Scope(Output):
     name = "Scope"
 
 
+class XYGraph(BlockType):
+    """Log x and y under this block's id and plot y against x in the editor.
+
+    The logged signal is x followed by y: columns `id[0]` (x) and `id[1]` (y) for scalar
+    inputs; for vectors of width n, id[0] .. id[n-1] are x and the rest y, and the editor
+    draws one curve per element pair. Rows are the output grid plus both limits of every
+    event, as for a Scope, so a jump shows as a straight segment between the two limits.
+    """
+
+    name = "XYGraph"
+    category = "Sinks"
+    inputs = (Port("x", "horizontal coordinate"), Port("y", "vertical coordinate"))
+    logs = True
+
+    def sizes(self, p, in_widths):
+        wx, wy = in_widths.get("x") or 1, in_widths.get("y") or 1
+        if wx != wy:
+            raise ValueError(f"inputs 'x' (width {wx}) and 'y' (width {wy}) must have the "
+                             f"same width")
+        return Sizes({})
+
+
 class Stop(BlockType):
     """End the run successfully at the event where the input becomes nonzero (true)."""
 
@@ -42,4 +64,4 @@ class Stop(BlockType):
                 f"    {e.event('stop')}"]
 
 
-BLOCK_TYPES = (Output, Scope, Stop,)
+BLOCK_TYPES = (Output, Scope, XYGraph, Stop,)

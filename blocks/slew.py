@@ -213,8 +213,12 @@ class Backlash(BlockType):
     going up, u + width/2 going down) until it turns round, and the output holds again.
     Modes: disengaged (y held), engaged upwards, engaged downwards. Engagement is located
     where u crosses an edge of the band (or jumps past it); disengagement where du/dt
-    crosses zero (the `du` input; see `derivative`) or u jumps back. Events log "engage"
-    and "disengage". At the start an initial output with u(0) outside its band engages.
+    crosses zero (the `du` input; see `derivative`) or u jumps back. With derivative =
+    "zero" (u piecewise constant) the contact after a push lasts until u jumps back, as
+    the driven side stays against the driver at rest (the output is the same as if it
+    had been released there); a u that moves between its jumps after all is followed
+    while it pushes, never chattered. Events log "engage" and "disengage". At the start
+    an initial output with u(0) outside its band engages.
     """
 
     name = "Backlash"
@@ -275,8 +279,12 @@ class Backlash(BlockType):
             u, du, b = pick(e.u["u"], k), _du(e, k), half[k]
             # Disengaged: positive inside the band (written exactly as the held value is
             # set at a disengagement, so a u at rest on the edge reads 0, not roundoff).
-            lines += [f"{e.g[2 * k]} = ({held} - ({u} - {b}) if {mode} == 0.0 else {du} "
-                      f"if {mode} > 0.0 else -({du}))",
+            # Engaged: the input's rate in the pushing direction; without a du port the
+            # contact lasts until u jumps back (a u at rest after a push stays in contact,
+            # as the driven side does; a u that moves anyway is followed, never chattered).
+            ends = ("1.0" if e.p.derivative == "zero"
+                    else f"{du} if {mode} > 0.0 else -({du})")
+            lines += [f"{e.g[2 * k]} = ({held} - ({u} - {b}) if {mode} == 0.0 else {ends})",
                       f"{e.g[2 * k + 1]} = (({u} + {b}) - {held} if {mode} == 0.0 else 1.0)"]
         return lines
 

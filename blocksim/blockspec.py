@@ -100,12 +100,17 @@ class Sizes:
 class ParamValues:
     """Resolved parameter values of one block instance, read as attributes (p.k)."""
 
-    def __init__(self, values: Mapping[str, Any], names: Mapping[str, Any] | None = None):
+    def __init__(self, values: Mapping[str, Any], names: Mapping[str, Any] | None = None,
+                 folder: str | None = None):
         self._values = dict(values)
         # The diagram parameters in scope (for formulas): a read-only view shared by every
         # block of one diagram level, never a copy per block.
         self.scope: Mapping[str, Any] = (names if isinstance(names, MappingProxyType)
                                          else MappingProxyType(dict(names or {})))
+        # The folder of the diagram file (absolute), against which blocks that read or
+        # write files resolve relative paths; None for a diagram that has no file (the
+        # current folder is used then).
+        self.folder = folder
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -193,6 +198,10 @@ class Emit:
     # enabled (set by the compiler).
     gate: str = "1.0"
     resets: list[str] = field(default_factory=list)
+    # For a block that follows conditional subsystems (Merge): per input, an expression
+    # nonzero while the subsystem that drives it runs (an enabled one while enabled, a
+    # triggered one during the event of its trigger edge; set by the compiler).
+    watch: list[str] = field(default_factory=list)
     # A block with a `History`: where its ring starts in the array `m` (read it from
     # generated code as `m`, the whole array, with `blocksim.history_ring.hist_read`).
     hist: int = -1
@@ -340,6 +349,16 @@ class BlockType:
         return f"{helper}(t)"
 
     has_time_events: ClassVar[bool] = False
+
+    # A logging block that does something with its signal once a run has ended (ToFile
+    # writes it to a file): the engine then calls `after_run`.
+    has_after_run: ClassVar[bool] = False
+
+    def after_run(self, p: ParamValues, name: str, time: np.ndarray, values: np.ndarray
+                  ) -> None:
+        """Called once when a run has ended (finished, stopped, failed or interrupted) with
+        the times and this logging block's values so far, logged under `name`; OSError or
+        ValueError, whose message names what failed, if it cannot do its work."""
 
     def count_time_events(self, p: ParamValues, start: float, stop: float) -> float | None:
         """About how many time events this block makes in [start, stop] (None: unknown).

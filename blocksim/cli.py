@@ -23,6 +23,7 @@ from blocksim.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
 from blocksim.examples import examples, examples_dir, find_example
 from blocksim.model import SOLVERS
+from blocksim.shadowing import shadowing_notes
 from blocksim.run_outputs import (Output, check_outputs, count, events_output, results_output,
                                   write_outputs)
 
@@ -165,6 +166,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
           f"{count(model.n_states, 'state')}, {count(model.n_zc, 'zero crossing')}, "
           f"logs: {logs})")
+    for note in shadowing_notes(diagram):
+        print(f"{diagram.source}: {note}")
     return EXIT_OK
 
 

@@ -30,7 +30,10 @@ MAX_WORK = 30_000_000      # array elements produced by one evaluation, in total
 MAX_SECONDS = 2.0          # wall time of one evaluation
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf}
-"""Reserved names: they always mean the constant, even if a mapping of names has the same key."""
+"""Built-in constants. `inf` is reserved (limits are written with it); `pi` and `e` may be
+shadowed by a diagram parameter or an Expression input of that name (SHADOWABLE), so a
+formula of a restitution coefficient `e` reads the diagram's value."""
+SHADOWABLE = frozenset({"pi", "e"})
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -202,12 +205,14 @@ def parse(text: str) -> ast.Expression:
     return _parse(text)
 
 
-def names_in(text: str) -> set[str]:
-    """The free variable names `text` uses (not functions, not constants): its dependencies."""
+def names_in(text: str, constants: bool = False) -> set[str]:
+    """The free variable names `text` uses (not functions; constants only if asked: a
+    parameter may shadow pi or e): its dependencies."""
     tree = parse(text)
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    return {node.id for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and id(node) not in called} - CONSTANTS.keys()
+    found = {node.id for node in ast.walk(tree)
+             if isinstance(node, ast.Name) and id(node) not in called}
+    return found if constants else found - CONSTANTS.keys()
 
 
 def _fpe_reason(exc: FloatingPointError) -> str:
@@ -287,7 +292,7 @@ class _Evaluator:
 
     def _Name(self, node: ast.Name) -> float | np.ndarray:
         name = node.id
-        if name in CONSTANTS:
+        if name in CONSTANTS and not (name in SHADOWABLE and name in self.names):
             return CONSTANTS[name]
         if name not in self.names:
             raise self.fail(f"'{name}' is a function; call it like {name}(...)"
@@ -429,7 +434,7 @@ def _dependencies(value: Any) -> set[str]:
     while stack:  # iterative: a file may nest lists deeper than Python's stack
         item, depth = stack.pop()
         if isinstance(item, str):
-            found |= names_in(item)
+            found |= names_in(item, constants=True)
         elif isinstance(item, (list, tuple)) and not all(type(v) in (int, float) for v in item):
             if depth >= MAX_DEPTH:
                 raise _fail(f"array nested too deeply (over {MAX_DEPTH} levels)")
@@ -455,7 +460,7 @@ def resolve_parameters(params: Mapping[str, Any], overrides: Mapping[str, Any] |
     for name in values:
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             raise _fail(f"{prefix}parameter name {name!r} is not a valid identifier")
-        if name in CONSTANTS:
+        if name in CONSTANTS and name not in SHADOWABLE:
             raise _fail(f"{prefix}parameter name '{name}' clashes with the constant {name}")
     for name, value in (overrides or {}).items():
         if name not in values:
@@ -528,7 +533,8 @@ def to_code(text: str, name_map: Mapping[str, str],
             return _literal(node.value)
         if isinstance(node, ast.Name):
             name = node.id
-            if name in CONSTANTS:
+            shadowed = name in SHADOWABLE and (name in name_map or name in constants)
+            if name in CONSTANTS and not shadowed:
                 return _literal(CONSTANTS[name])
             if name in name_map:
                 target = str(name_map[name])

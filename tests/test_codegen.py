@@ -16,9 +16,38 @@ def function_text(model, name: str) -> str:
     return code[start:] if end < 0 else code[start:end]
 
 
+def classic_ball():
+    """The C21 ball built Simulink's classic way: a limited Integrator "position" whose sat
+    output falling to -1 resets a ResetIntegrator "velocity" to -mu times its state (what
+    diagrams/bouncing_ball.json was before its SecondOrderIntegrator)."""
+    blocks = [block("gravity", "Constant", value="-g"), block("speed", "Abs"),
+              block("v_times_speed", "Product", ops="**"), block("drag", "Gain", k="-beta"),
+              block("acceleration", "Sum", signs="++"),
+              block("velocity", "ResetIntegrator", initial="v0", edge="falling"),
+              block("restitution", "Gain", k="-mu"),
+              block("position", "Integrator", x0="x0", lower=0), block("x", "Scope"),
+              block("v", "Scope")]
+    wires = [("velocity.y", "speed.u"), ("velocity.y", "v_times_speed.u1"),
+             ("speed.y", "v_times_speed.u2"), ("v_times_speed.y", "drag.u"),
+             ("gravity.y", "acceleration.u1"), ("drag.y", "acceleration.u2"),
+             ("acceleration.y", "velocity.u"), ("position.sat", "velocity.reset"),
+             ("velocity.state", "restitution.u"), ("restitution.y", "velocity.x0"),
+             ("velocity.y", "position.u"), ("position.y", "x.u"), ("velocity.y", "v.u")]
+    return diagram(blocks, wires, {"x0": 10.0, "v0": 0.0, "g": 9.81, "mu": 0.9, "beta": 0.002},
+                   stop=30.0)
+
+
 @pytest.fixture(scope="module")
 def ball():
-    return blocksim.compile(blocksim.load(DIAGRAMS / "bouncing_ball.json"))
+    return blocksim.compile(classic_ball())
+
+
+def test_update_of_the_shipped_ball_reads_no_air_resistance():
+    shipped = blocksim.compile(blocksim.load(DIAGRAMS / "bouncing_ball.json"))
+    update = function_text(shipped, "update")
+    assert shipped.signal_names.index("restitution.y") in _assigned(update)
+    for name in ("gravity.y", "speed.y", "v_times_speed.y", "drag.y", "acceleration.y"):
+        assert shipped.signal_names.index(name) not in _assigned(update), name
 
 
 def test_update_computes_only_the_outputs_its_blocks_read(ball):
@@ -38,10 +67,14 @@ def _assigned(text: str) -> set[int]:
 
 
 def test_functions_without_block_code_are_empty_and_marked(ball):
-    assert ball.empty == {"pre_event", "after_event", "sample"}  # no discrete block
-    assert function_text(ball, "pre_event").strip().endswith("return None")
-    assert function_text(ball, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
-                                                          "z):", "return", "False"]
+    assert ball.empty == {"sample"}  # no discrete block (the ResetIntegrator holds `state`)
+    plain = compile_diagram(diagram([block("c", "Clock"), block("i", "Integrator"),
+                                     block("y", "Output")], [("c.y", "i.u"), ("i.y", "y.u")],
+                                    stop=1.0))
+    assert plain.empty == {"update", "pre_event", "after_event", "sample"}
+    assert function_text(plain, "pre_event").strip().endswith("return None")
+    assert function_text(plain, "after_event").split() == ["def", "after_event(t,", "x,", "m,",
+                                                           "z):", "return", "False"]
     memory = diagram([block("c", "Clock"), block("mem", "Memory"), block("y", "Output")],
                      [("c.y", "mem.u"), ("mem.y", "y.u")], stop=1.0)
     assert "pre_event" not in compile_diagram(memory).empty

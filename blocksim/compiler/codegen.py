@@ -145,6 +145,7 @@ class Generator:
             const=self._const,
             rate=self.sampling.block_rates[blk.path] if self.sampling else SampleTime(INHERITED),
             gate=self._gate(blk),
+            watch=[self._running(self.by_path[src]) for src in blk.watch],
             hist=lay.history[blk.path].start if blk.path in lay.history else -1,
         )
 
@@ -155,6 +156,13 @@ class Generator:
         if not modes:
             return "1.0"
         return modes[0] if len(modes) == 1 else f"({' * '.join(modes)})"
+
+    def _running(self, hold: FlatBlock) -> str:
+        """Nonzero while the subsystem whose output `hold` is runs: an enabled one while
+        enabled, a triggered one during the event of its trigger edge (its flag)."""
+        if hold.block_type.name == "TriggeredHold":
+            return f"m_[{self.layout.discrete[hold.trigger].start}]"
+        return self._gate(hold)
 
     def _enable_resets(self) -> None:
         """The lines an enable gate runs when its subsystem is enabled with "reset": every

@@ -14,7 +14,7 @@ import numpy as np
 
 from blocksim import history_ring
 from blocksim.blockspec import BlockType, ParamValues
-from blocksim.compiler import budget, codegen, graph
+from blocksim.compiler import budget, buses, codegen, conditional, graph
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
 from blocksim.compiler.rates import Clock, Rate
@@ -51,6 +51,15 @@ class TimeEventSource:
 
     def next_after(self, t: float) -> float:
         return float(self.impl.next_time_event(self.p, t))
+
+
+@dataclass(frozen=True)
+class AfterRun:
+    """A logging block with work to do once a run has ended (`BlockType.after_run`)."""
+
+    block: int
+    impl: BlockType
+    p: ParamValues
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,8 @@ class CompiledModel:
     # Triggered rates (after the clock's in `sample`'s hits): the discrete slot of each
     # trigger's flag, raised by its gate at an edge and cleared by the engine.
     trigger_slots: tuple[int, ...] = ()
+    # Logging blocks whose `after_run` the engine calls when a run ends (ToFile).
+    after_run: tuple[AfterRun, ...] = ()
     # Blocks that read the past of an input (transport delays): the rings the engine fills.
     history: tuple[HistoryChannel, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
@@ -191,6 +202,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
              settings: SimulationSettings) -> CompiledModel:
     flat = flatten(diagram, overrides)
     graph.check_connected(flat)
+    buses.resolve(flat)
+    conditional.merge_sources(flat)
     sizes = graph.resolve_sizes(flat)
     budget.check_slots(flat.blocks, sizes, flat.source)
     budget.check_history(flat, sizes)
@@ -214,7 +227,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
-    logged, time_events, history = [], [], []
+    logged, time_events, after_run, history = [], [], [], []
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
@@ -226,11 +239,13 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
         state_owner += [i] * sz.states
         zc_owner += [i] * sz.zero_crossings
-        if blk.block_type.logs:
-            src = flat.drivers[(blk.path, blk.inputs[0])]
-            logged.append(LoggedSignal(blk.path, tuple(layout.signal_of[src])))
+        if blk.block_type.logs:  # all its inputs, one after the other (an XYGraph's x, y)
+            logged.append(LoggedSignal(blk.path, tuple(
+                i for port in blk.inputs for i in layout.signal_of[flat.drivers[(blk.path, port)]])))
         if blk.block_type.has_time_events:
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
+        if blk.block_type.logs and blk.block_type.has_after_run:
+            after_run.append(AfterRun(i, blk.impl, blk.p))
         if sz.history is not None:
             signals = tuple(layout.signal_of[flat.drivers[(blk.path, sz.history.port)]])
             history.append(HistoryChannel(i, layout.history[blk.path].start,
@@ -273,6 +288,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         rates=sampling.rates,
         rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
+        after_run=tuple(after_run),
         history=tuple(history),
     )
     _check_results(model, settings)

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import flatten
 from blocksim.compiler.params import params_for
+from blocksim.errors import CompileError, shown
 from blocksim.model import Block
 from blocksim.registry import standard_library
 
@@ -82,3 +83,24 @@ def _hold(fl: "flatten._Flattener", path: str, type_name: str, values: dict) -> 
     fl.blocks.append(flatten.FlatBlock(path, hold_type, hold_type(), ParamValues(values), ["u"],
                                        ["y"], {"y": ("u",)}, fl.gates, fl.trigger))
     return path
+
+
+def merge_sources(flat: "flatten.FlatDiagram") -> None:
+    """Give each block that follows conditional subsystems (Merge: `watches_sources`) the
+    output hold of the subsystem driving each of its inputs (`FlatBlock.watch`)."""
+    by_path = {blk.path: blk for blk in flat.blocks}
+    for blk in flat.blocks:
+        if not getattr(blk.block_type, "watches_sources", False):
+            continue
+        sources = []
+        for port in blk.inputs:
+            src = by_path[flat.drivers[(blk.path, port)][0]]
+            if src.block_type.name not in ("EnabledHold", "TriggeredHold") \
+                    or not src.path.rpartition("/")[2].startswith("__out_"):
+                raise CompileError(f"input '{port}' must come from an output of an "
+                                   f"EnabledSubsystem or a TriggeredSubsystem (a "
+                                   f"{blk.block_type.name} follows the one that ran last), but "
+                                   f"'{shown(src.path)}' drives it", block=blk.path, port=port,
+                                   file=flat.source)
+            sources.append(src.path)
+        blk.watch = tuple(sources)

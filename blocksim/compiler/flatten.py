@@ -1,12 +1,14 @@
 """Flattening: subsystems dissolved into one list of block instances and one wiring map.
 
-Block ids become paths ("part2/relation1"); Inport/Outport blocks are resolved into direct
-connections, so later stages never see hierarchy. Parameters are resolved here too, because
-a block's ports may depend on them (Sum's signs); each level's scope shares the values of the
-levels around it (no copy per level), and one budget counts every value kept (`budget`).
+Block ids become paths ("part2/relation1"); Inport/Outport blocks, and Goto/From pairs
+(`tags`), are resolved into direct connections, so later stages never see hierarchy.
+Parameters are resolved here too, because a block's ports may depend on them (Sum's
+signs); each level's scope shares the values of the levels around it (no copy per level),
+and one budget counts every value kept (`budget`).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -17,10 +19,12 @@ from blocksim.compiler import conditional, limits
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.params import params_for, resolve_param
+from blocksim.compiler.tags import Tagged, Tags
 from blocksim.errors import CompileError, ExpressionError, shown
 from blocksim.model import Diagram
 
-__all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "flatten", "resolve_param"]
+__all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "check_blocks", "flatten",
+           "resolve_param"]
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
@@ -43,6 +47,8 @@ class FlatBlock:
     # in (outermost first), and the innermost triggered one.
     gates: tuple[str, ...] = ()
     trigger: str | None = None
+    # A Merge's sources: per input, the output hold of the conditional subsystem driving it.
+    watch: tuple[str, ...] = ()
 
 
 @dataclass
@@ -53,11 +59,13 @@ class FlatDiagram:
 
 
 class _Flattener:
-    def __init__(self, source: str):
+    def __init__(self, source: str, folder: str | None = None):
         self.source = source
+        self.folder = folder  # the diagram file's folder (see ParamValues.folder)
         self.blocks: list[FlatBlock] = []
         self.wires: dict[Endpoint, Endpoint] = {}
-        self.aliases: set[str] = set()  # paths of Inport/Outport blocks to dissolve
+        self.aliases: set[str] = set()  # paths of Inport/Outport/Goto/From blocks to dissolve
+        self.tags = Tags()
         self.budget = ParameterBudget(source)
         # The endpoints a user sees for the hidden ports of subsystem port blocks:
         # ("sub/u", "__in") is input 'u' of block 'sub', ("sub/y", "__out") its output 'y'.
@@ -114,7 +122,7 @@ class _Flattener:
                     ports[blk.id] = conditional.add(self, blk, block_type, names, path, depth)
                 continue
             try:
-                p = params_for(block_type, blk.params, names, path, self.budget)
+                p = params_for(block_type, blk.params, names, path, self.budget, self.folder)
                 impl = block_type()
                 problem = call_block(impl.check, p)
                 inputs = [port.name for port in call_block(impl.input_ports, p)]
@@ -135,6 +143,15 @@ class _Flattener:
             elif blk.type == "Outport":
                 outputs = [_OUT_HIDDEN]
                 feed = {_OUT_HIDDEN: ("u",)}
+                self.aliases.add(path)
+            elif blk.type in ("Goto", "From"):  # wired to each other once all levels are in
+                tagged = Tagged(path, prefix, p.tag, p.get("visibility", "local"),
+                                (self.gates, self.trigger))
+                if blk.type == "From":
+                    inputs, feed = [_IN_HIDDEN], {"y": (_IN_HIDDEN,)}
+                    self.tags.froms.append(tagged)
+                else:
+                    self.tags.gotos.append(tagged)
                 self.aliases.add(path)
             self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed,
                                          self.gates, self.trigger))
@@ -184,11 +201,18 @@ class _Flattener:
         return {"in": ins, "out": outs}
 
     def resolve_aliases(self) -> FlatDiagram:
-        """Replace every path through an Inport/Outport by a direct connection."""
-        alias_out = {}
+        """Replace every path through an Inport/Outport or a Goto/From by a direct
+        connection."""
+        for goto in self.tags.gotos:
+            if (goto.path, "u") not in self.wires:
+                raise self.error("input 'u' is not connected", block=goto.path, port="u")
+        for frm, goto in self.tags.resolve(self.error).items():
+            self.wires[(frm, _IN_HIDDEN)] = (goto, _OUT_HIDDEN)
+        alias_out, kinds = {}, {}
         for blk in self.blocks:
             if blk.path in self.aliases:
-                if blk.block_type.name == "Inport":
+                kinds[blk.path] = blk.block_type.name
+                if blk.block_type.name in ("Inport", "From"):
                     alias_out[(blk.path, "y")] = (blk.path, _IN_HIDDEN)
                 else:
                     alias_out[(blk.path, _OUT_HIDDEN)] = (blk.path, "u")
@@ -197,15 +221,14 @@ class _Flattener:
             seen = set()
             while endpoint in alias_out:
                 if endpoint in seen:
-                    raise self.error("subsystem ports form a loop with no block in it",
-                                     block=endpoint[0])
+                    raise self.error("subsystem ports or Goto/From tags form a loop with no "
+                                     "block in it", block=endpoint[0])
                 seen.add(endpoint)
                 hidden_in = alias_out[endpoint]
                 if hidden_in not in self.wires:
                     path = hidden_in[0]
-                    raise self.error(f"the {'Inport' if hidden_in[1] == _IN_HIDDEN else 'Outport'}"
-                                     f" '{path}' has no signal (input '{dst[0]}.{dst[1]}' needs"
-                                     f" it)", block=path)
+                    raise self.error(f"the {kinds[path]} '{path}' has no signal (input "
+                                     f"'{dst[0]}.{dst[1]}' needs it)", block=path)
                 endpoint = self.wires[hidden_in]
             return endpoint
 
@@ -220,9 +243,16 @@ class _Flattener:
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:
     """Resolve parameters and flatten subsystems; CompileError names file, block and port."""
-    flattener = _Flattener(diagram.source)
+    folder = os.path.dirname(os.path.abspath(diagram.path)) if diagram.path else None
+    flattener = _Flattener(diagram.source, folder)
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
 
 
+def check_blocks(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> None:
+    """Resolve every block's parameters and run its `check`, connecting nothing: the
+    editor's check of one block, which must not ask a lone From for its Goto."""
+    flattener = _Flattener(diagram.source)
+    names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
+    flattener.add(diagram, names, "")

@@ -44,6 +44,9 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
                 in_widths[port] = src.outputs.get(src_port) if src else None
             try:
                 new = blk.impl.sizes(blk.p, in_widths)
+            except CompileError as exc:  # a block's own message (FromFile: its file)
+                raise CompileError(exc.detail, block=exc.block or blk.path, port=exc.port,
+                                   file=flat.source) from None
             except (ValueError, KeyError, TypeError) as exc:
                 raise CompileError(f"cannot size the block: {exc}", block=blk.path,
                                    file=flat.source) from None

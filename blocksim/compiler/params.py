@@ -126,7 +126,8 @@ def _plain_number(prm: Param, value: float, raw: Any) -> float:
 
 
 def params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapping[str, Any],
-                path: str, budget: ParameterBudget | None = None) -> ParamValues:
+                path: str, budget: ParameterBudget | None = None,
+                folder: str | None = None) -> ParamValues:
     declared = {prm.name: prm for prm in block_type.params}
     unknown = sorted(set(raw) - set(declared))
     if unknown:
@@ -147,4 +148,4 @@ def params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mappi
             raise CompileError(exc.detail, block=path) from None
         if budget is not None:
             budget.charge(values[name], f"parameter '{name}'", block=path)
-    return ParamValues(values, names=names)
+    return ParamValues(values, names=names, folder=folder)

@@ -14,6 +14,17 @@ produce garbage, into a clear message naming the block and what to change.
   take minutes to run out. No sensible model comes near: the ball has ~300 events, a 1 kHz
   pulse train over 100 s 200,000. Both backends share this guard: the compiled loop of the
   numba backend returns to Python when the restarts reach `ProgressGuard.due`.
+  A storm that accelerates (crossings of a level by a state growing exponentially: the
+  events come faster in proportion to their number) passes the budget only after its rate
+  has grown for tens of windows, long after it is plain that it never ends. Such a storm is
+  projected by the power law of its pace (seconds per event) against the event count,
+  pace ~ N**e, fitted over the windows since a third of the events so far (`accelerating`;
+  e = -1 for exponential growth, -1/2 for a linear chirp, clamped at -1). The projection is
+  exact for a chirp of any polynomial order and for an exponential storm, and only used
+  where the pace fell in every one of those windows, and not faster than N**ZENO_EXPONENT
+  (a bouncing ball's geometric sequence, which ends at its Zeno point); it fails a run
+  whose projected time to the budget is under a quarter of the time left, ACCEL_STRIKES
+  windows in a row.
 - Stiffness on dopri5 and dop853: the budget STIFF_STEPS of `stiffness.StiffnessTest`.
 
 Each budget can be changed for a process by an environment variable BLOCKSIM_<NAME> set
@@ -21,6 +32,7 @@ before it starts (e.g. BLOCKSIM_MAX_EVENTS=10000000); messages say so.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import os
 from collections import Counter
@@ -36,6 +48,12 @@ STIFF_STEPS = 1_000_000  # steps left to the stop time once a system is found st
 STIFF_STEPS_PYTHON = 100_000  # the same on the Python loop, where a step costs ~30x more
 WINDOW = 500  # restarts between two progress checks
 STRIKES = 6  # windows in a row whose event rate projects beyond MAX_EVENTS
+ACCEL_STRIKES = 3  # windows in a row whose accelerating pace reaches MAX_EVENTS early
+ACCEL_MARGIN = 4.0  # ... within 1/ACCEL_MARGIN of the time left
+# A pace falling faster than N**ZENO_EXPONENT is taken for a geometric sequence (a ball
+# bouncing to rest: pace ~ q**N, whose fitted exponent N*ln(q) grows without bound), not a
+# storm: its events accumulate at a point the event horizon resolves (the ball rests).
+ZENO_EXPONENT = -2.5
 
 
 # The environment's overrides, read once (a run should not pay for reading it).
@@ -77,6 +95,8 @@ class ProgressGuard:
         self.due = WINDOW
         self.mark_t, self.mark_n = start, 0
         self.strikes = 0
+        self.pace = PaceHistory()
+        self.accel_strikes = 0
 
     def check(self, t: float, restarts: int, events: int) -> str | None:
         """Why the run cannot go on (None: it can), from the window since the last check."""
@@ -99,7 +119,53 @@ class ProgressGuard:
             return (f"events every {dt / n:.3g} s would make about {projected:.2g} events by "
                     f"the stop time, reaching the budget of {self.max_events} events of a "
                     f"run; {advice}")
+        left = self.max_events - events  # events still allowed
+        reach = self.pace.add(restarts, n, dt, left)
+        early = reach is not None and reach * ACCEL_MARGIN < self.stop - t
+        self.accel_strikes = self.accel_strikes + 1 if early else 0
+        if self.accel_strikes >= ACCEL_STRIKES:
+            return (f"events coming ever faster (now every {dt / n:.3g} s) would reach the "
+                    f"budget of {self.max_events} events of a run in about {reach:.2g} s, "
+                    f"long before the stop time; {advice}")
         return None
+
+
+class PaceHistory:
+    """The pace (seconds per restart) of each progress window, against the restarts at its
+    middle: what `accelerating` fits its power law to (the module docstring)."""
+
+    def __init__(self):
+        self.mids: list[float] = []
+        self.paces: list[float] = []
+        self.falling_since = 0  # the first window of the current run of falling paces
+
+    def add(self, restarts: int, n: int, dt: float, left: int) -> float | None:
+        """Record a window of n restarts over dt seconds ending at `restarts`; the time
+        the accelerating pace takes to make `left` more events, or None when the pace
+        did not fall in every window since a third of the restarts so far."""
+        mid, pace = restarts - n / 2.0, dt / n
+        if self.paces and not pace < self.paces[-1]:
+            self.falling_since = len(self.paces)
+        self.mids.append(mid)
+        self.paces.append(pace)
+        j = bisect.bisect_right(self.mids, mid / 3.0) - 1
+        if j < self.falling_since:
+            return None
+        if math.log(pace / self.paces[j]) / math.log(mid / self.mids[j]) < ZENO_EXPONENT:
+            return None  # geometric: a Zeno point, which the event horizon resolves
+        return accelerating(self.mids[j], self.paces[j], mid, pace, left)
+
+
+def accelerating(mid0: float, pace0: float, mid1: float, pace1: float, left: float
+                 ) -> float:
+    """The time to make `left` more events after event count mid1, where the pace has gone
+    from pace0 at mid0 to pace1 at mid1, extrapolated as pace ~ N**e (e clamped to
+    [-1, 0]: never faster than exponential growth of the rate, never slowing down)."""
+    e = min(0.0, max(-1.0, math.log(pace1 / pace0) / math.log(mid1 / mid0)))
+    ratio = (mid1 + left) / mid1
+    if e == -1.0:
+        return pace1 * mid1 * math.log(ratio)
+    return pace1 * mid1 * (ratio ** (e + 1.0) - 1.0) / (e + 1.0)
 
 
 def with_culprits(reason: str, events: Sequence, model: CompiledModel

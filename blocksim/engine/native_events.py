@@ -140,6 +140,16 @@ def settle(deriv, zc, observe, update, pre, after, sample, has_update, has_pre, 
         if block >= 0:
             log_t[nlog], log_b[nlog], log_k[nlog] = t, block, KIND_STATE
             nlog += 1
+    else:  # `Simulator._latch_start`: the signs at the start before any block updates
+        for _ in range(max_passes):
+            if not signs_after(deriv, zc, t, x, m, z, zmove, horizon, zn, dx, probe, g, S):
+                break
+            same = True
+            for i in range(z.size):
+                same = same and zn[i] == z[i]
+                z[i] = zn[i]
+            if same:
+                break
     settled, stop, entries, passes, nlog = _iterate(
         deriv, zc, update, has_update, t, x, m, z, zmove, horizon, init, stop_kind,
         max_passes, log_t, log_b, log_k, nlog, zn, dx, probe, g, ev, S)

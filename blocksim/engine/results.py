@@ -73,6 +73,28 @@ class Results:
         arrays["event_kind"] = np.array([e.kind for e in self.events], dtype=str)
         atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)
 
+    def to_pandas(self, mark: str | None = "event") -> Any:
+        """A pandas DataFrame indexed by time; the `mark` column says which rows are an
+        event's "left" and "right" limits (needs the `pandas` extra; see blocksim.frames)."""
+        from blocksim import frames
+
+        return frames.to_pandas(self, mark)
+
+    def to_xarray(self, mark: str | None = "event") -> Any:
+        """An xarray Dataset on `time`, the event log on `event_index` (needs the `xarray`
+        extra; see blocksim.frames)."""
+        from blocksim import frames
+
+        return frames.to_xarray(self, mark)
+
+    def plot(self, signals: Sequence[str] | None = None, events: bool | str = True,
+             figsize: tuple[float, float] | None = None) -> Any:
+        """A matplotlib Figure, one axes per signal, events marked (needs the `plot`
+        extra; see blocksim.frames)."""
+        from blocksim import frames
+
+        return frames.plot(self, signals, events, figsize)
+
     def events_to_csv(self, path: str | os.PathLike) -> None:
         """Write the event log as `time,block,kind` rows, atomically."""
         def write(fh):

@@ -27,6 +27,7 @@ naming the block. Ctrl-C raises SimulationInterrupted with the results so far (s
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import sys
@@ -38,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel, check_run
-from blocksim.engine import derived, events as ev_mod, guards, history, nonfinite
+from blocksim.engine import after_run, derived, events as ev_mod, guards, history, nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
@@ -143,6 +144,7 @@ class Simulator:
         self._started = clock.perf_counter()
         self._state: RunState | None = None
         self._next_poll = -math.inf
+        self._after_done = False  # the blocks' after_run work (ToFile) has been done
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
         # Functions no block writes code for do nothing: not calling them saves a call
@@ -265,7 +267,19 @@ class Simulator:
 
     def _results(self, status: str, message: str = "") -> Results:
         self.stats["wall_time"] = clock.perf_counter() - self._started
-        return self.recorder.results(status, message, self.stats, self.warnings)
+        results = self.recorder.results(status, message, self.stats, self.warnings)
+        if self.model.after_run and not self._after_done:
+            self._after_done = True  # once, also when a failure to write fails the run
+            failures = after_run.run_after(self.model, results)
+            if failures and status in ("finished", "stopped"):
+                t = float(results.time[-1]) if len(results.time) else self.settings.start
+                raise self._fail("; ".join(text for _, text in failures), t, failures[0][0])
+            if failures:  # the run's own failure stays the error; this is said besides
+                for block, text in failures:
+                    log.warning("%s: block '%s': %s", self.model.source, block, text)
+                results = dataclasses.replace(results, warnings=results.warnings + tuple(
+                    f"block '{block}': {text}" for block, text in failures))
+        return results
 
     def _stopped_results(self, st: RunState) -> Results:
         self.recorder.events.append(Event(float(st.t), "", "interrupted"))
@@ -312,6 +326,8 @@ class Simulator:
             self._record(st)  # the left limit; dropped again if nothing happens
             if self._pre is not None:
                 self._pre(st.t, st.x, st.m, st.z)
+        elif self.model.n_zc:
+            self._latch_start(st)
         log_entries: list[tuple[int, str]] = []
         changed_by: list[list[tuple[int, str]]] = []
         self._settle(st, init, log_entries, changed_by)
@@ -335,6 +351,16 @@ class Simulator:
         for block, kind in (located or []) + log_entries:
             self.recorder.events.append(Event(float(st.t), self.model.block_ids[block], kind))
         return any(kind == "stop" for _, kind in log_entries)
+
+    def _latch_start(self, st: RunState) -> None:
+        """Latch the signs at the start before any block updates: a block reading another's
+        latched output in the first pass (a Stop behind a CompareToConstant) must not see
+        the zeros the signs start from (u >= c would hold there for any u)."""
+        for _ in range(MAX_EVENT_PASSES):
+            zn = self._signs_after(st)
+            if np.array_equal(zn, st.z):
+                return
+            st.z = zn
 
     def _hits_due(self, st: RunState) -> list[float] | None:
         """The `hits` of the model's `sample` function at st.t (clock rates, then triggered

@@ -75,7 +75,7 @@ class AdaptiveStepper(Stepper):
 
     def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
                  rtol: float, atol: float, max_step: float, first_step: float | None,
-                 jac_sparsity=None):
+                 jac_sparsity=None, jacobian=None):
         span = abs(t_bound - t0)
         if first_step is not None:
             first_step = min(first_step, span) if span > 0 else None
@@ -84,6 +84,8 @@ class AdaptiveStepper(Stepper):
         # Implicit solvers take the Jacobian's sparsity (finite differences by column
         # groups and a sparse LU): what makes stiff solves of large diagrams affordable.
         extra = {"jac_sparsity": jac_sparsity} if jac_sparsity is not None else {}
+        if jacobian is not None:
+            extra = {"jac": jacobian}
         self._rhs_raised, self._probe = False, None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
@@ -99,6 +101,7 @@ class AdaptiveStepper(Stepper):
         self.t = self.t_old = t0
         self.x = self.x_old = np.array(x0, dtype=float)
         self._dense = None
+        self._solved: dict[float, np.ndarray] = {}  # solve_to's states in the last step
         self.settings = (name, fun, rtol, atol, max_step)
         self.jac_sparsity = jac_sparsity
 
@@ -110,12 +113,23 @@ class AdaptiveStepper(Stepper):
         """
         if t == self.t:
             return self.x.copy()
-        name, fun, rtol, atol, max_step = self.settings
-        sub = AdaptiveStepper(name, fun, self.t_old, self.x_old, t, rtol, atol, max_step,
-                              t - self.t_old, self.jac_sparsity)
-        while sub.t < t:
-            sub.step()
-        return sub.x
+        known = self._solved.get(t)
+        if known is None:
+            name, fun, rtol, atol, max_step = self.settings
+            sub = AdaptiveStepper(name, fun, self.t_old, self.x_old, t, rtol, atol, max_step,
+                                  t - self.t_old, self.jac_sparsity, self._jacobian())
+            while sub.t < t:
+                sub.step()
+            known = self._solved[t] = sub.x
+        return known.copy()
+
+    def _jacobian(self):
+        """The Jacobian the running implicit solver holds (None for explicit ones): a
+        trial integration inside its last step starts from it instead of estimating its
+        own by finite differences, which was most of the cost of locating an event on
+        radau and bdf. Newton's iteration still converges to the solver's tolerance (a
+        constant Jacobian only makes it take more iterations, or a smaller step)."""
+        return getattr(self.solver, "J", None)
 
     def _watched(self, fun: Rhs) -> Rhs:
         """`fun`, noting when it raises (the model's failure, not scipy's) and the first
@@ -163,6 +177,7 @@ class AdaptiveStepper(Stepper):
         self.x_old, self.x = self.x, self.solver.y
         self.last_step = self.t - self.t_old
         self._dense = None
+        self._solved = {}
         if not np.all(np.isfinite(self.x)):
             raise StepFailure("the state became infinite or NaN")
 

@@ -15,7 +15,7 @@ import heapq
 from collections import defaultdict, deque
 from typing import Iterable, Mapping, Protocol, Sequence
 
-SINK_TYPES = {"Output", "Scope", "Outport", "Stop"}
+SINK_TYPES = {"Output", "Scope", "XYGraph", "Outport", "Stop"}
 SOURCE_TYPES = {"Inport"}
 COMPACT_PASSES = 8
 

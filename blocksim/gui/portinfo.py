@@ -153,7 +153,10 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
 
 # Block types whose port names are worth showing (ports that mean different things).
 NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
-               "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D"}
+               "Expression", "MathFunction", "Demux", "StateSpace", "LookupTable1D",
+               "SecondOrderIntegrator", "XYGraph", "Trigonometric", "RateLimiter", "Backlash",
+               "DotProduct", "MinMax", "MultiportSwitch", "BusCreator", "BusSelector",
+               "LookupTableND", "Merge"}
 
 
 def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
@@ -210,6 +213,11 @@ _OPERATORS = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "=", "<": "<", ">": "
 GLYPHS: dict[str, Callable[[Block], str]] = {
     "Integrator": lambda b: "1/s",
     "ResetIntegrator": lambda b: "1/s",
+    "SecondOrderIntegrator": lambda b: "1/s²",
+    "Derivative": lambda b: "du/dt",
+    "ZeroPole": lambda b: "k Z(s)/P(s)",
+    "Trigonometric": lambda b: _short(b.params.get("function", "sin"), "trig"),
+    "WrapToZero": lambda b: "wrap→0",
     "StateSpace": lambda b: "ẋ=Ax+Bu",
     "TransferFunction": lambda b: "N(s)/D(s)",
     "Gain": lambda b: _short(b.params.get("k", 1), "K", 6),
@@ -239,8 +247,17 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
     "SRFlipFlop": lambda b: "S-R",
     "Mux": lambda b: "mux",
     "Demux": lambda b: "demux",
+    "Goto": lambda b: "[" + _short(b.params.get("tag", "A"), "tag", 10) + "]",
+    "From": lambda b: "[" + _short(b.params.get("tag", "A"), "tag", 10) + "]",
+    "MultiportSwitch": lambda b: "switch",
+    "Selector": lambda b: "u[i]",
+    "Merge": lambda b: "merge",
+    "BusCreator": lambda b: "bus",
+    "BusSelector": lambda b: _short(b.params.get("names", "a"), "bus", 10),
+    "LookupTableND": lambda b: "y(u1,…)",
     "Output": lambda b: "out",
     "Scope": lambda b: "scope",
+    "XYGraph": lambda b: "x-y",
     "Stop": lambda b: "STOP",
     "Inport": lambda b: "in",
     "Outport": lambda b: "out",

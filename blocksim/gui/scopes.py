@@ -1,5 +1,5 @@
-"""The scopes: one live plot per Scope block of a diagram (subsystems included, named by
-the path the compiler logs them under), fed by a SimulationRunner, plus exports.
+"""The scopes: one live plot per Scope or XYGraph block of a diagram (subsystems included,
+named by the path the compiler logs them under), fed by a SimulationRunner, plus exports.
 
 The views live in `scope_area()`, a widget the editor core puts in a dock.
 """
@@ -17,22 +17,31 @@ from blocksim.engine import Results
 from blocksim.gui.forms import muted_label
 from blocksim.gui.runner import SimulationRunner, Snapshot
 from blocksim.gui.scope_view import ScopeView, event_instants
+from blocksim.gui.xy_view import XYView
 from blocksim.model import Diagram
 
 log = logging.getLogger(__name__)
 
 SCOPE_TYPE = "Scope"
+XY_TYPE = "XYGraph"  # plotted as y against x
+VIEWS = {SCOPE_TYPE: ScopeView, XY_TYPE: XYView}
+
+
+def plotted_blocks(diagram: Diagram, prefix: str = "") -> dict[str, str]:
+    """{path: type} of every Scope and XYGraph block, in diagram order; "sub/scope" inside
+    subsystem "sub"."""
+    found: dict[str, str] = {}
+    for blk in diagram.blocks:
+        if blk.type in VIEWS:
+            found[prefix + blk.id] = blk.type
+        elif blk.subsystem is not None:
+            found.update(plotted_blocks(blk.subsystem, f"{prefix}{blk.id}/"))
+    return found
 
 
 def scope_paths(diagram: Diagram, prefix: str = "") -> list[str]:
-    """Paths of every Scope block, in diagram order; "sub/scope" inside subsystem "sub"."""
-    paths = []
-    for blk in diagram.blocks:
-        if blk.type == SCOPE_TYPE:
-            paths.append(prefix + blk.id)
-        elif blk.subsystem is not None:
-            paths += scope_paths(blk.subsystem, f"{prefix}{blk.id}/")
-    return paths
+    """Paths of every plotted block (Scope, XYGraph), in diagram order."""
+    return list(plotted_blocks(diagram, prefix))
 
 
 class ScopeManager(QObject):
@@ -71,14 +80,17 @@ class ScopeManager(QObject):
             self._runner = runner
             for signal, slot in self._connections():
                 signal.connect(slot)
-        paths = scope_paths(diagram)
-        if list(self.views) != paths:  # keep views (and their zoom) across runs when unchanged
+        kinds = plotted_blocks(diagram)
+        paths = list(kinds)
+        shown = [(path, type(view)) for path, view in self.views.items()]
+        if shown != [(path, VIEWS[kind]) for path, kind in kinds.items()]:
+            # keep views (and their zoom) across runs when unchanged
             self.tabs.clear()
             for view in self.views.values():
                 view.deleteLater()
             self.views = {}
             for path in paths:
-                view = ScopeView(path, self.tabs)
+                view = VIEWS[kinds[path]](path, self.tabs)
                 self.views[path] = view
                 self.tabs.addTab(view, path)
         self.results, self._latest = None, None

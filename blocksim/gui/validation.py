@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from blocksim import expressions, registry
 from blocksim.compiler import compile_diagram
-from blocksim.compiler.flatten import flatten
+from blocksim.compiler.flatten import check_blocks
 from blocksim.engine import Simulator
 from blocksim.errors import (
     BlocksimError,
@@ -97,7 +97,7 @@ def check_block_params(diagram: Diagram, block: Block, params: Mapping[str, Any]
         level = Diagram(blocks=[Block(f"level{depth}", "Subsystem", subsystem=level)],
                         parameters=dict(outer.parameters))
     try:
-        flatten(level)
+        check_blocks(level)
     except CompileError as exc:
         return exc.detail
     except Exception as exc:  # a block's check() that raises is a bug of that block

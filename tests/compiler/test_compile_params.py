@@ -64,7 +64,10 @@ def test_which_library_parameters_take_infinity():
     assert allowed == {("Integrator", "lower"), ("Integrator", "upper"),
                        ("Saturation", "lower"), ("Saturation", "upper"),
                        ("DiscreteIntegrator", "lower"), ("DiscreteIntegrator", "upper"),
-                       ("PID", "lower"), ("PID", "upper")}
+                       ("PID", "lower"), ("PID", "upper"),
+                       ("SecondOrderIntegrator", "lower"), ("SecondOrderIntegrator", "upper"),
+                       ("SecondOrderIntegrator", "dx_lower"),
+                       ("SecondOrderIntegrator", "dx_upper")}
     assert "+-inf allowed" in registry.get("Saturation").describe()
 
 

@@ -20,7 +20,11 @@ BALL = examples_dir() / "bouncing_ball.json"
 
 @pytest.fixture
 def ball():
-    return blocksim.load(BALL)
+    """The bouncing ball, plus a limited Integrator "position" (the ball's x and v are one
+    SecondOrderIntegrator now) for the tests of the Integrator's form."""
+    diagram = blocksim.load(BALL)
+    diagram.blocks.append(Block("position", "Integrator", {"x0": "x0", "lower": 0}))
+    return diagram
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_search_filters_by_name_category_and_doc(palette, qtbot):
     assert palette.visible_types() == ["Saturation"]
     palette.search.clear()
     qtbot.keyClicks(palette.search, "sinks")  # a category
-    assert set(palette.visible_types()) == {"Output", "Scope", "Stop"}
+    assert set(palette.visible_types()) == {"Output", "Scope", "Stop", "ToFile", "XYGraph"}
     palette.search.clear()
     qtbot.keyClicks(palette.search, "limit")  # doc text only: Integrator's limits
     shown = palette.visible_types()

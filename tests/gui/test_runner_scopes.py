@@ -37,8 +37,8 @@ def ball_with_scopes(stop: float) -> Diagram:
                Wire(PortRef("v_in", "y"), PortRef("xv", "u2")),
                Wire(PortRef("xv", "y"), PortRef("state", "u"))])
     diagram.blocks.append(Block("monitor", "Subsystem", subsystem=monitor))
-    diagram.wires += [Wire(PortRef("position", "y"), PortRef("monitor", "x_in")),
-                      Wire(PortRef("velocity", "y"), PortRef("monitor", "v_in"))]
+    diagram.wires += [Wire(PortRef("ball", "x"), PortRef("monitor", "x_in")),
+                      Wire(PortRef("ball", "dx"), PortRef("monitor", "v_in"))]
     return diagram
 
 

@@ -127,6 +127,13 @@ def _special(draw, type_name: str) -> dict[str, Any] | None:
         bps = draw(_increasing())
         return {"breakpoints": bps, "table": [draw(small) for _ in bps],
                 "extrapolation": draw(st.sampled_from(["clip", "linear"]))}
+    if type_name == "LookupTableND":
+        b1, b2 = draw(_increasing(n_max=4)), draw(_increasing(n_max=4))
+        return {"breakpoints1": b1, "breakpoints2": b2,
+                "table": [[draw(small) for _ in b2] for _ in b1],
+                "out_of_range": draw(st.sampled_from(["clip", "extrapolate"]))}
+    if type_name == "Selector":
+        return {"indices": draw(st.lists(st.integers(1, 2), min_size=1, max_size=3))}
     if type_name == "FromTable":
         times = sorted(abs(v) for v in draw(_increasing(allow_repeat=True)))
         times = [v for k, v in enumerate(times) if k < 2 or not v == times[k - 1] == times[k - 2]]

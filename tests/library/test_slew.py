@@ -229,15 +229,14 @@ def test_backlash_of_a_sine_matches_the_hand_derived_answer():
 
 
 def test_backlash_of_steps_without_a_derivative_port():
-    # u jumps 0 -> 2 at 1 (the output is pushed to 1.5 and released), 2 -> 1.8 at 2 (inside
-    # the band [1, 2]: nothing), 1.8 -> -1 at 3 (pushed down to -0.5).
+    # u jumps 0 -> 2 at 1 (the output is pushed to 1.5 and stays in contact), 2 -> 1.8 at
+    # 2 (back inside the band [1, 2]: released), 1.8 -> -1 at 3 (pushed down to -0.5).
     d = diagram([table([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], [0.0, 2.0, 2.0, 1.8, 1.8, -1.0]),
                  block("b", "Backlash", width=1.0, derivative="zero"), block("i", "Integrator"),
                  block("y", "Output")], [("u.y", "b.u"), ("b.y", "y.u"), ("b.y", "i.u")],
                 stop=4.0, output_interval=0.25, **TIGHT)
     r = run_both(d)
-    assert switches(r) == [(1.0, "engage"), (1.0, "disengage"), (3.0, "engage"),
-                           (3.0, "disengage")]
+    assert switches(r) == [(1.0, "engage"), (2.0, "disengage"), (3.0, "engage")]
     t = r.time
     right = np.r_[False, t[1:] == t[:-1]]  # the right limit of an event is its second row
     expected = np.where((t > 3.0) | ((t == 3.0) & right), -0.5,
@@ -265,6 +264,21 @@ def test_backlash_starting_outside_its_band_is_pushed_at_the_start():
                  block("y", "Output")], [("k.y", "b.u"), ("b.y", "y.u")], stop=1.0)
     r = blocksim.simulate(d)
     np.testing.assert_array_equal(r["y"], [[1.5, -1.0, 0.0]] * len(r.time))
+
+
+def test_backlash_without_a_derivative_follows_a_moving_input_without_chattering():
+    # Found by the fuzzer: derivative = "zero" with a ramp (u moves between jumps, which
+    # the parameter says it does not). Released at once after each push, the block chattered
+    # (events 1e-13 s apart until the event budget). It now stays in contact and follows:
+    # y = u - width/2 from where the ramp leaves the band, with one engagement.
+    d = diagram([block("u", "Ramp", slope=1.0, start=0.5, initial=0.0),
+                 block("b", "Backlash", width=1.0, derivative="zero"), block("i", "Integrator"),
+                 block("y", "Output")],
+                [("u.y", "b.u"), ("b.y", "y.u"), ("b.y", "i.u")], stop=2.0, output_interval=0.25,
+                **TIGHT)
+    r = run_both(d)
+    assert switches(r) == [(pytest.approx(1.0, abs=1e-12), "engage")]
+    np.testing.assert_allclose(r["y"], np.maximum(r.time - 1.0, 0.0), rtol=0, atol=1e-12)
 
 
 # ----- parameters -----

@@ -1,0 +1,61 @@
+"""How a diagram built in Python shows itself: an SVG drawn by the editor's renderer in
+Jupyter, a text summary where Qt (PySide6) is absent or cannot start.
+
+Only blocksim.gui imports Qt, and only when a picture is asked for.
+"""
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from blocksim.builder import DiagramBuilder
+
+log = logging.getLogger(__name__)
+
+MAX_SHOWN_BLOCKS = 60  # a summary longer than this says how many it left out
+
+
+def summary(builder: "DiagramBuilder") -> str:
+    """Blocks (id, type, parameters), wires and, at the top, parameters and settings."""
+    model = builder.model
+    lines = [repr(builder)]
+    if builder._parent is None:
+        sim = model.simulation
+        lines.append(f"  simulation: {sim.start:g} .. {sim.stop:g} s, {sim.solver}, "
+                     f"rtol {sim.rtol:g}, atol {sim.atol:g}")
+    if model.parameters:
+        lines.append("  parameters: " + ", ".join(f"{k} = {v!r}"
+                                                 for k, v in model.parameters.items()))
+    for block in model.blocks[:MAX_SHOWN_BLOCKS]:
+        params = ", ".join(f"{k}={v!r}" for k, v in block.params.items())
+        inner = f" [{len(block.subsystem.blocks)} blocks inside]" if block.subsystem else ""
+        lines.append(f"  {block.id}: {block.type}({params}){inner}")
+    if len(model.blocks) > MAX_SHOWN_BLOCKS:
+        lines.append(f"  ... and {len(model.blocks) - MAX_SHOWN_BLOCKS} more blocks")
+    wires = [f"{w.src} -> {w.dst}" for w in model.wires]
+    if wires:
+        shown = wires[:MAX_SHOWN_BLOCKS]
+        lines.append("  wires: " + ", ".join(shown)
+                     + (f", ... ({len(wires)} in all)" if len(wires) > len(shown) else ""))
+    return "\n".join(lines)
+
+
+def svg(builder: "DiagramBuilder") -> str | None:
+    """The level drawn as the editor draws it, as SVG text; None (Jupyter then shows the
+    text summary) without PySide6 or when Qt cannot draw."""
+    try:
+        from blocksim.gui.render import render_diagram
+    except ImportError as exc:
+        log.debug("no diagram picture: %s", exc)
+        return None
+    try:
+        with tempfile.TemporaryDirectory(prefix="blocksim-svg-") as folder:
+            out = render_diagram(builder.top.model, Path(folder) / "diagram.svg",
+                                 level=builder._path)
+            return out.read_text(encoding="utf-8")
+    except Exception as exc:  # a picture is a nicety: never break the notebook for it
+        log.warning("cannot draw the diagram (%s); showing its summary", exc)
+        return None
