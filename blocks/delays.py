@@ -2,7 +2,8 @@
 
 Both read the past of their input from a history the engine keeps (`blockspec.History`,
 `blocksim.history_ring`): one record per accepted step interpolating the input to the
-solver's order, and a marker at each event, where the input may jump. The output never
+solver's order (a step is split into pieces until each meets the run's tolerances), and
+a marker at each event, where the input may jump. The output never
 depends on the input at the same instant, so a delay closes a feedback loop: a
 delay-differential equation is an integrator fed back through a delay.
 
@@ -11,7 +12,10 @@ start (where the initial output gives way to the input) and every event at t_e r
 as a time event at t_e + delay, so no step straddles a jump or kink of the delayed signal.
 In a feedback loop such a breakpoint is itself an event of the input, whose discontinuity
 is one derivative smoother each time round (t0, t0 + delay, t0 + 2 delay, ... for a DDE);
-after `history_ring.MAX_LEVEL` rounds the solver steps over it.
+after `history_ring.MAX_LEVEL` rounds the solver steps over it. A breakpoint is scheduled
+again only where it can matter: by the delay itself if its output reaches its input, by a
+delay downstream of it, and by every delay where something else happened at the instant
+(the engine decides from the diagram's graph and the event's log).
 """
 from __future__ import annotations
 
