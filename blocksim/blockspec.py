@@ -69,6 +69,24 @@ class Port:
 
 
 @dataclass(frozen=True)
+class History:
+    """The past of an input that a block reads (a transport delay).
+
+    The engine keeps it in a ring of the discrete-state array (`blocksim.history_ring`):
+    one record per accepted step, interpolating the input to the solver's order, and a
+    marker at each event. `span` (s): how far back it is read; `capacity`: records kept
+    (a run whose steps within `span` need more fails, naming the block); `delay` (s, 0:
+    none): a fixed delay whose breakpoints the block schedules as time events, so that
+    the engine counts how often a discontinuity has passed through it.
+    """
+
+    port: str
+    span: float
+    capacity: int
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
 class Sizes:
     """What one block instance needs: output widths and slot counts."""
 
@@ -76,6 +94,7 @@ class Sizes:
     states: int = 0
     discrete: int = 0
     zero_crossings: int = 0
+    history: History | None = None
 
 
 class ParamValues:
@@ -183,6 +202,9 @@ class Emit:
     # nonzero while the subsystem that drives it runs (an enabled one while enabled, a
     # triggered one during the event of its trigger edge; set by the compiler).
     watch: list[str] = field(default_factory=list)
+    # A block with a `History`: where its ring starts in the array `m` (read it from
+    # generated code as `m`, the whole array, with `blocksim.history_ring.hist_read`).
+    hist: int = -1
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""

@@ -75,6 +75,30 @@ def check_slots(blocks: Iterable[Any], sizes: Mapping[str, Sizes], source: str |
                        block=blk.path, port=port, file=source)
 
 
+def check_history(flat: Any, sizes: Mapping[str, Sizes]) -> None:
+    """The history rings within `limits.MAX_HISTORY_VALUES`, checked before they are allocated;
+    names the block with the largest ring."""
+    from blocksim import history_ring
+
+    total, largest = 0, (0, None)
+    for blk in flat.blocks:
+        spec = sizes[blk.path].history
+        if spec is None:
+            continue
+        src, port = flat.drivers[(blk.path, spec.port)]
+        n = history_ring.region_size(sizes[src].outputs[port], spec.capacity)
+        total += n
+        if n > largest[0]:
+            largest = (n, blk)
+    if total > limits.MAX_HISTORY_VALUES:
+        n, blk = largest
+        raise CompileError(
+            f"its input history needs {limits.size_text(8 * n)}; the diagram's histories "
+            f"need {limits.size_text(8 * total)} in all, over the limit of "
+            f"{limits.size_text(8 * limits.MAX_HISTORY_VALUES)}: lower buffer_size",
+            block=blk.path, file=flat.source)
+
+
 def check_code(source: str, line_owner: Sequence[int | None], block_ids: Sequence[str],
                file: str | None) -> None:
     """Generated code within MAX_CODE_BYTES, checked before Python compiles it; names the

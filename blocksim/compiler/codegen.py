@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from blocksim import expressions
+from blocksim import expressions, history_ring
 from blocksim.blockspec import Emit, Sizes, lit
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
@@ -35,8 +35,14 @@ class Layout:
     zcs: dict[str, range]
     n_signals: int
     n_states: int
-    n_discrete: int
+    n_discrete: int  # the ordinary discrete slots; the history rings follow them in m
     n_zc: int
+    history: dict[str, range] = field(default_factory=dict)  # each block's ring in m
+
+    @property
+    def m_size(self) -> int:
+        """The length of the engine's array m: discrete slots, then history rings."""
+        return max([self.n_discrete] + [r.stop for r in self.history.values()])
 
 
 def allocate(flat: FlatDiagram, sizes: dict[str, Sizes]) -> Layout:
@@ -56,7 +62,15 @@ def allocate(flat: FlatDiagram, sizes: dict[str, Sizes]) -> Layout:
         nx += sz.states
         nm += sz.discrete
         nz += sz.zero_crossings
-    return Layout(signal_of, states, discrete, zcs, ns, nx, nm, nz)
+    history, nh = {}, nm
+    for blk in flat.blocks:
+        spec = sizes[blk.path].history
+        if spec is not None:
+            width = len(signal_of[flat.drivers[(blk.path, spec.port)]])
+            size = history_ring.region_size(width, spec.capacity)
+            history[blk.path] = range(nh, nh + size)
+            nh += size
+    return Layout(signal_of, states, discrete, zcs, ns, nx, nm, nz, history)
 
 
 class Generator:
@@ -73,7 +87,9 @@ class Generator:
         self.sampling = sampling
         self.hit_order = hit_order or []
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
-                                          "np": np, **expressions.SCALAR_FUNCTIONS}
+                                          "np": np, **expressions.SCALAR_FUNCTIONS,
+                                          "_hist_read": history_ring.hist_read,
+                                          "_hist_due": history_ring.hist_due}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
         self.by_path = {blk.path: blk for blk in flat.blocks}
         self.port_of_signal: list[tuple[str, str]] = [("", "")] * layout.n_signals
@@ -130,6 +146,7 @@ class Generator:
             rate=self.sampling.block_rates[blk.path] if self.sampling else SampleTime(INHERITED),
             gate=self._gate(blk),
             watch=[self._running(self.by_path[src]) for src in blk.watch],
+            hist=lay.history[blk.path].start if blk.path in lay.history else -1,
         )
 
     # ----- enabled subsystems -----
@@ -261,14 +278,14 @@ class Generator:
                 bodies[name] = ([], [], ["return False" if result == "changed" else "return None"])
                 continue
             written = _arrays_in([ln for ln, _ in code], ("x_", "m_"))
-            tail = [f"{a[0]}[:] = {a}" for a in ("x_", "m_") if a in written]
+            tail = [self._write_back(a) for a in ("x_", "m_") if a in written]
             head = ["changed = False"] if result == "changed" else []
             bodies[name] = (self._body(code, pure=False), head, tail + [f"return {result}"])
 
         sample = self._sample_lines()
         if sample:
             written = _arrays_in([ln for ln, _ in sample], ("x_", "m_"))
-            tail = [f"{a[0]}[:] = {a}" for a in ("x_", "m_") if a in written]
+            tail = [self._write_back(a) for a in ("x_", "m_") if a in written]
             bodies["sample"] = (sample, ["hits_ = hits"], tail + ["return None"])
         else:
             self.empty.add("sample")
@@ -284,7 +301,7 @@ class Generator:
                            ("sample", "t, x, m, z, hits"), ("next_time", "t, m")):
             body, before, after = bodies[name]
             used = _arrays_in([ln for ln, _ in body], _HEADS)
-            heads = [f"{a} = {a[:-1]}.tolist()" for a in _HEADS if a in used]
+            heads = [self._head(a) for a in _HEADS if a in used]
             text.append(f"def {name}({args}):")
             owners.append(None)
             for line, owner in _plain(heads + before) + body + _plain(after):
@@ -294,6 +311,21 @@ class Generator:
             text.append("")
             owners.append(None)
         return "\n".join(text) + "\n", owners
+
+    def _ordinary(self, array: str) -> str:
+        """The array as generated code copies it into a list: m without the history rings
+        (a ring is read from `m` itself; copying it per call would cost more than a step)."""
+        lay = self.layout
+        if array == "m_" and lay.m_size > lay.n_discrete:
+            return f"m[:{lay.n_discrete}]"
+        return array[:-1]
+
+    def _head(self, array: str) -> str:
+        return f"{array} = {self._ordinary(array)}.tolist()"
+
+    def _write_back(self, array: str) -> str:
+        target = self._ordinary(array)
+        return f"{target} = {array}" if "[" in target else f"{target}[:] = {array}"
 
     def _sample_lines(self) -> list[tuple[str, int]]:
         """The body of `sample(t, x, m, z, hits)`, run once at each sample hit.

@@ -7,11 +7,12 @@ during a run live in the engine.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from blocksim import history_ring
 from blocksim.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, buses, codegen, conditional, graph
 from blocksim.compiler.faults import call_block
@@ -62,6 +63,26 @@ class AfterRun:
 
 
 @dataclass(frozen=True)
+class HistoryChannel:
+    """A block's ring of input history in m (`blockspec.History`, `history_ring`): where
+    it starts, its records, the width and signals of the input it keeps."""
+
+    block: int
+    base: int
+    capacity: int
+    width: int
+    span: float
+    delay: float
+    signals: tuple[int, ...]
+    # Whether the block's output reaches its own input (a delay-differential equation):
+    # only then is its breakpoint a discontinuity of its input, to be scheduled again.
+    feedback: bool = True
+    # The other blocks with fixed delays whose outputs reach this block's input: their
+    # breakpoints are discontinuities of the input.
+    upstream: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class CompiledModel:
     """A diagram ready to simulate: generated functions plus slot maps."""
 
@@ -95,6 +116,8 @@ class CompiledModel:
     trigger_slots: tuple[int, ...] = ()
     # Logging blocks whose `after_run` the engine calls when a run ends (ToFile).
     after_run: tuple[AfterRun, ...] = ()
+    # Blocks that read the past of an input (transport delays): the rings the engine fills.
+    history: tuple[HistoryChannel, ...] = ()
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -183,6 +206,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     conditional.merge_sources(flat)
     sizes = graph.resolve_sizes(flat)
     budget.check_slots(flat.blocks, sizes, flat.source)
+    budget.check_history(flat, sizes)
     sampling = resolve_sampling(flat, sizes)
     # Between its hits a discrete block's outputs are held values: they read no input.
     hit_feedthrough = {blk.path: blk.feedthrough for blk in flat.blocks
@@ -203,7 +227,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
-    logged, time_events, after_run = [], [], []
+    logged, time_events, after_run, history = [], [], [], []
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
@@ -222,6 +246,20 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
         if blk.block_type.logs and blk.block_type.has_after_run:
             after_run.append(AfterRun(i, blk.impl, blk.p))
+        if sz.history is not None:
+            signals = tuple(layout.signal_of[flat.drivers[(blk.path, sz.history.port)]])
+            history.append(HistoryChannel(i, layout.history[blk.path].start,
+                                          sz.history.capacity, len(signals),
+                                          float(sz.history.span), float(sz.history.delay),
+                                          signals, _feeds_back(flat, blk.path)))
+    scheduled = [c.block for c in history if c.delay > 0]
+    reaching = {b: _reaches(flat, flat.blocks[b].path) for b in scheduled}
+    history = [replace(c, upstream=tuple(b for b in scheduled if b != c.block
+                                         and flat.blocks[c.block].path in reaching[b]))
+               for c in history]
+    m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
+    for channel in history:
+        m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header()
     names = [""] * layout.n_signals
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):
@@ -251,9 +289,31 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
         after_run=tuple(after_run),
+        history=tuple(history),
     )
     _check_results(model, settings)
     return model
+
+
+def _reaches(flat, path: str) -> set[str]:
+    """The blocks a block's outputs reach through the diagram (any path, states
+    included)."""
+    readers: dict[str, set[str]] = {}
+    for (dst, _), (src, _) in flat.drivers.items():
+        readers.setdefault(src, set()).add(dst)
+    seen: set[str] = set()
+    stack = [path]
+    while stack:
+        for nxt in readers.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _feeds_back(flat, path: str) -> bool:
+    """Whether a block's outputs reach its own inputs."""
+    return path in _reaches(flat, path)
 
 
 def _values(values: Any, n: int) -> list[float]:

@@ -124,8 +124,10 @@ def _indented(st: Statement) -> list[tuple[str, int | None]]:
     return [("    " + line, st.owner) for line in st.lines]
 
 
-def observe_source(functions: dict[str, Function], signals: list[int]) -> str:
-    """Source of `observe(t, x, m, z)`: the logged signals only, pruned from `outputs`."""
+def observe_source(functions: dict[str, Function], signals: list[int],
+                   name: str = "observe") -> str:
+    """Source of `observe(t, x, m, z)` (or `name`): the logged signals only (or any
+    others), pruned from `outputs`."""
     outputs = functions["outputs"]
     body = [st for st in outputs.statements if not st.lines[0].startswith("return")]
     needed = {f"s{i}" for i in signals}
@@ -134,7 +136,7 @@ def observe_source(functions: dict[str, Function], signals: list[int]) -> str:
         if st.writes & needed or "*" in st.stores or not st.writes:
             kept.append(st)
             needed |= st.reads
-    lines: list[tuple[str, int | None]] = [(f"def observe({outputs.args}):", None)]
+    lines: list[tuple[str, int | None]] = [(f"def {name}({outputs.args}):", None)]
     for st in reversed(kept):
         lines += _indented(st)
     lines.append((f"    return [{', '.join(f's{i}' for i in signals)}]", None))
@@ -147,14 +149,16 @@ def list_source(function: Function, name: str) -> str:
     For small models the engine keeps its event-time values in lists; converting them to
     arrays only for the generated code to convert them back would cost more than the code.
     """
-    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None)]
+    # `m`: the whole array, as a list (history rings are read from it, `history_ring`).
+    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None),
+                                           ("    m = m_", None)]
     for st in function.statements:
         if not _LIST_HEAD.match(st.lines[0]):
             lines += _indented(st)
     return _source(lines)
 
 
-_LIST_HEAD = re.compile(r"^(x_|m_|z_) = (x|m|z)\.tolist\(\)$")
+_LIST_HEAD = re.compile(r"^(x_|m_|z_) = (x|m|z)(\[:\d+\])?\.tolist\(\)$")
 
 
 def component_source(function: Function, slot: str, index: int, name: str) -> str:
@@ -174,7 +178,7 @@ def component_source(function: Function, slot: str, index: int, name: str) -> st
             kept.append(st)
             needed |= st.reads
     lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None),
-                                           (f"    {slot} = {{}}", None)]
+                                           ("    m = m_", None), (f"    {slot} = {{}}", None)]
     for st in reversed(kept):
         lines += _indented(st)
     lines.append((f"    return {target}", None))

@@ -67,6 +67,10 @@ summed (each hit is an event of the engine: about 10 µs in Python, so 1e7 hits 
 minutes; the 1 kHz PI benchmark over 1000 s has 1e6 + 1). Raised for a process by the
 environment variable BLOCKSIM_MAX_HITS (`max_hits`)."""
 
+MAX_HISTORY_VALUES = 32 * MIB
+"""Values (8 bytes each) of the input histories of transport delays in all (256 MiB): each
+keeps `buffer_size` steps of its input (`blockspec.History`)."""
+
 MAX_CLOCK_BITS = 1000
 """Bits of the denominator of the discrete rates' common tick (`rates.Clock`): beyond
 about 1024 it has no double (a period or offset near 1e-300, or a subnormal one), and the
@@ -88,7 +92,8 @@ HONOURED_RTOL = 100 * EPS
 
 __all__ = ["MAX_SIGNALS", "MAX_CODE_BYTES", "MAX_TABLE_ELEMENTS", "MAX_PARAMETER_BYTES",
            "MAX_PORTS", "MAX_NESTING", "MAX_INT", "MAX_RESULT_BYTES", "EVENT_BYTES",
-           "MAX_STEPS", "MAX_HITS", "MAX_CLOCK_BITS", "MIN_STEP_ULPS", "MIN_SPAN_ULPS",
+           "MAX_STEPS", "MAX_HITS", "MAX_HISTORY_VALUES", "MAX_CLOCK_BITS", "MIN_STEP_ULPS",
+           "MIN_SPAN_ULPS",
            "MIN_RTOL", "HONOURED_RTOL", "MAX_LENGTH", "MAX_DEPTH", "MAX_ELEMENTS", "MAX_WORK",
            "MAX_SECONDS", "GIB", "MIB", "max_hits"]
 

@@ -164,7 +164,8 @@ def next_time_parts(model: CompiledModel) -> list[tuple[int, Callable]]:
             if st.owner is None or st.lines[0].startswith("if "):
                 continue  # `if _t3 < tn: tn = _t3`, `return tn`
             target = st.lines[0].split(" = ", 1)[0]
-            text = "\n".join(["def part(t, m_):", *("    " + ln for ln in st.lines),
+            text = "\n".join(["def part(t, m_):", "    m = m_",
+                               *("    " + ln for ln in st.lines),
                               f"    return {target}", ""])
             scope: dict = {}
             exec(compile(text, NEXT_TIME_FILENAME, "exec"), namespace, scope)  # our own text

@@ -72,6 +72,11 @@ class Compiled:
     observed: np.ndarray  # the states observe reads
     selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
     zdir: np.ndarray  # directions of the zero crossings
+    # History rings (`native_history`): per channel its start in m, capacity, width and
+    # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
+    hch: np.ndarray
+    hfl: np.ndarray
+    hup: np.ndarray  # [channel, block]: 1 where the block is a delay upstream of the ring
 
     @property
     def stop_kind(self) -> int:
@@ -110,6 +115,8 @@ class NativeLoop:
         ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
         ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
         ipar[nt.I_SIGNALS] = len(model.signal_names)
+        kinds = compiled.kinds
+        ipar[nt.I_BREAK_KIND] = kinds.index("breakpoint") if "breakpoint" in kinds else -1
         stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
         ipar[nt.I_STIFF_ON] = stiffness is not None
         if stiffness is not None:
@@ -174,8 +181,10 @@ class NativeLoop:
             nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
                        self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
-                       self.hit_t, self.trig)
+                       self.hit_t, self.trig, c.hch, c.hfl, c.hup)
             counts = ipar.tolist()
+            if sim.history is not None:
+                sim.history.check(st)  # a ring that overflowed in the loop
             if hits is not None and counts[nt.I_HITS]:
                 hits.k = self.sched[:, 2].tolist()
                 hits.times = self.hit_t.tolist()
@@ -323,13 +332,20 @@ def _compile(model: CompiledModel) -> Compiled | None:
     kinds = native_source.event_kinds(functions)
     events = tuple(name for name in native_source.EVENT_NAMES if name not in model.empty)
     sampled = bool(model.rates or model.trigger_slots)
+    extra: tuple[str, ...] = ()
+    if model.history:  # the inputs the history rings keep
+        from blocksim.engine import history
+
+        functions["probe"] = dataflow.split(history.probe_source(model))["probe"]
+        extra = ("probe",)
     timing = tuple(name for name, needed in (("sample", sampled),
                                              ("next_time", bool(model.time_events))) if needed)
     attempts = ([events + timing] if timing else []) + [events, None]
     module, compiled, pending = None, (), None
     for attempt in attempts:
         try:
-            source = native_source.module_source(functions, constants, attempt or (), kinds)
+            source = native_source.module_source(functions, constants,
+                                                 (attempt or ()) + extra, kinds)
             module = native_source.load(source)
             compiled = attempt
             break
@@ -355,8 +371,8 @@ def _compile(model: CompiledModel) -> Compiled | None:
     dispatchers = []
     slots = {"deriv": nt.A_DERIV, "zc": nt.A_ZC, "observe": nt.A_OBSERVE,
              "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER,
-             "sample": nt.A_SAMPLE, "next_time": nt.A_NEXT_TIME}
-    for name in native_source.NAMES + (compiled or ()):
+             "sample": nt.A_SAMPLE, "next_time": nt.A_NEXT_TIME, "probe": nt.A_PROBE}
+    for name in native_source.NAMES + (compiled or ()) + extra:
         dispatcher = getattr(module, name)
         sig = (nt.EVENT_SIGNATURE if name in native_source.EVENT_NAMES
                else nt.TIME_SIGNATURE if name == "next_time" else nt.MODEL_SIGNATURE)
@@ -372,4 +388,18 @@ def _compile(model: CompiledModel) -> Compiled | None:
                                                                     dtype=np.int64),
                     np.array(derived.observe_reads(model), dtype=np.int64),
                     np.array(derived.observed_states(model) or [], dtype=np.int64),
-                    np.array(model.zc_direction, dtype=float))  # writable, as typed
+                    np.array(model.zc_direction, dtype=float),  # writable, as typed
+                    *_channels(model))
+
+
+def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The history rings as the loop reads them (`Compiled.hch`, `hfl`, `hup`)."""
+    ints, floats, offset = [], [], 0
+    upstream = np.zeros((len(model.history), len(model.block_ids)), dtype=np.int64)
+    for c, channel in enumerate(model.history):
+        upstream[c, list(channel.upstream)] = 1
+        ints.append([channel.base, channel.capacity, channel.width, offset])
+        floats.append([channel.span, channel.delay, float(channel.feedback)])
+        offset += channel.width
+    return (np.array(ints, dtype=np.int64).reshape(len(ints), 4),
+            np.array(floats, dtype=float).reshape(len(floats), 3), upstream)

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 ENGINE = Path(__file__).resolve().parent
 # The modules whose njit functions are cached, plus what they read at compile time.
 SOURCES = ("dopri5.py", "events.py", "native_events.py", "native_funcs.py", "native_kernel.py",
-           "native_locate.py", "native_types.py")
+           "native_locate.py", "native_types.py", "native_history.py", "../history_ring.py")
 STAMP = "blocksim-numba-stamp.txt"
 COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 

@@ -22,18 +22,19 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.engine import dopri5
 from blocksim.engine import native_events as ne
+from blocksim.engine import native_history as nh
 from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
 from blocksim.engine.native_types import (
-    A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_SAMPLE, A_UPDATE, A_ZC, BAD_CROSSING,
-    BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON, F_INTERVAL,
-    F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP, F_STIFF_BUDGET, F_STIFF_T,
-    F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED, I_CLOCK_P, I_CLOCK_Q, I_EVENT,
-    I_EVENTS, I_EVENTS_ON, I_GRID, I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES,
-    I_MAX_STEPS, I_N_GRID, I_NFEV, I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START,
-    I_STATUS, I_STEPS, I_STIFF_NEG, I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND,
-    I_TIMED, I_ZENO_EVENTS, NONFINITE, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED,
-    STUCK, UNDERFLOW, YIELD, Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function,
-    as_time_function)
+    A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_PROBE, A_SAMPLE, A_UPDATE, A_ZC,
+    BAD_CROSSING, BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON,
+    F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP,
+    F_STIFF_BUDGET, F_STIFF_T, F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED,
+    I_BREAK_KIND, I_CLOCK_P, I_CLOCK_Q, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID,
+    I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV,
+    I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS, I_STIFF_NEG,
+    I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_TIMED, I_ZENO_EVENTS, NONFINITE,
+    SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, STUCK, UNDERFLOW, YIELD, Z_BEGAN,
+    Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
@@ -144,7 +145,8 @@ def _restart_step(deriv, t, x, m, z, f, t_bound, h_last, rtol, atol, max_step, x
 
 
 def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipar, out_t,
-             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig):
+             out_y, x_ev, x_bad, log_t, log_b, log_k, zeno, sched, hit_t, trig, hch, hfl,
+             hup):
     """Integrate from fpar[F_T], x towards fpar[F_BOUND]; see the module docstring.
 
     Returns through fpar/ipar: the status, the time reached (x, m, z updated in place) or
@@ -165,12 +167,19 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     triggered rates run where their flags, the discrete slots `trig`, are raised), and
     the next bound follows from `next_time` and the hits (F_BOUND, F_TIME_EVENT and
     F_SOURCE_T out); the call goes on to the stop time.
+    With history rings (`hch`, `hfl`, `hup`: transport delays), each accepted step is recorded
+    in them through `probe` and each event marked before it settles (`native_history`).
     """
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
     observe = as_model_function(fns[A_OBSERVE])
     update, pre = as_event_function(fns[A_UPDATE]), as_event_function(fns[A_PRE])
     after = as_event_function(fns[A_AFTER])
     sample, next_time = as_model_function(fns[A_SAMPLE]), as_time_function(fns[A_NEXT_TIME])
+    probe, has_probe = as_model_function(fns[A_PROBE]), fns[A_PROBE] != 0
+    width = 1  # the probe's output: every ring's input, at each interpolation node
+    if hch.shape[0] > 0:
+        width = max(1, hch[hch.shape[0] - 1, 2] + hch[hch.shape[0] - 1, 3])
+    U = np.empty((nh.NODES + 2, width))
     has_update, has_pre, has_after = fns[A_UPDATE] != 0, fns[A_PRE] != 0, fns[A_AFTER] != 0
     has_sample, has_next = fns[A_SAMPLE] != 0, ipar[I_HAS_NEXT] != 0
     events_on, timed = ipar[I_EVENTS_ON] != 0, ipar[I_TIMED] != 0
@@ -203,6 +212,8 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     clocked, result = False, 0
     if ipar[I_START] == 1:  # the start of the run: blocks set up their modes
         ipar[I_START] = 0  # once: a resumed call goes on from where it paused
+        if has_probe:
+            nh.mark(m, hch, hfl, t)
         result, rows, nlog, clocked = ne.settle(
             deriv, zc, observe, update, pre, after, sample, has_update, has_pre, has_after,
             has_sample, t, x, m, z, zmove, horizon, 1, -1, hit_t, trig, hits, ipar[I_STOP_KIND],
@@ -249,6 +260,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 status = YIELD  # room for the rows first: the next call settles the event
                 h_next = h
                 break
+            if has_probe:
+                nh.mark(m, hch, hfl, t)
+            nlog_before = nlog
             result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
                 has_after, has_sample, t, x, m, z, zmove, horizon, 0, -1, hit_t, trig, hits,
@@ -257,6 +271,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if result == ne.FALLBACK:
                 status = BOUND  # Python settles this time event
                 break
+            if has_probe:
+                nh.after_event(m, hch, hup, t, False, hits, log_b, log_k, nlog_before,
+                               nlog, ipar[I_BREAK_KIND])
             if t_source <= t:  # a time event of a block, not only a sample hit
                 n_events += 1
         else:
@@ -331,6 +348,11 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             # Dense-output coefficients of this step, computed when needed: for every state
             # where a crossing is located, for the logged ones where the grid falls.
             rc_all = rc_observed = False
+            if has_probe:  # the step into the history rings
+                _coefficients(all_states, h, x, x_new, K, rc)
+                rc_all = rc_observed = True
+                nh.record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl, rtol,
+                          atol)
             hit = -1
             t_hit = np.inf
             if nz:
@@ -434,6 +456,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = t_hit, run, began
             for j in range(n):
                 x[j] = x_ev[j]
+            if has_probe:
+                nh.mark(m, hch, hfl, t_hit)
+            nlog_before = nlog
             result, rows, nlog, clocked = ne.settle(
                 deriv, zc, observe, update, pre, after, sample, has_update, has_pre,
                 has_after, has_sample, t_hit, x, m, z, zmove, horizon, 0, zc_owner[hit],
@@ -443,6 +468,11 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
             if result == ne.FALLBACK:
                 zeno[Z_LAST], zeno[Z_RUN], zeno[Z_BEGAN] = saved
                 break
+            if result == ne.NOTHING and has_probe:
+                nh.unmark(m, hch, t_hit)
+            elif has_probe:
+                nh.after_event(m, hch, hup, t_hit, True, hits, log_b, log_k, nlog_before,
+                               nlog, ipar[I_BREAK_KIND])
             t = t_hit
             n_events += result != ne.NOTHING
         # An event settled here at t: go on from it, as a new segment would.
@@ -503,4 +533,5 @@ with warnings.catch_warnings():
     # signatures and no closures they are what the feature was made for.
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
     segment = njit((_I1, _F1, _F1, _F1, _F1, _F1, _I1, _I1, _I1, _F1, _I1, _F1, _F2, _F1, _F1,
-                    _F1, _I1, _I1, _F1, _I2, _F1, _I1), cache=True, nogil=True)(_segment)
+                    _F1, _I1, _I1, _F1, _I2, _F1, _I1, _I2, _F2, _I2), cache=True,
+                   nogil=True)(_segment)

@@ -50,6 +50,9 @@ from blocksim.engine.native_types import TIME_SIGNATURE as _TSIG
 
 '''
 _HEADS = ("x_ = x.tolist()", "m_ = m.tolist()", "z_ = z.tolist()", "zn_ = zn.tolist()")
+# m without its history rings (`codegen`): in compiled code m_ is all of m.
+_M_HEAD = re.compile(r"^m_ = m\[:\d+\]\.tolist\(\)$")
+_M_BACK = re.compile(r"^m\[:\d*\] = m_$")
 _EVENT = re.compile(r"ev\.append\(\((\d+), ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)\)")
 
 
@@ -111,7 +114,7 @@ def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
     body: list[dataflow.Statement] = []
     for st in fn.statements:
         first = st.lines[0]
-        if first in _HEADS:
+        if first in _HEADS or _M_HEAD.match(first):
             head.append(f"    {first.split(' ')[0]} = {first.split(' ')[0][:-1]}")
             continue
         kept = special(st, head, tail)
@@ -159,7 +162,7 @@ def _rewrite_event(fn: dataflow.Function, name: str, kinds: list[str],
 
     def special(st, head, tail):
         first = st.lines[0]
-        if first in ("x[:] = x_", "m[:] = m_"):
+        if first == "x[:] = x_" or _M_BACK.match(first):
             return True  # x_ and m_ are x and m themselves
         if first.startswith("return"):
             tail.append("    return 1 if changed else 0" if first == "return changed"
@@ -178,7 +181,7 @@ def _rewrite_time(fn: dataflow.Function, name: str, constants: dict[str, object]
         if first == "hits_ = hits":
             head.append("    hits_ = hits")
             return True
-        if first in ("x[:] = x_", "m[:] = m_"):
+        if first == "x[:] = x_" or _M_BACK.match(first):
             return True  # x_ and m_ are x and m themselves
         if first.startswith("return"):
             tail.append("    return" if first == "return None" else "    " + first)
@@ -196,6 +199,8 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
     import numpy as np
 
     parts = [_PRELUDE]
+    if "probe" in events:  # compiled history rings: a changed ring recompiles the model
+        parts.append(f"# history rings {_ring_stamp()}\n")
     for name, value in sorted(constants.items()):
         if name[:1] == "C" and name[1:].isdigit() and isinstance(value, np.ndarray):
             parts.append(f"{name} = np.array({value.tolist()!r}, dtype=np.float64)\n")
@@ -205,13 +210,24 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
         elif name in TIME_NAMES:
             lines, arrays = _rewrite_time(functions[name], name, constants)
         else:
-            results = "out" if name == "observe" else None
+            results = "out" if name in ("observe", "probe") else None
             lines, arrays = _rewrite(functions[name], name, results, constants)
         for key, arr in arrays.items():
             dtype = "np.int64" if arr.dtype.kind == "i" else "np.float64"
             parts.append(f"{key} = np.array({arr.tolist()!r}, dtype={dtype})\n")
         parts.append("\n".join(lines) + "\n\n")
     return "".join(parts)
+
+
+def _ring_stamp() -> str:
+    """A hash of the ring code that a model with history rings compiles in."""
+    from blocksim import history_ring
+    from blocksim.engine import native_history
+
+    digest = hashlib.sha256()
+    for module in (history_ring, native_history):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def load(source: str) -> ModuleType:

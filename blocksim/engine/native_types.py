@@ -30,7 +30,8 @@ TIME_FN = types.FunctionType(TIME_SIGNATURE)
 
 # Slots of the address array.
 A_DERIV, A_ZC, A_OBSERVE, A_UPDATE, A_PRE, A_AFTER, A_SAMPLE, A_NEXT_TIME = range(8)
-N_ADDRESSES = 8
+A_PROBE = 8  # the inputs kept in history rings (transport delays), as observe
+N_ADDRESSES = 9
 
 # fpar slots (float parameters in, results out)
 F_T, F_BOUND, F_STEP, F_RTOL, F_ATOL, F_MAX_STEP, F_START, F_INTERVAL = range(8)
@@ -52,7 +53,9 @@ I_STIFF_ON, I_ACCEPTED, I_STIFF_POS, I_STIFF_NEG, I_STIFF_STATE = range(18, 23)
 # (1: else no block has time events), sample hits handled in the call, the exact clock's
 # p and q, and the restarts other than sample hits left before Python's progress check
 I_TIMED, I_HAS_NEXT, I_HITS, I_CLOCK_P, I_CLOCK_Q, I_GUARD_LEFT = range(23, 29)
-N_IPAR = 29
+# history rings: the kind code of a delay's "breakpoint" entry (-1: none)
+I_BREAK_KIND = 29
+N_IPAR = 30
 # Zeno state (shared with `Simulator.zeno`): last event time, run length, run start.
 Z_LAST, Z_RUN, Z_BEGAN = range(3)
 

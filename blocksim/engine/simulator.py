@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel, check_run
-from blocksim.engine import after_run, derived, events as ev_mod, guards, nonfinite
+from blocksim.engine import after_run, derived, events as ev_mod, guards, history, nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
@@ -53,6 +53,7 @@ from blocksim.model import SimulationSettings
 log = logging.getLogger(__name__)
 
 MAX_EVENT_PASSES = 100
+BREAKPOINT = "breakpoint"  # a delay's breakpoint: an event that is no fresh discontinuity
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
@@ -129,6 +130,8 @@ class Simulator:
         self.model = model
         self.settings = s = settings or model.settings
         check_run(model, s)  # settings given here bypass compile_diagram's checks
+        if model.history and history.max_step(model) < s.max_step:
+            self.settings = s = s.replaced(max_step=history.max_step(model))
         self.recorder = Recorder([sig.name for sig in model.logged],
                                  [sig.indices for sig in model.logged])
         interval = s.output_interval or (s.stop - s.start) / 500
@@ -175,14 +178,18 @@ class Simulator:
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
         self.zeno = np.array([-math.inf, 0.0, -math.inf])
-        self._small = model.n_states <= SMALL and model.n_zc <= SMALL
+        # (Not with history rings: the lists would copy them at every step.)
+        self._small = model.n_states <= SMALL and model.n_zc <= SMALL and not model.history
         if self._small:  # event-time values in lists: see `segment.py`
             self._deriv_list = derived.list_function(model, "deriv")
             self._zc_list = derived.list_function(model, "zc")
         self.event_limits = (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN * self.horizon)
+        # Input histories (transport delays), kept in the run's m by the loop in use.
+        self.history = history.History(self) if model.history else None
         if backend == "numba":
             self.native = _native_loop(model, self)
-        self.loop = PythonLoop(self) if self.native is None else None
+        loop = history.HistoryLoop if self.history is not None else PythonLoop
+        self.loop = loop(self) if self.native is None else None
         if self.stiffness is not None and self.native is None:
             self.stiffness.budget = guards.stiff_budget(compiled=False)
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
@@ -313,6 +320,8 @@ class Simulator:
         if self.native is not None:
             self.stats["python_events"] += 1  # one the compiled loop handed over
         m_before = st.m.copy() if located else None
+        if self.history is not None:
+            self.history.mark(st)  # undone with m if nothing happens at a located crossing
         if not init:
             self._record(st)  # the left limit; dropped again if nothing happens
             if self._pre is not None:
@@ -327,6 +336,10 @@ class Simulator:
             self._sample(st.t, st.x, st.m, st.z, hits)
             self._settle(st, init, log_entries, changed_by)
         something = bool(log_entries) or len(changed_by) > 1 or hits is not None
+        if self.history is not None and not init:
+            other = bool(located) or hits is not None or any(
+                kind != BREAKPOINT for _, kind in log_entries)
+            self.history.settled(st, other, {b for b, kind in log_entries if kind == BREAKPOINT})
         if located and not something:
             self.recorder.drop_last()
             st.m[:] = m_before  # a Memory must not sample at a non-event
