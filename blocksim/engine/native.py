@@ -330,7 +330,7 @@ def _compile(model: CompiledModel) -> Compiled | None:
     for attempt in attempts:
         try:
             source = native_source.module_source(functions, constants, attempt or (), kinds)
-            module = native_source.load(source)
+            module = native_source.load(source, native_source.user_globals(constants))
             compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class
