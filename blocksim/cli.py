@@ -119,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
     check_outputs([path], outputs)  # before anything runs: a long run is never wasted
-    diagram = load(path)
+    diagram = load(path, trust=args.trust)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
                                            output_interval=args.output_interval,
@@ -159,7 +159,7 @@ def _print_table(results: Results, max_rows: int = 12) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    diagram = load(diagram_path(args.diagram))
+    diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
     logs = ", ".join(s.name for s in model.logged) or "none"
     print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
@@ -222,6 +222,10 @@ def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:
     return EXIT_OK
 
 
+_TRUST = ("import this Python file of user block types that the diagram names (repeat for "
+          "several); an untrusted file is never imported")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="blocksim", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
@@ -245,11 +249,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a logged signal that becomes NaN or infinite fails the run "
                           "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
+    run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     run.set_defaults(func=cmd_run)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
     val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    val.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     val.set_defaults(func=cmd_validate)
 
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"

@@ -169,7 +169,8 @@ class UserBlock(BlockType):
             lines += [f"if {r}[1][{k}] != {m}:", f"    {m} = {r}[1][{k}]",
                       f"    if {c} == 0: {c} = 1"]
         stop = e.m[nd]
-        lines += [f"if {c} == 2:", f"    {e.event('reset')}",
+        lines += [f"if {c} != 0 and init:", "    changed = True",  # starting values: no entry
+                  f"elif {c} == 2:", f"    {e.event('reset')}",
                   f"elif {c} == 1:", f"    {e.event('mode')}",
                   f"if {r}[2] != 0 and {stop} == 0.0:", f"    {stop} = 1.0",
                   f"    {e.event('stop')}"]
