@@ -111,10 +111,11 @@ class UserBlock(BlockType):
         values = [_start(s.start, p, f"discrete state '{s.name}'") for s in self.discrete_states]
         return values + [0.0] * (n - len(values))
 
-    def tolerances(self, p: ParamValues, atol: float) -> list[float]:
-        """The absolute tolerance of each state for a run with this atol (0: no control)."""
-        return [0.0 if not s.error_control else s.atol if s.atol is not None
-                else atol * s.nominal for s in self.states]
+    def state_tolerances(self, p, n):
+        if all(s.error_control and s.atol is None and s.nominal == 1.0 for s in self.states):
+            return None
+        return [(math.inf, 1.0) if not s.error_control else (s.atol, 1.0)
+                if s.atol is not None else (math.nan, s.nominal) for s in self.states]
 
     # ----- generated code -----
     def _args(self, e: Emit, inputs: bool = True) -> str:
