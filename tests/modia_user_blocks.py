@@ -9,7 +9,7 @@ from typing import Iterator
 
 from blocksim import registry
 from blocksim.blockspec import Param, Port
-from blocksim.user import CONTINUE, Crossing, Discrete, State, UserBlock, positive, rising
+from blocksim.user import CONTINUE, TERMINATE, Crossing, Discrete, State, UserBlock, positive, rising
 
 
 class ModiaBall(UserBlock):
@@ -111,7 +111,35 @@ class PythonOnlyDecay(UserBlock):
         return (x, d, CONTINUE)
 
 
-BLOCK_TYPES = (ModiaBall, SimpleStateEvents, PythonOnlyDecay)
+class Countdown(UserBlock):
+    """Counts its clock's ticks (every `period`, the first at `period`) and ends the run at
+    tick `ticks` (ModiaMath's setNextEvent! and Terminate); the output is the count."""
+
+    name = "Countdown"
+    category = "Examples"
+    params = (Param("period", default=0.3, unit="s"), Param("ticks", "int", 4))
+    outputs = (Port("n", "ticks so far"),)
+    states = (State("age"),)  # (a state, so that the numba backend runs its loop)
+    discrete_states = (Discrete("count", 0.0), Discrete("next", "period"))
+    clock = "next"
+
+    @staticmethod
+    def out(t, x, d, u, p):
+        return (d[0],)
+
+    @staticmethod
+    def der(t, x, d, u, p):
+        return (1.0,)
+
+    @staticmethod
+    def event(t, x, d, u, p, zo, zn, init):
+        if init or t < d[1]:
+            return (x, d, CONTINUE)
+        count = d[0] + 1.0
+        return (x, (count, (count + 1.0) * p.period), TERMINATE if count >= p.ticks else CONTINUE)
+
+
+BLOCK_TYPES = (ModiaBall, SimpleStateEvents, PythonOnlyDecay, Countdown)
 
 
 @contextlib.contextmanager

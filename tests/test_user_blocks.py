@@ -164,3 +164,27 @@ def test_declaration_errors_are_type_errors_naming_the_class():
         type("Wrong", (UserBlock,), {"name": "Wrong", "crossings": (Crossing("c", "up"),)})
     with pytest.raises(TypeError, match="Text.*kind text"):
         type("Text", (UserBlock,), {"name": "Text", "params": (Param("f", "text", "x"),)})
+
+
+def test_clock_and_terminate_in_the_compiled_loop():
+    d = diagram([block("c", "Countdown", period=0.3, ticks=4), block("n", "Output")],
+                [("c.n", "n.u")], stop=5.0, output_interval=0.5)
+    r = run_both(d)  # events (time events included) settled in the compiled loop
+    ticks = [e.time for e in r.events if e.kind == "mode"]
+    np.testing.assert_allclose(ticks, [0.3, 0.6, 0.9, 1.2], rtol=0, atol=1e-15)
+    assert [e.kind for e in r.events][-1] == "stop" and r.time[-1] == ticks[-1]
+    assert list(r["n"][r.time == 0.6]) == [1.0, 2.0]  # left and right limits
+    assert r["n"][-1] == 4.0
+    if HAS_NUMBA:
+        model = blocksim.compile(d)
+        assert blocksim.simulate(model, backend="numba").stats["python_events"] == 0
+        assert model.derived["native"].timed
+
+
+def test_user_blocks_are_listed_and_described_by_the_cli(capsys):
+    from blocksim.cli import main
+    assert main(["blocks"]) == 0
+    assert "ModiaBall" in capsys.readouterr().out
+    assert main(["describe", "SimpleStateEvents"]) == 0
+    text = capsys.readouterr().out
+    assert "fMax" in text and "Crossings: s (either)" in text
