@@ -188,3 +188,46 @@ def test_user_blocks_are_listed_and_described_by_the_cli(capsys):
     assert main(["describe", "SimpleStateEvents"]) == 0
     text = capsys.readouterr().out
     assert "fMax" in text and "Crossings: s (either)" in text
+
+
+def _user_type(name, der, states=("x",)):
+    from blocksim.blockspec import Port
+    from blocksim.user import State, UserBlock
+    return type(name, (UserBlock,), {
+        "name": name, "outputs": (Port("y"),), "states": tuple(State(s, 1.0) for s in states),
+        "feedthrough_outputs": False, "out": staticmethod(lambda t, x, d, u, p: (x[0],)),
+        "der": staticmethod(der)})
+
+
+def test_a_result_of_the_wrong_shape_is_a_compile_error_naming_block_and_function():
+    from blocksim import registry
+    bad = _user_type("ShortDer", lambda t, x, d, u, p: (1.0,), states=("a", "b"))
+    registry.register(bad, source="tests")
+    try:
+        d = diagram([block("s", "ShortDer"), block("y", "Output")], [("s.y", "y.u")])
+        with pytest.raises(blocksim.CompileError, match=r"block 's'.*der\(\) must return a "
+                                                       r"tuple of 2 numbers, got \(1.0,\)"):
+            blocksim.compile(d)
+    finally:
+        registry.unregister(bad.name)
+
+
+def test_an_exception_in_user_code_fails_the_run_naming_the_block():
+    from blocksim import registry
+
+    def der(t, x, d, u, p):
+        if t > 0.5:
+            return {}["missing"]
+        return (-x[0],)
+    bad = _user_type("RaisesLater", der)
+    registry.register(bad, source="tests")
+    try:
+        d = diagram([block("r", "RaisesLater"), block("y", "Output")], [("r.y", "y.u")],
+                    stop=1.0)
+        with pytest.raises(blocksim.SimulationError) as info:
+            blocksim.simulate(d)
+        text = str(info.value)
+        assert "'r'" in text and "RaisesLater.der raised KeyError" in text
+        assert "\n" not in text
+    finally:
+        registry.unregister(bad.name)

@@ -17,7 +17,7 @@ from typing import Any, Callable, ClassVar
 
 from blocksim.blockspec import BlockType, Emit, ParamValues, Sizes, lit
 from blocksim.user.declare import DIRECTIONS, Crossing, Discrete, State
-from blocksim.user.functions import register_function
+from blocksim.user.functions import guarded, register_function
 
 _METHODS = ("out", "der", "crossing", "event")
 _PARAM_KINDS = ("scalar", "int", "bool")
@@ -102,6 +102,42 @@ class UserBlock(BlockType):
             value = p[prm.name]
             if not math.isfinite(float(value)):
                 return f"parameter '{prm.name}' must be finite, got {value!r}"
+        return self._results_problem(p)
+
+    def _results_problem(self, p: ParamValues) -> str | None:
+        """Each function called once at the initial values (inputs 0): a result of the
+        wrong shape is named now, not deep in a run. One that raises there is left to the
+        run (it may divide by an input that is never 0 in the diagram)."""
+        x = tuple(self.initial_states(p, len(self.states)))
+        d = tuple(self.initial_discrete(p, len(self.discrete_states)))[:len(self.discrete_states)]
+        args = (0.0, x, d, (0.0,) * len(self.inputs),
+                self._param_tuple(*[float(p[prm.name]) for prm in self.params]))  # type: ignore
+        shapes = {"out": len(self.outputs), "der": len(self.states),
+                  "crossing": len(self.crossings)}
+        for method, n in shapes.items():
+            fn = _function(type(self), method)
+            if fn is None or not n:
+                continue
+            call = args if method != "out" or self.feedthrough_outputs else args[:3] + ((), args[4])
+            try:
+                result = fn(*call)
+            except Exception:
+                continue
+            if not _numbers(result, n):
+                return f"{method}() must return a tuple of {n} numbers, got {_shown(result)}"
+        fn = _function(type(self), "event")
+        if fn is not None:
+            signs = (0.0,) * len(self.crossings)
+            try:
+                result = fn(*args, signs, signs, True)
+            except Exception:
+                return None
+            if not (isinstance(result, tuple) and len(result) == 3
+                    and _numbers(result[0], len(x)) and _numbers(result[1], len(d))
+                    and _numbers((result[2],), 1)):
+                return (f"event() must return (a tuple of {len(x)} states, a tuple of "
+                        f"{len(d)} discrete states, CONTINUE or TERMINATE), got "
+                        f"{_shown(result)}")
         return None
 
     def initial_states(self, p, n):
@@ -128,7 +164,7 @@ class UserBlock(BlockType):
     def _call(self, e: Emit, method: str, inputs: bool = True) -> str:
         fn = _function(type(self), method)
         assert fn is not None
-        return f"{e.const(fn)}({self._args(e, inputs)})"
+        return f"{e.const(guarded(fn))}({self._args(e, inputs)})"
 
     def output(self, e: Emit):
         if _function(type(self), "out") is None:
@@ -161,7 +197,7 @@ class UserBlock(BlockType):
             return []
         i, nd = e.index, len(self.discrete_states)
         r, c = f"_e{i}", f"_c{i}"
-        call = (f"{e.const(fn)}({self._args(e)}, {_tuple(e.zo) if e.zo else '()'}, "
+        call = (f"{e.const(guarded(fn))}({self._args(e)}, {_tuple(e.zo) if e.zo else '()'}, "
                 f"{_tuple(e.zn) if e.zn else '()'}, init)")
         lines = [f"{r} = {call}", f"{c} = 0"]
         for k, x in enumerate(e.x):
@@ -205,6 +241,17 @@ def _function(cls: type, method: str) -> Callable | None:
             value = vars(klass)[method]
             return value.__func__ if isinstance(value, staticmethod) else value
     return None
+
+
+def _numbers(value: Any, n: int) -> bool:
+    """Whether value is a tuple (or list) of n real numbers."""
+    return (isinstance(value, (tuple, list)) and len(value) == n
+            and all(isinstance(v, (int, float)) or hasattr(v, "__float__") for v in value))
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _start(value: float | str, p: ParamValues, what: str) -> float:

@@ -27,16 +27,45 @@ def register_function(fn: Any, block: str, role: str, sample: tuple) -> None:
     _REGISTERED[fn] = (block, role, sample)
 
 
+_RAW: dict[Any, Any] = {}  # guarded wrapper -> the user's function
+_GUARDED: dict[Any, Any] = {}  # the user's function -> its guarded wrapper
+
+
+def guarded(fn: Callable) -> Callable:
+    """The function as the Python backend calls it: an exception other than an arithmetic
+    one or a ValueError (which the engine reports naming the block) becomes a ValueError
+    saying which user function raised what, so a bug in user code is one clear line."""
+    if fn not in _GUARDED:
+        label = owner(fn)
+
+        def call(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except (ArithmeticError, ValueError):
+                raise
+            except Exception as exc:
+                raise ValueError(f"{label} raised {type(exc).__name__}: {exc}") from None
+        _GUARDED[fn], _RAW[call] = call, fn
+    return _GUARDED[fn]
+
+
+def _raw(value: Any) -> Any:
+    try:
+        return _RAW.get(value, value)
+    except TypeError:  # unhashable: not ours
+        return value
+
+
 def is_user_function(value: Any) -> bool:
     try:
-        return value in _REGISTERED
+        return _raw(value) in _REGISTERED
     except TypeError:  # unhashable: not ours
         return False
 
 
 def owner(value: Any) -> str:
     """"Block.role" of a registered function, for messages."""
-    block, role, _ = _REGISTERED[value]
+    block, role, _ = _REGISTERED[_raw(value)]
     return f"{block}.{role}"
 
 
@@ -45,7 +74,7 @@ def fingerprint(value: Any) -> str:
     machine code cached for the old one (numba's cache does not follow callees)."""
     if isinstance(value, type):
         return hashlib.sha256(repr(value._fields).encode()).hexdigest()[:16]
-    code = value.__code__
+    code = _raw(value).__code__
     digest = hashlib.sha256()
     _code_bytes(code, digest)
     return digest.hexdigest()[:16]
@@ -77,6 +106,7 @@ def compiled_version(value: Any) -> Any:
     """A numba-callable version of a user function or parameter tuple class, or None."""
     if isinstance(value, type):
         return value  # numba builds named tuples itself
+    value = _raw(value)
     if value in _COMPILED:
         return _COMPILED[value]
     try:
