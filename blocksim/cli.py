@@ -145,6 +145,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def cmd_trust(args: argparse.Namespace) -> int:
+    from blocksim.user import trust
+    for name in args.files:
+        path = trust.remember(name)
+        print(f"blocksim: trusted {path} as it is now (in {trust.allow_list()})")
+    return EXIT_OK
+
+
 def _print_table(results: Results, max_rows: int = 12) -> None:
     """Without --out, show the last rows so a user sees something at once, and say so."""
     cols = list(results.columns())
@@ -261,6 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
                    ).set_defaults(func=cmd_examples)
     sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
+    trust = sub.add_parser("trust", help="trust Python files of user block types that "
+                           "diagrams name, as they are now (an edit needs trusting again)")
+    trust.add_argument("files", nargs="+", metavar="FILE")
+    trust.set_defaults(func=cmd_trust)
     desc = sub.add_parser("describe", help="a block type's ports, parameters and documentation; "
                           "or a diagram's blocks with their resolved sample times")
     desc.add_argument("type", metavar="TYPE|DIAGRAM")

@@ -44,6 +44,11 @@ BLOCK_TYPES = (TrustedDecay,)
 '''
 
 
+@pytest.fixture(autouse=True)
+def own_allow_list(tmp_path, monkeypatch):
+    monkeypatch.setenv(trust.ALLOW_LIST_ENV, str(tmp_path / "allow" / "trusted.txt"))
+
+
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "my_blocks.py").write_text(BLOCKS)
@@ -102,3 +107,18 @@ def test_a_file_without_block_types_is_one_line(files):
     (files / "my_blocks.py").write_text("X = 1\n")
     with pytest.raises(blocksim.DiagramFileError, match="no BLOCK_TYPES"):
         blocksim.load(Path(files / "decay.json"), trust=True)
+
+
+def test_the_allow_list_trusts_a_file_until_it_changes(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["trust", "my_blocks.py"]) == 0
+    assert "trusted" in capsys.readouterr().out
+    assert main(["validate", "decay.json"]) == 0
+    assert (files / "imported.marker").exists()
+    (files / "imported.marker").unlink()
+    (files / "my_blocks.py").write_text(BLOCKS + "\n# edited\n")
+    trust._IMPORTED.clear()
+    assert main(["validate", "decay.json"]) == 2  # an edited file is not trusted any more
+    assert "blocksim trust my_blocks.py" in capsys.readouterr().err
+    assert not (files / "imported.marker").exists()
+    assert main(["trust", "missing.py"]) == 2

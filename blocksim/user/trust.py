@@ -2,8 +2,10 @@
 
 A diagram file may come from anyone, and importing a Python file runs it. So a diagram
 that names files (its top-level "python" list) loads only when the caller trusts each of
-them: `blocksim run --trust FILE` or `blocksim.load(path, trust=...)`. An untrusted file
-is never opened, let alone imported: the error says how to trust it.
+them: `blocksim run --trust FILE`, `blocksim.load(path, trust=...)`, or the user's
+allow-list (`blocksim trust FILE`: that file with its content now, by SHA-256, so an edited
+file must be trusted again). An untrusted file is never imported: the error says how to
+trust it.
 """
 from __future__ import annotations
 
@@ -48,11 +50,12 @@ def import_trusted(diagram: Diagram, trust: Trust = ()) -> list[str]:
         return []
     trusted = None if trust is True else {Path(p).resolve() for p in (trust or ())}
     for name, path in zip(diagram.python, files):
-        if trusted is not None and path not in trusted:
+        if trusted is not None and path not in trusted and not allowed(path):
             shown = os.path.relpath(path) if not Path(name).is_absolute() else name
             raise UntrustedCodeError(
                 f"names the Python file '{name}', which blocksim imports only if you trust "
-                f"it: run with --trust {shown} (blocksim.load(..., trust=True) in Python)",
+                f"it: run with --trust {shown}, or `blocksim trust {shown}` to trust it "
+                f"until it changes (blocksim.load(..., trust=True) in Python)",
                 file=diagram.source)
     names: list[str] = []
     for name, path in zip(diagram.python, files):
@@ -95,3 +98,54 @@ def _import(path: Path, name: str, source: str) -> list[str]:
     log.info("%s: imported %d block types from %s", source, len(types), path)
     _IMPORTED[path] = (stamp, [t.name for t in types])
     return _IMPORTED[path][1]
+
+
+# ----- the user's allow-list: one "sha256<TAB>path" line per trusted file -----
+ALLOW_LIST_ENV = "BLOCKSIM_TRUST_LIST"
+
+
+def allow_list() -> Path:
+    """Where the allow-list lives ($BLOCKSIM_TRUST_LIST, else ~/.config/blocksim/)."""
+    root = os.environ.get(ALLOW_LIST_ENV)
+    return Path(root) if root else Path.home() / ".config" / "blocksim" / "trusted-python.txt"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _entries() -> dict[Path, str]:
+    try:
+        text = allow_list().read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    entries = {}
+    for line in text.splitlines():
+        digest, _, path = line.partition("\t")
+        if path:
+            entries[Path(path)] = digest
+    return entries
+
+
+def allowed(path: Path) -> bool:
+    """Whether the allow-list has this file with exactly its present content."""
+    digest = _entries().get(path)
+    try:
+        return digest is not None and digest == _digest(path)
+    except OSError:
+        return False
+
+
+def remember(path: str | os.PathLike[str]) -> Path:
+    """Put a file, with its present content, on the user's allow-list."""
+    resolved = Path(path).resolve()
+    try:
+        digest = _digest(resolved)
+    except OSError as exc:
+        raise DiagramFileError(f"cannot read it: {exc.strerror or exc}", file=str(path)) from None
+    entries = _entries()
+    entries[resolved] = digest
+    target = allow_list()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(f"{d}\t{p}\n" for p, d in entries.items()), encoding="utf-8")
+    return resolved
