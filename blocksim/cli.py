@@ -207,16 +207,16 @@ def cmd_describe(args: argparse.Namespace) -> int:
         print(block_type.describe(), end="")
         return EXIT_OK
     if args.type.endswith(".json") or find_example(args.type) or _exists(args.type):
-        return _describe_diagram(diagram_path(args.type), _parse_set(args.set))
+        return _describe_diagram(diagram_path(args.type), _parse_set(args.set), args.trust)
     close = difflib.get_close_matches(args.type, registry.all_types(), n=3)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     raise BlocksimError(f"unknown block type '{shown(args.type)}', and no diagram file or "
                         f"example of that name ({hint}see `blocksim blocks`)")
 
 
-def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:
+def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -> int:
     """Every block of a compiled diagram with its type and resolved sample time."""
-    diagram = load(path)
+    diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
     shown = [(bid, kind, str(rate)) for bid, kind, rate
              in zip(model.block_ids, model.block_types, model.block_rates)
@@ -277,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "or a diagram's blocks with their resolved sample times")
     desc.add_argument("type", metavar="TYPE|DIAGRAM")
     desc.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    desc.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     desc.set_defaults(func=cmd_describe)
 
     gui = sub.add_parser("gui", help="open the desktop editor")

@@ -80,6 +80,9 @@ def test_trusted_file_runs(files, capsys, monkeypatch):
     assert (files / "imported.marker").exists()
     data = np.genfromtxt(out, delimiter=",", names=True)
     np.testing.assert_allclose(data["y"], np.exp(-data["time"] / 0.5), rtol=1e-9)
+    capsys.readouterr()
+    assert main(["describe", "decay.json", "--trust", "my_blocks.py"]) == 0
+    assert "TrustedDecay" in capsys.readouterr().out
 
 
 def test_python_api_needs_trust(files):
