@@ -159,11 +159,16 @@ def test_describe_shows_states_and_crossings():
 
 def test_declaration_errors_are_type_errors_naming_the_class():
     from blocksim.blockspec import Param
-    from blocksim.user import Crossing, UserBlock
+    from blocksim.user import Crossing, State, UserBlock
     with pytest.raises(TypeError, match="Wrong.*direction"):
         type("Wrong", (UserBlock,), {"name": "Wrong", "crossings": (Crossing("c", "up"),)})
     with pytest.raises(TypeError, match="Text.*kind text"):
         type("Text", (UserBlock,), {"name": "Text", "params": (Param("f", "text", "x"),)})
+    with pytest.raises(TypeError, match="Late.*'x' starts at 'x0', which is no parameter"):
+        type("Late", (UserBlock,), {"name": "Late", "states": (State("x", "x0"),)})
+    # a base class without a name declares nothing: its subclasses do
+    base = type("Base", (UserBlock,), {"crossings": (Crossing("c", "up"),)})
+    assert not base.name
 
 
 def test_clock_and_terminate_in_the_compiled_loop():

@@ -57,6 +57,8 @@ class UserBlock(BlockType):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if not cls.name:
+            return  # a base class of user blocks (no name): nothing to declare yet
         problem = _declaration_problem(cls)
         if problem:
             raise TypeError(f"user block {cls.__qualname__}: {problem}")
@@ -264,8 +266,6 @@ def _start(value: float | str, p: ParamValues, what: str) -> float:
 
 
 def _declaration_problem(cls: type[UserBlock]) -> str | None:
-    if not cls.name:
-        return "has no name"
     for prm in cls.params:
         if prm.kind not in _PARAM_KINDS:
             return (f"parameter '{prm.name}' is of kind {prm.kind}; user blocks take "
