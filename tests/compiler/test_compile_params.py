@@ -58,13 +58,15 @@ def test_limits_keep_accepting_infinity_but_never_nan():
 
 
 def test_which_library_parameters_take_infinity():
-    """Only limits, where +-inf means 'no limit'; every other number must be finite."""
+    """Only limits, where +-inf means 'no limit', and the integrators' state tolerances
+    (inf: no error control); every other number must be finite."""
     allowed = {(name, prm.name) for name, t in registry.all_types().items()
                for prm in t.params if prm.allow_inf}
     assert allowed == {("Integrator", "lower"), ("Integrator", "upper"),
                        ("Saturation", "lower"), ("Saturation", "upper"),
                        ("DiscreteIntegrator", "lower"), ("DiscreteIntegrator", "upper"),
-                       ("PID", "lower"), ("PID", "upper")}
+                       ("PID", "lower"), ("PID", "upper"),
+                       ("Integrator", "atol"), ("ResetIntegrator", "atol")}
     assert "+-inf allowed" in registry.get("Saturation").describe()
 
 
