@@ -236,3 +236,20 @@ def test_an_exception_in_user_code_fails_the_run_naming_the_block():
         assert "\n" not in text
     finally:
         registry.unregister(bad.name)
+
+
+def test_a_changed_function_changes_the_numba_module_text():
+    """numba's disk cache does not follow callees: the module text carries a digest of
+    each user function's code, so an edited function is never run from stale machine code."""
+    from blocksim.user import functions
+
+    def one(t, x, d, u, p):
+        return (-x[0],)
+
+    def two(t, x, d, u, p):
+        return (-2.0 * x[0],)
+
+    def one_again(t, x, d, u, p):
+        return (-x[0],)
+    assert functions.fingerprint(one) != functions.fingerprint(two)
+    assert functions.fingerprint(one) == functions.fingerprint(one_again)
