@@ -16,6 +16,7 @@ from scipy.optimize import brentq
 
 import blocksim
 from blocksim.engine import notices
+from blocksim.user import Discrete
 
 H0, E, G, V_SMALL = 1.0, 0.7, 9.81, 0.01
 
@@ -253,3 +254,26 @@ def test_a_changed_function_changes_the_numba_module_text():
         return (-x[0],)
     assert functions.fingerprint(one) != functions.fingerprint(two)
     assert functions.fingerprint(one) == functions.fingerprint(one_again)
+
+
+def test_start_computes_initial_values_from_the_parameters():
+    from blocksim import registry
+    from blocksim.blockspec import Param
+
+    def start(x, d, p):
+        return ((math.sqrt(2.0 * p.energy),), (1.0,))  # speed from a kinetic energy
+    kind = type("Launch", (_user_type("LaunchBase", lambda t, x, d, u, p: (0.0,)),), {
+        "name": "Launch", "params": (Param("energy", default=2.0, unit="J"),),
+        "discrete_states": (Discrete("launched", 0.0),), "start": staticmethod(start)})
+    registry.register(kind, source="tests")
+    try:
+        d = diagram([block("l", "Launch", energy=8.0), block("y", "Output")], [("l.y", "y.u")],
+                    stop=1.0)
+        model = blocksim.compile(d)
+        assert list(model.x0) == [4.0] and list(model.m0) == [1.0]
+        bad = diagram([block("l", "Launch", energy=-1.0), block("y", "Output")],
+                      [("l.y", "y.u")])
+        with pytest.raises(blocksim.CompileError, match="block 'l'.*start\\(\\) raised ValueError"):
+            blocksim.compile(bad)
+    finally:
+        registry.unregister(kind.name)

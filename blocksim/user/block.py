@@ -45,6 +45,8 @@ class UserBlock(BlockType):
       event(t, x, d, u, p, zo, zn, init) -> (new x, new d, CONTINUE or TERMINATE), run in
       every pass of an event's iteration until it changes nothing; zo/zn are the crossings'
       signs before and just after the event, init is true at the start time.
+    Optional start(x, d, p) -> (x, d): the initial values from the declared ones and the
+    parameters, computed once when the diagram compiles (in Python).
     """
 
     category: ClassVar[str] = "User"
@@ -110,8 +112,11 @@ class UserBlock(BlockType):
         """Each function called once at the initial values (inputs 0): a result of the
         wrong shape is named now, not deep in a run. One that raises there is left to the
         run (it may divide by an input that is never 0 in the diagram)."""
-        x = tuple(self.initial_states(p, len(self.states)))
-        d = tuple(self.initial_discrete(p, len(self.discrete_states)))[:len(self.discrete_states)]
+        try:
+            starts = self._starts(p)
+        except ValueError as exc:
+            return str(exc)
+        x, d = tuple(starts[0]), tuple(starts[1])
         args = (0.0, x, d, (0.0,) * len(self.inputs),
                 self._param_tuple(*[float(p[prm.name]) for prm in self.params]))  # type: ignore
         shapes = {"out": len(self.outputs), "der": len(self.states),
@@ -142,11 +147,30 @@ class UserBlock(BlockType):
                         f"{_shown(result)}")
         return None
 
+    def _starts(self, p: ParamValues) -> tuple[list[float], list[float]]:
+        """The declared start values, or what the optional `start(p)` function makes of
+        them (called once per compile, in Python: ModiaMath's initialisation)."""
+        x = [_start(s.start, p, f"state '{s.name}'") for s in self.states]
+        d = [_start(s.start, p, f"discrete state '{s.name}'") for s in self.discrete_states]
+        fn = _function(type(self), "start")
+        if fn is None:
+            return x, d
+        params = self._param_tuple(*[float(p[prm.name]) for prm in self.params])  # type: ignore
+        try:
+            result = fn(tuple(x), tuple(d), params)
+        except Exception as exc:
+            raise ValueError(f"start() raised {type(exc).__name__}: {exc}") from None
+        if not (isinstance(result, tuple) and len(result) == 2 and _numbers(result[0], len(x))
+                and _numbers(result[1], len(d))):
+            raise ValueError(f"start() must return (a tuple of {len(x)} states, a tuple of "
+                             f"{len(d)} discrete states), got {_shown(result)}")
+        return [float(v) for v in result[0]], [float(v) for v in result[1]]
+
     def initial_states(self, p, n):
-        return [_start(s.start, p, f"state '{s.name}'") for s in self.states]
+        return self._starts(p)[0]
 
     def initial_discrete(self, p, n):
-        values = [_start(s.start, p, f"discrete state '{s.name}'") for s in self.discrete_states]
+        values = self._starts(p)[1]
         return values + [0.0] * (n - len(values))
 
     def state_tolerances(self, p, n):
@@ -281,7 +305,7 @@ def _declaration_problem(cls: type[UserBlock]) -> str | None:
     for item in (*cls.states, *cls.discrete_states):
         if isinstance(item.start, str) and item.start not in params:
             return f"'{item.name}' starts at '{item.start}', which is no parameter"
-    for method in _METHODS:
+    for method in (*_METHODS, "start"):
         fn = vars(cls).get(method)
         if fn is not None and not callable(fn) and not isinstance(fn, staticmethod):
             return f"'{method}' must be a function"
