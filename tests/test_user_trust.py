@@ -93,6 +93,9 @@ def test_python_api_needs_trust(files):
         blocksim.load(files / "decay.json", trust=[files / "other.py"])
     d = blocksim.load(files / "decay.json", trust=True)
     assert blocksim.simulate(d)["y"][-1] == pytest.approx(np.exp(-2.0), rel=1e-9)
+    with pytest.raises(trust.UntrustedCodeError):  # the builder asks too
+        blocksim.DiagramBuilder.load(files / "decay.json")
+    assert blocksim.DiagramBuilder.load(files / "decay.json", trust=True).simulate()
     # a second load reuses the import; the field survives a save
     d = blocksim.load(files / "decay.json", trust=[files / "my_blocks.py"])
     assert diagram_to_dict(d)["python"] == ["my_blocks.py"]
