@@ -289,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--out", required=True, help="picture file (.png or .svg)")
     render.add_argument("--level", default="",
                         help="draw a subsystem's inside instead, e.g. part2 or part2/inner")
+    render.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     render.set_defaults(func=cmd_render)
     return parser
 
@@ -306,7 +307,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
     path = diagram_path(args.diagram)
     check_outputs([path], [Output("--out", Path(args.out), None, None)])
-    diagram = load(path)
+    diagram = load(path, trust=args.trust)
     try:
         from blocksim.gui.render import render_diagram  # only the editor imports Qt
     except ImportError as exc:
