@@ -37,7 +37,7 @@ def test_the_model_carries_one_tolerance_per_state():
     assert blocksim.compile(decay()).state_tolerance is None  # the scalar path unchanged
 
 
-@pytest.mark.parametrize("solver", ["dopri5", "dop853", "radau"])
+@pytest.mark.parametrize("solver", ["dopri5", "dop853", "radau", "bdf"])
 def test_a_state_out_of_error_control_does_not_set_the_steps(solver):
     alone = blocksim.simulate(blocksim.compile(decay(solver=solver)))
     free = blocksim.simulate(blocksim.compile(decay(with_angle=True, solver=solver)))
