@@ -15,6 +15,20 @@ def _edge_condition(edge: str, old: str, new: str) -> str:
     return {"rising": rising, "falling": falling, "either": f"({rising} or {falling})"}[edge]
 
 
+ATOL = Param("atol", "vector", 0.0, "absolute tolerance of the state(s) in the solver's "
+             "error control, one value or one per element: 0 takes the run's atol; inf "
+             "leaves the state out of the error control (an ever-growing angle)",
+             unit="as the state", low=0.0, allow_inf=True)
+
+
+def state_tolerances(p: ParamValues, n: int) -> list[tuple[float, float]] | None:
+    """The `atol` parameter as (absolute tolerance or nan, nominal 1) per state."""
+    values = broadcast(p.atol, n)
+    if not any(values):
+        return None
+    return [(a if a > 0.0 else float("nan"), 1.0) for a in values]
+
+
 class Integrator(BlockType):
     """Integrate the input: y = x, x' = u.
 
@@ -32,6 +46,7 @@ class Integrator(BlockType):
               choices=("parameter", "input")),
         Param("lower", "vector", float("-inf"), "lower limit (-inf: none)", allow_inf=True),
         Param("upper", "vector", float("inf"), "upper limit (inf: none)", allow_inf=True),
+        ATOL,
     )
     inputs = (Port("u", "derivative"), Port("x0", "initial value (ic_source = input)"))
     outputs = (Port("y", "state"), Port("sat", "-1 at lower limit, +1 at upper, else 0"))
@@ -52,7 +67,7 @@ class Integrator(BlockType):
 
     def check(self, p):
         n = size_of(p.x0)
-        for name in ("lower", "upper"):
+        for name in ("lower", "upper", "atol"):
             if size_of(p[name]) not in (1, n):
                 return f"'{name}' has {size_of(p[name])} elements but x0 has {n}"
         lo, hi = broadcast(p.lower, n), broadcast(p.upper, n)
@@ -70,6 +85,9 @@ class Integrator(BlockType):
         lim = self.limited(p)
         outs = {"y": n, "sat": n} if lim else {"y": n}
         return Sizes(outs, states=n, discrete=n if lim else 0, zero_crossings=n if lim else 0)
+
+    def state_tolerances(self, p, n):
+        return state_tolerances(p, n)
 
     def initial_states(self, p, n):
         return broadcast(p.x0, n) if size_of(p.x0) in (1, n) else [0.0] * n
@@ -146,6 +164,7 @@ class ResetIntegrator(BlockType):
     params = (
         Param("initial", "vector", 0.0, "initial value (its length sets the width)"),
         Param("edge", "choice", "rising", "which trigger edge resets", choices=_EDGES),
+        ATOL,
     )
     inputs = (Port("u", "derivative"), Port("reset", "trigger signal"),
               Port("x0", "value taken at a reset"))
@@ -157,6 +176,12 @@ class ResetIntegrator(BlockType):
     def feedthrough(self, p):
         return {"y": (), "state": ()}
 
+    def check(self, p):
+        if size_of(p.atol) not in (1, size_of(p.initial)):
+            return (f"'atol' has {size_of(p.atol)} elements but initial has "
+                    f"{size_of(p.initial)}")
+        return None
+
     def sizes(self, p, in_widths):
         n = size_of(p.initial)
         # Discrete slots: the values held during an event, and a flag (1.0 in an event).
@@ -164,6 +189,9 @@ class ResetIntegrator(BlockType):
 
     def zc_directions(self, p, count):
         return [{"rising": 1, "falling": -1, "either": 0}[p.edge]] * count
+
+    def state_tolerances(self, p, n):
+        return state_tolerances(p, n)
 
     def initial_states(self, p, n):
         return broadcast(p.initial, n)

@@ -14,10 +14,12 @@ from blocksim.engine import Event, Results
 from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
                              SimulationError)
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.user import UserBlock
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block", "Wire",
            "PortRef", "SimulationSettings", "DiagramBuilder", "BlockHandle", "InPort", "OutPort",
+           "UserBlock",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]

@@ -8,11 +8,19 @@ from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.engine import Results, Simulator
 from blocksim.format import load_diagram
 from blocksim.model import Diagram
+from blocksim.user.trust import Trust, import_trusted
 
 
-def load(path: str | os.PathLike) -> Diagram:
-    """Read a diagram file (DiagramFileError names the file and block on any problem)."""
-    return load_diagram(path)
+def load(path: str | os.PathLike, *, trust: Trust = ()) -> Diagram:
+    """Read a diagram file (DiagramFileError names the file and block on any problem).
+
+    A diagram that names Python files of user block types imports them only if `trust`
+    says so: True (every file it names) or the paths trusted; else UntrustedCodeError
+    before anything is imported.
+    """
+    diagram = load_diagram(path)
+    import_trusted(diagram, trust)
+    return diagram
 
 
 def compile(diagram: Diagram, params: Mapping[str, Any] | None = None, **settings: Any

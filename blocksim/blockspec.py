@@ -293,6 +293,12 @@ class BlockType:
     def initial_discrete(self, p: ParamValues, n: int) -> list[float]:
         return [0.0] * n
 
+    def state_tolerances(self, p: ParamValues, n: int) -> list[tuple[float, float]] | None:
+        """Per state, (absolute tolerance or nan, nominal value): the solver's absolute
+        tolerance for the state is the one given, else the run's atol times the nominal;
+        inf leaves the state out of the error control. None: the run's atol for each."""
+        return None
+
     # ----- generated code -----
     def output(self, e: Emit) -> dict[str, list[str]]:
         """Lines assigning e.y[port][k] for each output port (keyed by port)."""

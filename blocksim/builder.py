@@ -78,11 +78,12 @@ class DiagramBuilder:
         return level
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "DiagramBuilder":
-        """A builder on a diagram file (DiagramFileError names the file and block)."""
-        from blocksim.format import load_diagram
+    def load(cls, path: str | os.PathLike[str], *, trust: Any = ()) -> "DiagramBuilder":
+        """A builder on a diagram file (DiagramFileError names the file and block); `trust`
+        as for `blocksim.load` (the Python files of user blocks the diagram names)."""
+        from blocksim.api import load
 
-        return cls.wrap(load_diagram(path))
+        return cls.wrap(load(path, trust=trust))
 
     # ----- settings and parameters -----
     @property

@@ -120,7 +120,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
     check_outputs([path], outputs)  # before anything runs: a long run is never wasted
-    diagram = load(path)
+    diagram = load(path, trust=args.trust)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
                                            output_interval=args.output_interval,
@@ -146,6 +146,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def cmd_trust(args: argparse.Namespace) -> int:
+    from blocksim.user import trust
+    for name in args.files:
+        path = trust.remember(name)
+        print(f"blocksim: trusted {path} as it is now (in {trust.allow_list()})")
+    return EXIT_OK
+
+
 def _print_table(results: Results, max_rows: int = 12) -> None:
     """Without --out, show the last rows so a user sees something at once, and say so."""
     cols = list(results.columns())
@@ -160,7 +168,7 @@ def _print_table(results: Results, max_rows: int = 12) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    diagram = load(diagram_path(args.diagram))
+    diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
     logs = ", ".join(s.name for s in model.logged) or "none"
     print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
@@ -202,16 +210,16 @@ def cmd_describe(args: argparse.Namespace) -> int:
         print(block_type.describe(), end="")
         return EXIT_OK
     if args.type.endswith(".json") or find_example(args.type) or _exists(args.type):
-        return _describe_diagram(diagram_path(args.type), _parse_set(args.set))
+        return _describe_diagram(diagram_path(args.type), _parse_set(args.set), args.trust)
     close = difflib.get_close_matches(args.type, registry.all_types(), n=3)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     raise BlocksimError(f"unknown block type '{shown(args.type)}', and no diagram file or "
                         f"example of that name ({hint}see `blocksim blocks`)")
 
 
-def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:
+def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -> int:
     """Every block of a compiled diagram with its type and resolved sample time."""
-    diagram = load(path)
+    diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
     shown = [(bid, kind, str(rate)) for bid, kind, rate
              in zip(model.block_ids, model.block_types, model.block_rates)
@@ -223,6 +231,10 @@ def _describe_diagram(path: Path, overrides: dict[str, str]) -> int:
     for bid, kind, rate in shown:
         print(f"  {bid:{width}s}  {kind:{type_width}s}  {rate}")
     return EXIT_OK
+
+
+_TRUST = ("import this Python file of user block types that the diagram names (repeat for "
+          "several); an untrusted file is never imported")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -248,20 +260,27 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a logged signal that becomes NaN or infinite fails the run "
                           "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
+    run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     run.set_defaults(func=cmd_run)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
     val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    val.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     val.set_defaults(func=cmd_validate)
 
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
                    ).set_defaults(func=cmd_examples)
     sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
+    trust = sub.add_parser("trust", help="trust Python files of user block types that "
+                           "diagrams name, as they are now (an edit needs trusting again)")
+    trust.add_argument("files", nargs="+", metavar="FILE")
+    trust.set_defaults(func=cmd_trust)
     desc = sub.add_parser("describe", help="a block type's ports, parameters and documentation; "
                           "or a diagram's blocks with their resolved sample times")
     desc.add_argument("type", metavar="TYPE|DIAGRAM")
     desc.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    desc.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     desc.set_defaults(func=cmd_describe)
 
     gui = sub.add_parser("gui", help="open the desktop editor")
@@ -273,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--out", required=True, help="picture file (.png or .svg)")
     render.add_argument("--level", default="",
                         help="draw a subsystem's inside instead, e.g. part2 or part2/inner")
+    render.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     render.set_defaults(func=cmd_render)
     return parser
 
@@ -290,7 +310,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
     path = diagram_path(args.diagram)
     check_outputs([path], [Output("--out", Path(args.out), None, None)])
-    diagram = load(path)
+    diagram = load(path, trust=args.trust)
     try:
         from blocksim.gui.render import render_diagram  # only the editor imports Qt
     except ImportError as exc:

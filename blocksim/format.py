@@ -195,6 +195,7 @@ def diagram_from_dict(data: Any, source: str = "<diagram>") -> Diagram:
         _validate(data, source)
         diagram = _build_diagram(data, source, ())
         diagram.description = data.get("description", "")
+        diagram.python = list(data.get("python", []))
         diagram.simulation = _build_simulation(data.get("simulation", {}), source)
         return diagram
     except DiagramFileError:
@@ -244,6 +245,8 @@ def diagram_to_dict(diagram: Diagram) -> dict[str, Any]:
     out: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION}
     if diagram.description:
         out["description"] = diagram.description
+    if diagram.python:
+        out["python"] = list(diagram.python)
     out["parameters"] = _plain(diagram.parameters)
     out["simulation"] = _simulation_to_dict(diagram.simulation)
     out.update(_level_to_dict(diagram))

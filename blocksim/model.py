@@ -97,6 +97,9 @@ class Diagram:
     simulation: SimulationSettings = field(default_factory=SimulationSettings)
     path: Path | None = None
     description: str = ""
+    # Python files of user block types (relative to the diagram's folder), imported only
+    # when trusted (blocksim.user.trust).
+    python: list[str] = field(default_factory=list)
 
     def block(self, block_id: str) -> Block:
         """The block with this id (KeyError if there is none)."""

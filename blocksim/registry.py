@@ -14,7 +14,6 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable
 
 from blocksim.blockspec import BlockType
 from blocksim.errors import BlocksimError
@@ -24,7 +23,8 @@ log = logging.getLogger(__name__)
 _registry: dict[str, type[BlockType]] | None = None
 
 
-def _types_of(obj: object, source: str) -> Iterable[type[BlockType]]:
+def types_of(obj: object, source: str) -> list[type[BlockType]]:
+    """The BLOCK_TYPES of a library module or object (logged and empty if it has none)."""
     types = getattr(obj, "BLOCK_TYPES", None)
     if callable(types):
         types = types()
@@ -46,7 +46,7 @@ def _load() -> dict[str, type[BlockType]]:
         except Exception as exc:  # a broken third-party library must not kill blocksim
             log.error("block library '%s' failed to load: %s", source, exc)
             continue
-        for block_type in _types_of(obj, source):
+        for block_type in types_of(obj, source):
             register(block_type, found, source)
     return found
 
@@ -85,6 +85,11 @@ def register(block_type: type[BlockType], into: dict[str, type[BlockType]] | Non
         raise BlocksimError(f"block type '{name}' from '{source}' is already registered")
     target[name] = block_type
     return block_type
+
+
+def unregister(name: str) -> None:
+    """Forget a block type (a trusted Python file that changed re-registers its types)."""
+    _types().pop(name, None)
 
 
 def _types() -> dict[str, type[BlockType]]:

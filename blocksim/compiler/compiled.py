@@ -7,6 +7,7 @@ during a run live in the engine.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
@@ -118,6 +119,9 @@ class CompiledModel:
     after_run: tuple[AfterRun, ...] = ()
     # Blocks that read the past of an input (transport delays): the rings the engine fills.
     history: tuple[HistoryChannel, ...] = ()
+    # Per state (absolute tolerance or nan, nominal value), where a block declares them
+    # (`BlockType.state_tolerances`); None: the run's atol for every state.
+    state_tolerance: np.ndarray | None = None
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -125,6 +129,14 @@ class CompiledModel:
     @property
     def n_states(self) -> int:
         return len(self.x0)
+
+    def state_atol(self, atol: float) -> float | np.ndarray:
+        """The solver's absolute tolerance for a run with this atol: one number, or one
+        per state where blocks declare their own (inf: no error control)."""
+        if self.state_tolerance is None:
+            return atol
+        fixed, nominal = self.state_tolerance[:, 0], self.state_tolerance[:, 1]
+        return np.where(np.isnan(fixed), atol * nominal, fixed)
 
     @property
     def n_zc(self) -> int:
@@ -228,6 +240,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
     logged, time_events, after_run, history = [], [], [], []
+    tolerances: list[tuple[float, float]] = []
+    declared = False
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
@@ -235,8 +249,14 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             m0 += _values(call_block(blk.impl.initial_discrete, blk.p, sz.discrete), sz.discrete)
             zc_dir += _values(call_block(blk.impl.zc_directions, blk.p, sz.zero_crossings),
                               sz.zero_crossings)
+            tol = call_block(blk.impl.state_tolerances, blk.p, sz.states) if sz.states else None
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
+        if tol is not None:
+            tolerances += _tolerances(tol, sz.states, blk.path, diagram.source)
+            declared = True
+        else:
+            tolerances += [(math.nan, 1.0)] * sz.states
         state_owner += [i] * sz.states
         zc_owner += [i] * sz.zero_crossings
         if blk.block_type.logs:  # all its inputs, one after the other (an XYGraph's x, y)
@@ -290,6 +310,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
         after_run=tuple(after_run),
         history=tuple(history),
+        state_tolerance=np.array(tolerances, dtype=float).reshape(-1, 2) if declared else None,
     )
     _check_results(model, settings)
     return model
@@ -314,6 +335,19 @@ def _reaches(flat, path: str) -> set[str]:
 def _feeds_back(flat, path: str) -> bool:
     """Whether a block's outputs reach its own inputs."""
     return path in _reaches(flat, path)
+def _tolerances(values: Any, n: int, block: str, source: str) -> list[tuple[float, float]]:
+    """A block's (absolute tolerance or nan, nominal) pairs, checked: n of them, each
+    tolerance nan or > 0 (inf allowed), each nominal finite and > 0."""
+    pairs = [(float(a), float(b)) for a, b in values]
+    if len(pairs) != n:
+        raise CompileError(f"the block gave {len(pairs)} tolerances for {n} states",
+                           block=block, file=source)
+    for a, b in pairs:
+        if not (math.isnan(a) or a > 0.0) or not (math.isfinite(b) and b > 0.0):
+            raise CompileError(f"absolute tolerance {a!r} / nominal value {b!r} of a state: "
+                               f"a tolerance must be > 0 (inf: no error control), a "
+                               f"nominal finite and > 0", block=block, file=source)
+    return pairs
 
 
 def _values(values: Any, n: int) -> list[float]:

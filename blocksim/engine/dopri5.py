@@ -56,23 +56,32 @@ SMALL = 12  # up to this many states, dense output is evaluated in float arithme
 STIFF_LIMIT = LIMITS["dopri5"]  # h*lambda at the edge of the stability region
 
 
-def rms(v: np.ndarray) -> float:
-    return float(np.sqrt(np.dot(v, v) / v.size)) if v.size else 0.0
+def rms(v: np.ndarray, count: int | None = None) -> float:
+    """Root mean square over `count` elements (the states under error control; v is 0
+    for the others), all of v by default."""
+    n = v.size if count is None else count
+    return float(np.sqrt(np.dot(v, v) / n)) if n else 0.0
+
+
+def controlled(atol: "float | np.ndarray", size: int) -> int:
+    """How many states the error control looks at (inf atol: a state it ignores)."""
+    return size if np.ndim(atol) == 0 else int(np.count_nonzero(np.isfinite(atol)))
 
 
 def initial_step(fun: Rhs, t0: float, x0: np.ndarray, f0: np.ndarray, span: float,
-                 rtol: float, atol: float, max_step: float) -> float:
+                 rtol: float, atol: "float | np.ndarray", max_step: float) -> float:
     """Hairer's starting step (II.4): a guess from |x| and |f|, checked by one Euler step."""
     if span <= 0 or x0.size == 0:
         return max(span, 0.0)
     scale = atol + np.abs(x0) * rtol
-    d0, d1 = rms(x0 / scale), rms(f0 / scale)
+    count = controlled(atol, x0.size)
+    d0, d1 = rms(x0 / scale, count), rms(f0 / scale, count)
     if not (math.isfinite(d0) and math.isfinite(d1)):
         return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, span)
     f1 = np.asarray(fun(t0 + h0, x0 + h0 * f0), dtype=float)
-    d2 = rms((f1 - f0) / scale) / h0
+    d2 = rms((f1 - f0) / scale, count) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -85,7 +94,7 @@ class Dopri5Stepper(Stepper):
     with a `StiffnessTest`, stiffness is tested as in Hairer's code."""
 
     def __init__(self, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float, rtol: float,
-                 atol: float, max_step: float, first_step: float | None,
+                 atol: "float | np.ndarray", max_step: float, first_step: float | None,
                  stiffness: StiffnessTest | None = None):
         self.fun = fun
         self.stiffness = stiffness
@@ -94,6 +103,7 @@ class Dopri5Stepper(Stepper):
         self.t_bound = float(t_bound)
         self._snap = self.t_bound - BOUND_ULPS * math.ulp(self.t_bound)  # see BOUND_ULPS
         self.rtol, self.atol = max(rtol, RTOL_FLOOR), atol
+        self._count = controlled(atol, self.x.size)
         self.max_step = max_step
         self.f = np.asarray(fun(self.t, self.x), dtype=float)
         self.evals = 1
@@ -149,7 +159,7 @@ class Dopri5Stepper(Stepper):
             v = np.dot(E, K)
             v *= h
             v /= scale
-            err = math.sqrt(float(np.dot(v, v)) / v.size) if v.size else 0.0
+            err = math.sqrt(float(np.dot(v, v)) / self._count) if self._count else 0.0
             finite = math.isfinite(err)
             if err < 1.0:
                 factor = MAX_FACTOR if err == 0 else min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)

@@ -101,8 +101,9 @@ class NativeLoop:
         self.log_k = np.empty(n_log, dtype=np.int64)
         # The parameters that stay the same for every call of the loop in this run.
         max_passes, zeno_events, zeno_span = sim.event_limits
-        self.fpar = fpar = np.zeros(nt.N_FPAR)
+        self.fpar = fpar = np.zeros(nt.N_FPAR + model.n_states)  # then atol per state
         fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
+        fpar[nt.N_FPAR:] = model.state_atol(s.atol)
         fpar[nt.F_START], fpar[nt.F_INTERVAL] = s.start, sim.interval
         fpar[nt.F_BAD_T], fpar[nt.F_HORIZON], fpar[nt.F_ZENO_SPAN] = (
             math.nan, sim.horizon, zeno_span)
@@ -346,7 +347,7 @@ def _compile(model: CompiledModel) -> Compiled | None:
         try:
             source = native_source.module_source(functions, constants,
                                                  (attempt or ()) + extra, kinds)
-            module = native_source.load(source)
+            module = native_source.load(source, native_source.user_globals(constants))
             compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class

@@ -30,11 +30,11 @@ from blocksim.engine.native_types import (
     F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP,
     F_STIFF_BUDGET, F_STIFF_T, F_STOP, F_T, F_TIME_EVENT, F_ZENO_SPAN, I_ACCEPTED,
     I_BREAK_KIND, I_CLOCK_P, I_CLOCK_Q, I_EVENT, I_EVENTS, I_EVENTS_ON, I_GRID,
-    I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES, I_MAX_STEPS, I_N_GRID, I_NFEV,
+    I_GUARD_LEFT, I_HAS_NEXT, I_HITS, I_LOG, I_MAX_PASSES, I_MAX_STEPS, I_NFEV, I_N_GRID,
     I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS, I_STIFF_NEG,
     I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_TIMED, I_ZENO_EVENTS, NONFINITE,
-    SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, STUCK, UNDERFLOW, YIELD, Z_BEGAN,
-    Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function)
+    N_FPAR, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, STUCK, UNDERFLOW, YIELD,
+    Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
@@ -48,17 +48,28 @@ _I2 = types.int64[:, ::1]
 
 
 @njit(cache=True, nogil=True)
+def _controlled(atol):
+    """How many states the error control looks at (inf atol: one it ignores)."""
+    count = 0
+    for j in range(atol.size):
+        if math.isfinite(atol[j]):
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
 def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1, S):
-    """Hairer's starting step, as `dopri5.initial_step`."""
+    """Hairer's starting step, as `dopri5.initial_step` (atol: one value per state)."""
     n = x0.size
     if span <= 0.0 or n == 0:
         return max(span, 0.0)
+    count = max(_controlled(atol), 1)
     d0 = d1 = 0.0
     for j in range(n):
-        sc = atol + abs(x0[j]) * rtol
+        sc = atol[j] + abs(x0[j]) * rtol
         d0 += (x0[j] / sc) ** 2
         d1 += (f0[j] / sc) ** 2
-    d0, d1 = math.sqrt(d0 / n), math.sqrt(d1 / n)
+    d0, d1 = math.sqrt(d0 / count), math.sqrt(d1 / count)
     if not (math.isfinite(d0) and math.isfinite(d1)):
         return math.nan  # a state or derivative not finite: the first step says so
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
@@ -68,9 +79,9 @@ def _initial_step(deriv, t0, x0, f0, span, rtol, atol, max_step, m, z, work, f1,
     deriv(t0 + h0, work, m, z, f1, S)
     d2 = 0.0
     for j in range(n):
-        sc = atol + abs(x0[j]) * rtol
+        sc = atol[j] + abs(x0[j]) * rtol
         d2 += ((f1[j] - f0[j]) / sc) ** 2
-    d2 = math.sqrt(d2 / n) / h0
+    d2 = math.sqrt(d2 / count) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -188,7 +199,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     all_states = np.arange(n)
     direct = selection.size == out_y.shape[1] and selection.size > 0
     t, t_bound, t_source = fpar[F_T], fpar[F_BOUND], fpar[F_SOURCE_T]
-    rtol, atol, max_step = max(fpar[F_RTOL], _RTOL_FLOOR), fpar[F_ATOL], fpar[F_MAX_STEP]
+    rtol, max_step = max(fpar[F_RTOL], _RTOL_FLOOR), fpar[F_MAX_STEP]
+    atol = fpar[N_FPAR:N_FPAR + x.size]  # per state (the run's atol unless a block says)
+    n_err = max(_controlled(atol), 1)  # the error norm is over the controlled states
     start, interval = fpar[F_START], fpar[F_INTERVAL]
     horizon, zeno_span = fpar[F_HORIZON], fpar[F_ZENO_SPAN]
     bound_is_event = fpar[F_TIME_EVENT] != 0.0
@@ -312,9 +325,9 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                     e = 0.0
                     for r in range(7):
                         e += _E[r] * K[r, j]
-                    sc = atol + max(abs(x[j]), abs(x_new[j])) * rtol
+                    sc = atol[j] + max(abs(x[j]), abs(x_new[j])) * rtol
                     err += (h * e / sc) ** 2
-                err = math.sqrt(err / n)
+                err = math.sqrt(err / n_err)
                 finite = math.isfinite(err)
                 if err < 1.0:
                     if err == 0.0:
@@ -352,7 +365,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 _coefficients(all_states, h, x, x_new, K, rc)
                 rc_all = rc_observed = True
                 nh.record(probe, t, t_new, h, x, x_new, rc, m, z, xd, U, S, hch, hfl, rtol,
-                          atol)
+                          fpar[F_ATOL])  # the run's atol: a ring holds inputs, not states
             hit = -1
             t_hit = np.inf
             if nz:

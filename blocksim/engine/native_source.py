@@ -90,6 +90,7 @@ def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.S
     """The statements grouped by block for `native_fusion`, once checked that numba can
     compile them (NotNumbaCompatible if not)."""
     from blocksim.engine import native_funcs
+    from blocksim.user import functions as user
 
     for st in statements:
         if any("raise " in line for line in st.lines):
@@ -98,7 +99,12 @@ def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.S
         for ref in st.reads:
             if (ref in constants and callable(constants[ref])
                     and ref not in native_funcs.__all__):
-                raise NotNumbaCompatible(f"{name} calls Python helper {ref}", st.owner)
+                value = constants[ref]
+                if not user.is_user_function(value):
+                    raise NotNumbaCompatible(f"{name} calls Python helper {ref}", st.owner)
+                if user.compiled_version(value) is None:
+                    raise NotNumbaCompatible(f"{name} calls {user.owner(value)}, which numba "
+                                             f"cannot compile", st.owner)
     return native_fusion.group(statements)
 
 
@@ -201,6 +207,7 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
     parts = [_PRELUDE]
     if "probe" in events:  # compiled history rings: a changed ring recompiles the model
         parts.append(f"# history rings {_ring_stamp()}\n")
+    parts += [f"# {name} = {user_line}\n" for name, user_line in _user_lines(constants)]
     for name, value in sorted(constants.items()):
         if name[:1] == "C" and name[1:].isdigit() and isinstance(value, np.ndarray):
             parts.append(f"{name} = np.array({value.tolist()!r}, dtype=np.float64)\n")
@@ -230,8 +237,32 @@ def _ring_stamp() -> str:
     return digest.hexdigest()[:16]
 
 
-def load(source: str) -> ModuleType:
-    """Import the module for this source text (compiling it on first use only)."""
+def _user_lines(constants: dict[str, object]) -> list[tuple[str, str]]:
+    """The user block functions among the constants, each with a digest of its code (a
+    changed function changes the module's text, hence its cache entry)."""
+    from blocksim.user import functions as user
+
+    return [(name, f"{user.owner(value)} {user.fingerprint(value)}")
+            for name, value in sorted(constants.items()) if user.is_user_function(value)]
+
+
+def user_globals(constants: dict[str, object]) -> dict[str, object]:
+    """The compiled user block functions the module's text names (`load` puts them in
+    its namespace before running it)."""
+    from blocksim.user import functions as user
+
+    found = {}
+    for name, value in constants.items():
+        if user.is_user_function(value):
+            version = user.compiled_version(value)
+            if version is not None:
+                found[name] = version
+    return found
+
+
+def load(source: str, namespace: dict[str, object] | None = None) -> ModuleType:
+    """Import the module for this source text (compiling it on first use only), with
+    `namespace` (compiled user functions) defined before its text runs."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     name = f"blocksim_native_{digest}"
     if name in sys.modules:
@@ -244,6 +275,7 @@ def load(source: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(namespace or {})
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)

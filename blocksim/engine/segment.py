@@ -179,14 +179,15 @@ class PythonLoop:
             return FixedStepper(s.solver, rhs, st.t, st.x, t_bound, s.step, s.start)
         if sim.model.n_states == 0:
             return NoStateStepper(st.t, t_bound, sim.interval)
+        atol = sim.model.state_atol(s.atol)  # per state where blocks declare it
         if s.solver == "dopri5":
-            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step, first_step,
+            return Dopri5Stepper(rhs, st.t, st.x, t_bound, s.rtol, atol, s.max_step, first_step,
                                  sim.stiffness)
         if s.solver == "dop853":
-            return Dop853Stepper(rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+            return Dop853Stepper(rhs, st.t, st.x, t_bound, s.rtol, atol, s.max_step,
                                  first_step, sim.stiffness)
         sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
-        return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, s.atol, s.max_step,
+        return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, atol, s.max_step,
                                first_step, sparsity)
 
     def _signs_at_end(self, st: "RunState", stepper) -> tuple[list[int], np.ndarray]:

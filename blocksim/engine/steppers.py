@@ -64,6 +64,20 @@ class Stepper:
         return 0
 
 
+def _norm_over_controlled(rtol: float, atol: "float | np.ndarray"
+                          ) -> tuple[float, "float | np.ndarray"]:
+    """scipy's error norm averages over every state; with states out of error control
+    (inf atol) the tolerances are scaled so that it averages over the others, as
+    dopri5's does."""
+    if np.ndim(atol) == 0:
+        return rtol, atol
+    count = int(np.count_nonzero(np.isfinite(atol)))
+    if count in (0, np.size(atol)):
+        return rtol, atol
+    factor = math.sqrt(count / np.size(atol))
+    return rtol * factor, np.asarray(atol) * factor
+
+
 class AdaptiveStepper(Stepper):
     """A scipy OdeSolver stepped one accepted step at a time.
 
@@ -74,7 +88,7 @@ class AdaptiveStepper(Stepper):
     """
 
     def __init__(self, name: str, fun: Rhs, t0: float, x0: np.ndarray, t_bound: float,
-                 rtol: float, atol: float, max_step: float, first_step: float | None,
+                 rtol: float, atol: "float | np.ndarray", max_step: float, first_step: float | None,
                  jac_sparsity=None, jacobian=None):
         span = abs(t_bound - t0)
         if first_step is not None:
@@ -87,11 +101,12 @@ class AdaptiveStepper(Stepper):
         if jacobian is not None:
             extra = {"jac": jacobian}
         self._rhs_raised, self._probe = False, None
+        rtol_c, atol_c = _norm_over_controlled(rtol, atol)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
             try:
-                self.solver = ADAPTIVE[name](self._watched(fun), t0, x0, t_bound, rtol=rtol,
-                                             atol=atol, max_step=max_step,
+                self.solver = ADAPTIVE[name](self._watched(fun), t0, x0, t_bound, rtol=rtol_c,
+                                             atol=atol_c, max_step=max_step,
                                              first_step=first_step, **extra)
             except SOLVER_FAULTS as exc:
                 fault = self._fault(exc, x0)

@@ -58,7 +58,8 @@ def test_limits_keep_accepting_infinity_but_never_nan():
 
 
 def test_which_library_parameters_take_infinity():
-    """Only limits, where +-inf means 'no limit'; every other number must be finite."""
+    """Only limits, where +-inf means 'no limit', and the integrators' state tolerances
+    (inf: no error control); every other number must be finite."""
     allowed = {(name, prm.name) for name, t in registry.all_types().items()
                for prm in t.params if prm.allow_inf}
     assert allowed == {("Integrator", "lower"), ("Integrator", "upper"),
@@ -67,7 +68,8 @@ def test_which_library_parameters_take_infinity():
                        ("PID", "lower"), ("PID", "upper"),
                        ("SecondOrderIntegrator", "lower"), ("SecondOrderIntegrator", "upper"),
                        ("SecondOrderIntegrator", "dx_lower"),
-                       ("SecondOrderIntegrator", "dx_upper")}
+                       ("SecondOrderIntegrator", "dx_upper"),
+                       ("Integrator", "atol"), ("ResetIntegrator", "atol")}
     assert "+-inf allowed" in registry.get("Saturation").describe()
 
 

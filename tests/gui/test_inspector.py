@@ -48,7 +48,7 @@ def test_form_is_generated_from_the_declaration(inspector, ball):
     ball.blocks.append(Block("pulse", "Pulse"))
     inspector.show_block(ball, ball.block("position"))
     fields = inspector.fields
-    assert list(fields) == ["x0", "ic_source", "lower", "upper"]
+    assert list(fields) == ["x0", "ic_source", "lower", "upper", "atol"]
     assert isinstance(fields["ic_source"].widget, QComboBox)
     assert fields["ic_source"].widget.currentText() == "parameter"
     assert fields["x0"].edit.text() == "x0" and fields["lower"].edit.text() == "0"
