@@ -10,8 +10,8 @@ from blocksim.compiler.limits import MAX_PORTS
 
 from .linear import _combo
 from .math_ops import elementwise_width
-from .nonlinear import (BAND_DIRECTIONS, BAND_SLOTS, ROUNDING_RULES, band_zero_crossings,
-                        initial_band, integer_band_code, note_change, pick)
+from .nonlinear import (BAND_SLOTS, ROUNDING_RULES, IntegerBand, integer_band_code,
+                        note_change, pick)
 
 
 class MinMax(BlockType):
@@ -105,7 +105,7 @@ class MinMax(BlockType):
         return lines
 
 
-class Rounding(BlockType):
+class Rounding(IntegerBand, BlockType):
     """Round the input to an integer: floor, ceil, round (half away from zero) or fix
     (towards zero), elementwise, as Simulink's Rounding Function.
 
@@ -120,21 +120,9 @@ class Rounding(BlockType):
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "the rounded input"),)
 
-    def feedthrough(self, p):
-        return {"y": ()}  # the latched integer, updated only at events
-
     def sizes(self, p, in_widths):
         n = in_widths.get("u") or 1
         return Sizes({"y": n}, discrete=BAND_SLOTS * n, zero_crossings=2 * n)
-
-    def zc_directions(self, p, count):
-        return list(BAND_DIRECTIONS) * (count // 2)
-
-    def initial_discrete(self, p, n):
-        return initial_band(n)
-
-    def zero_crossing(self, e: Emit):
-        return band_zero_crossings(e)
 
     def output(self, e: Emit):
         return {"y": [f"{y} = {e.m[BAND_SLOTS * k]}" for k, y in enumerate(e.y["y"])]}

@@ -88,6 +88,24 @@ def band_zero_crossings(e: Emit, port: str = "u") -> list[str]:
     return lines
 
 
+class IntegerBand:
+    """Mixed into a block whose output is a latched integer band of its input (Quantizer,
+    Rounding): BAND_SLOTS discrete slots and two zero crossings (the band's ends) per
+    element, the output read from the latched level only (updated at events)."""
+
+    def feedthrough(self, p):
+        return {"y": ()}  # the latched level, updated only at events
+
+    def zc_directions(self, p, count):
+        return list(BAND_DIRECTIONS) * (count // 2)
+
+    def initial_discrete(self, p, n):
+        return initial_band(n)
+
+    def zero_crossing(self, e: Emit):
+        return band_zero_crossings(e)
+
+
 def integer_band_code(e: Emit, rule: str, intervals: Sequence[float], port: str = "u"
                       ) -> list[str]:
     """Update lines keeping k = rule(u / q) per element as a latched mode.
@@ -182,7 +200,7 @@ class DeadZone(BlockType):
         return {"y": lines}
 
 
-class Quantizer(BlockType):
+class Quantizer(IntegerBand, BlockType):
     """Round the input to a multiple of the quantization interval: y = q * round(u / q).
 
     round is MATLAB's (half away from zero), as in Simulink's Quantizer. The level k is a
@@ -202,21 +220,9 @@ class Quantizer(BlockType):
             return f"parameter 'interval' must be > 0, got {shown(p.interval)}"
         return None
 
-    def feedthrough(self, p):
-        return {"y": ()}  # the latched level, updated only at events
-
     def sizes(self, p, in_widths):
         n = common_width(p, in_widths, ("u",), ("interval",))
         return Sizes({"y": n}, discrete=BAND_SLOTS * n, zero_crossings=2 * n)
-
-    def zc_directions(self, p, count):
-        return list(BAND_DIRECTIONS) * (count // 2)
-
-    def initial_discrete(self, p, n):
-        return initial_band(n)
-
-    def zero_crossing(self, e: Emit):
-        return band_zero_crossings(e)
 
     def output(self, e: Emit):
         q = broadcast(e.p.interval, len(e.y["y"]))
