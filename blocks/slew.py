@@ -46,7 +46,20 @@ def _tolerance(u: str, y: str, rate: str) -> str:
     return f"1e-13 * (abs({u}) + abs({y})) + 4e-15 * abs(t) * ({rate})"
 
 
-class RateLimiter(BlockType):
+class _ReadsRate:
+    """Mixed into RateLimiter and Backlash: the `du` port only with derivative = "port";
+    the output depends on u directly (it follows u in some modes)."""
+
+    inputs: tuple[Port, ...]
+
+    def input_ports(self, p):
+        return self.inputs if p.derivative == "port" else self.inputs[:1]
+
+    def feedthrough(self, p):
+        return {"y": ("u",)}
+
+
+class RateLimiter(_ReadsRate, BlockType):
     """Limit the rate of change of a signal (continuous time, as Simulink's Rate Limiter).
 
     The output follows u while du/dt lies within [falling, rising]; otherwise it moves at
@@ -78,11 +91,6 @@ class RateLimiter(BlockType):
     M, L, U, B = 0, 1, 2, 3
     SLOTS = 4
 
-    def input_ports(self, p):
-        return self.inputs if p.derivative == "port" else self.inputs[:1]
-
-    def feedthrough(self, p):
-        return {"y": ("u",)}
 
     def check(self, p):
         problem = sizes_problem(p, self._VECTORS)
@@ -205,7 +213,7 @@ class RateLimiter(BlockType):
         return lines
 
 
-class Backlash(BlockType):
+class Backlash(_ReadsRate, BlockType):
     """Play between input and output, as in gears: Simulink's Backlash.
 
     The output holds its value while the input moves within a deadband of `width` centred
@@ -236,11 +244,6 @@ class Backlash(BlockType):
     M, Y, L, R = 0, 1, 2, 3
     SLOTS = 4
 
-    def input_ports(self, p):
-        return self.inputs if p.derivative == "port" else self.inputs[:1]
-
-    def feedthrough(self, p):
-        return {"y": ("u",)}
 
     def check(self, p):
         return sizes_problem(p, self._VECTORS)
