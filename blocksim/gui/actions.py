@@ -139,8 +139,10 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     window.progress.setRange(0, 1000)
     window.progress.setMaximumWidth(180)
     window.progress.setTextVisible(False)
-    window.progress.setVisible(False)
-    tools.addWidget(window.progress)
+    # A toolbar shows or hides its widgets through the action addWidget returns; the
+    # widget's own setVisible is overridden by it (Qt's QToolBar.addWidget documentation).
+    window.progress_action = tools.addWidget(window.progress)
+    window.progress_action.setVisible(False)
     tools.addSeparator()
     tools.addActions([a.zoom_in, a.zoom_out, a.fit])
     window.addToolBar(tools)
@@ -152,7 +154,7 @@ def fill_examples(window: "MainWindow") -> None:
     for path in found:
         action = window.examples_menu.addAction(path.stem)
         action.setStatusTip(str(path))
-        action.triggered.connect(lambda _=False, p=path: window.files.open_path(p))
+        action.triggered.connect(lambda _=False, p=path: window.files.open_example(p))
     window.examples_menu.setEnabled(bool(found))
 
 
