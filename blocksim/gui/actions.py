@@ -47,7 +47,7 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.undo = window.doc.undo_stack.createUndoAction(window, "&Undo")
     a.undo.setShortcuts(QKeySequence.Undo)
     a.redo = window.doc.undo_stack.createRedoAction(window, "&Redo")
-    a.redo.setShortcuts(QKeySequence.Redo)
+    a.redo.setShortcuts(_redo_keys())
     a.cut = _action(window, "Cu&t", editor.cut, QKeySequence.Cut, context=canvas_only)
     a.copy = _action(window, "&Copy", editor.copy, QKeySequence.Copy, context=canvas_only)
     a.paste = _action(window, "&Paste", editor.paste, QKeySequence.Paste, context=canvas_only)
@@ -146,6 +146,17 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     tools.addSeparator()
     tools.addActions([a.zoom_in, a.zoom_out, a.fit])
     window.addToolBar(tools)
+
+
+def _redo_keys() -> list[QKeySequence]:
+    """The platform's redo keys plus both common spellings, Ctrl+Y (Windows habit) and
+    Ctrl+Shift+Z, whatever the platform theme offers."""
+    keys = list(QKeySequence.keyBindings(QKeySequence.Redo))
+    for text in ("Ctrl+Shift+Z", "Ctrl+Y"):
+        key = QKeySequence(text)
+        if key not in keys:
+            keys.append(key)
+    return keys
 
 
 def fill_examples(window: "MainWindow") -> None:

@@ -55,6 +55,8 @@ class BlockInspector(QWidget):
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.doc = muted_label("", self)
+        # always rich text: a doc with no tag would be shown as plain text, entities and all
+        self.doc.setTextFormat(Qt.TextFormat.RichText)
         self.id_edit = QLineEdit(self)
         self.id_edit.setFont(code_font())
         self.id_edit.setToolTip("The block id: names its signals, results columns and "
@@ -242,7 +244,8 @@ class BlockInspector(QWidget):
 
 def _doc_html(doc: str) -> str:
     """A type's doc as rich text: paragraphs kept, `code` in a fixed font."""
-    text = html.escape(doc).replace("\n\n", "<br><br>").replace("\n", " ")
+    # quote=False: Qt's rich text does not know &#x27;, so "block's" would show the entity
+    text = html.escape(doc, quote=False).replace("\n\n", "<br><br>").replace("\n", " ")
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 

@@ -51,3 +51,55 @@ def test_scopes_forget_the_previous_diagram(env, qtbot):
         assert scopes.placeholder.isVisibleTo(scopes.scope_area())
     run_in_editor(window, qtbot)  # the scopes of the diagram now open come back
     assert scopes.views and scopes.scope_data(next(iter(scopes.views)))[0].size > 0
+
+
+def test_ctrl_y_and_ctrl_shift_z_redo(shown, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from blocksim.gui.commands import SetParams
+
+    doc = shown.doc
+    with qtbot.waitActive(shown):
+        shown.activateWindow()
+    doc.push(SetParams(doc, (), "fb", {"k": 7}))
+    for modifiers, key in ((Qt.ControlModifier, Qt.Key_Y),
+                           (Qt.ControlModifier | Qt.ShiftModifier, Qt.Key_Z)):
+        QTest.keyClick(shown.canvas.view, Qt.Key_Z, Qt.ControlModifier)  # undo
+        assert doc.diagram.block("fb").params == {"k": "1 / tau"}
+        QTest.keyClick(shown.canvas.view, key, modifiers)
+        assert doc.diagram.block("fb").params == {"k": 7}
+
+
+def test_inspector_doc_shows_apostrophes_not_entities(qtbot):
+    from PySide6.QtGui import QTextDocument
+
+    from blocksim import registry
+    from blocksim.gui.inspector import BlockInspector
+    from blocksim.model import Block, Diagram
+
+    from PySide6.QtCore import Qt
+
+    name, block_type = next((n, t) for n, t in sorted(registry.all_types().items())
+                            if "'" in (t.doc or t.__doc__ or ""))
+    inspector = BlockInspector()
+    qtbot.addWidget(inspector)
+    diagram = Diagram(blocks=[Block("b", name)])
+    inspector.show_block(diagram, diagram.blocks[0])
+    assert "&#" not in inspector.doc.text()
+    assert inspector.doc.textFormat() == Qt.TextFormat.RichText  # entities never shown raw
+    shown = QTextDocument()
+    shown.setHtml(inspector.doc.text())
+    text = shown.toPlainText()
+    assert "&#x27;" not in text and "&#39;" not in text
+    word = next(w for w in (block_type.doc or block_type.__doc__).split() if "'" in w)
+    assert word.strip("`.,;:()") in text.replace("\n", " ")
+
+
+def test_compare_to_constant_default_shows_its_operator():
+    from blocksim.gui.portinfo import glyph
+    from blocksim.model import Block
+
+    assert glyph(Block("c", "CompareToConstant")) == "≤ 0"  # the declared default, <= 0
+    assert glyph(Block("c", "CompareToConstant", {"operator": ">", "constant": 2})) == "> 2"
+    assert glyph(Block("r", "RelationalOperator")) == "<"  # its declared default
