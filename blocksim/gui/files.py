@@ -124,11 +124,9 @@ class FileController(QObject):
             log.exception("cannot open example %s", path)
             dialogs.message(self.window, "Cannot open example", f"{path}: {exc}")
             return False
-        folder = Path(path).resolve().parent
-        # Python files it names stay where they are (the copy has no folder of its own yet)
-        diagram.python = [str((folder / name).resolve()) for name in diagram.python]
-        diagram.path = None
-        self.doc.load(diagram, None)
+        # diagram.path stays the example's, so the data and Python files it names are found
+        # while it is an untitled copy
+        self.doc.load(diagram, None, untitled=True)
         self.example_name = Path(path).stem
         if hasattr(self.window, "statusBar"):
             self.window.statusBar().showMessage(
