@@ -47,7 +47,7 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.undo = window.doc.undo_stack.createUndoAction(window, "&Undo")
     a.undo.setShortcuts(QKeySequence.Undo)
     a.redo = window.doc.undo_stack.createRedoAction(window, "&Redo")
-    a.redo.setShortcuts(QKeySequence.Redo)
+    a.redo.setShortcuts(_redo_keys())
     a.cut = _action(window, "Cu&t", editor.cut, QKeySequence.Cut, context=canvas_only)
     a.copy = _action(window, "&Copy", editor.copy, QKeySequence.Copy, context=canvas_only)
     a.paste = _action(window, "&Paste", editor.paste, QKeySequence.Paste, context=canvas_only)
@@ -139,11 +139,24 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     window.progress.setRange(0, 1000)
     window.progress.setMaximumWidth(180)
     window.progress.setTextVisible(False)
-    window.progress.setVisible(False)
-    tools.addWidget(window.progress)
+    # A toolbar shows or hides its widgets through the action addWidget returns; the
+    # widget's own setVisible is overridden by it (Qt's QToolBar.addWidget documentation).
+    window.progress_action = tools.addWidget(window.progress)
+    window.progress_action.setVisible(False)
     tools.addSeparator()
     tools.addActions([a.zoom_in, a.zoom_out, a.fit])
     window.addToolBar(tools)
+
+
+def _redo_keys() -> list[QKeySequence]:
+    """The platform's redo keys plus both common spellings, Ctrl+Y (Windows habit) and
+    Ctrl+Shift+Z, whatever the platform theme offers."""
+    keys = list(QKeySequence.keyBindings(QKeySequence.Redo))
+    for text in ("Ctrl+Shift+Z", "Ctrl+Y"):
+        key = QKeySequence(text)
+        if key not in keys:
+            keys.append(key)
+    return keys
 
 
 def fill_examples(window: "MainWindow") -> None:
@@ -152,7 +165,7 @@ def fill_examples(window: "MainWindow") -> None:
     for path in found:
         action = window.examples_menu.addAction(path.stem)
         action.setStatusTip(str(path))
-        action.triggered.connect(lambda _=False, p=path: window.files.open_path(p))
+        action.triggered.connect(lambda _=False, p=path: window.files.open_example(p))
     window.examples_menu.setEnabled(bool(found))
 
 

@@ -118,6 +118,8 @@ class Panels(QObject):
         self.refresh_inspector()
         self.refresh_settings(force=True)
         self.window.sim.diagnostics = []
+        if self.window.sim.scopes is not None:  # the previous diagram's plots are not this one's
+            self.window.sim.scopes.clear()
         if self.diagnostics is not None:
             self.diagnostics.show_diagnostics([])
 

@@ -46,7 +46,8 @@ class DiagramDocument(QObject):
         self.titleChanged.emit()
 
     # ----- whole-document changes -----
-    def load(self, diagram: Diagram, path: Path | None = None, dirty: bool = False) -> None:
+    def load(self, diagram: Diagram, path: Path | None = None, dirty: bool = False,
+             untitled: bool = False) -> None:
         """Show `diagram`, placing blocks that have no position; forgets the undo history.
 
         Automatic placement happens here, before any undo history exists, so a file without
@@ -59,6 +60,8 @@ class DiagramDocument(QObject):
         layout_diagram(diagram)
         self.diagram = diagram
         self.path = Path(path) if path else (Path(diagram.path) if diagram.path else None)
+        if untitled:  # a copy (of an example): no file yet, though its data files stay
+            self.path = None  # where diagram.path says, so it runs as the original does
         self.undo_stack.clear()
         self._recovered = dirty  # recovered work counts as unsaved until saved
         self.reset.emit()

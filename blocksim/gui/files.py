@@ -56,6 +56,7 @@ class FileController(QObject):
         super().__init__(window)
         self.window = window
         self.doc = doc
+        self.example_name: str | None = None  # the example the untitled document copies
 
     # ----- unsaved changes -----
     def maybe_save(self) -> bool:
@@ -71,6 +72,7 @@ class FileController(QObject):
     def new(self) -> bool:
         if not self.maybe_save():
             return False
+        self.example_name = None
         self.doc.load(Diagram())
         return True
 
@@ -95,6 +97,7 @@ class FileController(QObject):
             log.exception("unexpected error opening %s", path)
             dialogs.message(self.window, "Cannot open diagram", f"{path}: {exc}")
             return False
+        self.example_name = None
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
         self.opened.emit(str(path))
@@ -110,6 +113,27 @@ class FileController(QObject):
                             f"run until a block library providing it is installed.")
         return True
 
+    def open_example(self, path: str | os.PathLike[str]) -> bool:
+        """Open a shipped example as an untitled copy: Save asks where to put it, so the
+        installed file is never overwritten (and it does not go to Open Recent)."""
+        if not self.maybe_save():
+            return False
+        try:
+            diagram = load_diagram(path)
+        except Exception as exc:  # a broken installation must not crash the editor
+            log.exception("cannot open example %s", path)
+            dialogs.message(self.window, "Cannot open example", f"{path}: {exc}")
+            return False
+        # diagram.path stays the example's, so the data and Python files it names are found
+        # while it is an untitled copy
+        self.doc.load(diagram, None, untitled=True)
+        self.example_name = Path(path).stem
+        if hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(
+                f"Example {self.example_name} opened as an untitled copy: Save asks where to "
+                f"keep it.", 10000)
+        return True
+
     def save(self) -> bool:
         if self.doc.path is None or self._is_example(self.doc.path):
             return self.save_as()
@@ -117,7 +141,7 @@ class FileController(QObject):
 
     def save_as(self) -> bool:
         suggested = str(self.doc.path) if self.doc.path and not self._is_example(
-            self.doc.path) else "untitled.json"
+            self.doc.path) else f"{self.example_name or 'untitled'}.json"
         path = dialogs.save_path(self.window, suggested)
         if not path:
             return False
@@ -133,6 +157,7 @@ class FileController(QObject):
             dialogs.message(self.window, "Cannot save diagram", str(exc))
             return False
         renamed = self.doc.path != Path(path)
+        self.example_name = None
         self.doc.mark_saved(Path(path))
         self.add_recent(Path(path))
         if renamed:

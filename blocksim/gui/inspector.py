@@ -2,7 +2,8 @@
 declaration, which refuses any value the compiler would refuse.
 
 It never changes the diagram: valid edits leave as signals, and the editor core turns them
-into undo commands. `DiagramSettingsEditor` (diagram parameters and simulation settings)
+into undo commands. Edits apply as they are made (a choice or check box at once, a text field
+on Enter or when it loses the focus), so nothing typed is lost by clicking elsewhere. `DiagramSettingsEditor` (diagram parameters and simulation settings)
 lives in `settings_editor` and is re-exported here.
 """
 from __future__ import annotations
@@ -16,10 +17,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -39,7 +38,7 @@ _FIXED_ROWS = 3  # id, its error line, a rule; the parameter rows follow
 
 
 class BlockInspector(QWidget):
-    """Id and parameters of one block; Apply (or Enter) validates, then emits."""
+    """Id and parameters of one block; each edit is validated, then emitted (one undo step)."""
 
     paramsEdited = Signal(str, dict)  # block id, the block's complete new params dict
     renameRequested = Signal(str, str)  # old id, new id
@@ -56,6 +55,8 @@ class BlockInspector(QWidget):
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.doc = muted_label("", self)
+        # always rich text: a doc with no tag would be shown as plain text, entities and all
+        self.doc.setTextFormat(Qt.TextFormat.RichText)
         self.id_edit = QLineEdit(self)
         self.id_edit.setFont(code_font())
         self.id_edit.setToolTip("The block id: names its signals, results columns and "
@@ -69,20 +70,11 @@ class BlockInspector(QWidget):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.names = muted_label("", self)
         self.error = ErrorLine(self)
-        self.revert_button = QPushButton("Revert", self)
-        self.apply_button = QPushButton("Apply", self)
-        self.apply_button.setDefault(True)
-        self.revert_button.clicked.connect(self._revert)
-        self.apply_button.clicked.connect(self.apply)
         self.empty = muted_label("Select a block to see and edit its parameters.", self)
 
         self.form.addRow("Id", self.id_edit)
         self.form.addRow(self.id_error)
         self.form.addRow(_rule(self.form_host))
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.revert_button)
-        buttons.addWidget(self.apply_button)
         body = QWidget(self)
         column = QVBoxLayout(body)
         column.setContentsMargins(6, 6, 6, 6)
@@ -91,7 +83,6 @@ class BlockInspector(QWidget):
         column.addWidget(self.form_host)
         column.addWidget(self.names)
         column.addWidget(self.error)
-        column.addLayout(buttons)
         column.addStretch(1)
         self.body = body
         scroll = QScrollArea(self)
@@ -169,7 +160,6 @@ class BlockInspector(QWidget):
             self._params = dict(params)
             for name, field in self.fields.items():
                 field.load(params.get(name, UNSET))
-            self._update_buttons()
             self.paramsEdited.emit(self._block_id, dict(params))
         return True
 
@@ -183,23 +173,21 @@ class BlockInspector(QWidget):
             label = QLabel(f"{prm.name}" + (f" [{prm.unit}]" if prm.unit else ""), self.form_host)
             label.setToolTip(tooltip(prm))
             self.form.addRow(label, field.widget)
-            field.on_change(self._update_buttons)
-            if isinstance(field, LineField):
-                field.edit.returnPressed.connect(self.apply)
+            if isinstance(field, LineField):  # Enter or leaving the field
+                field.edit.editingFinished.connect(self._field_finished)
+            else:  # a choice or a check box: the change is the whole edit
+                field.on_change(self._field_finished)
             self.fields[prm.name] = field
         stray = sorted(set(self._params) - {prm.name for prm in declared})
         if stray:  # a value the type does not declare: shown so the refusal makes sense
             self.form.addRow(muted_label(f"Not parameters of this type: {', '.join(stray)}"))
         if not declared:
             self.form.addRow(muted_label("This block type has no parameters."))
-        # Tab goes from the id through the parameters to the buttons (the fields are newer
-        # than the buttons, so creation order would put them last)
-        chain = [self.id_edit, *(f.widget for f in self.fields.values()),
-                 self.revert_button, self.apply_button]
+        # Tab goes from the id through the parameters in the form's order
+        chain = [self.id_edit, *(f.widget for f in self.fields.values())]
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
         self.error.clear_message()
-        self._update_buttons()
 
     def _show_names(self) -> None:
         names = []
@@ -233,16 +221,11 @@ class BlockInspector(QWidget):
             mark_invalid(field.widget, bool(problem) and name in culprits, problem or "")
         self.error.show_message(problem or "")
 
-    def _revert(self) -> None:
-        for name, field in self.fields.items():
-            field.load(self._params.get(name, UNSET))
-        self._show_problem(None)
-        self._update_buttons()
-
-    def _update_buttons(self) -> None:
-        modified = any(f.is_modified() for f in self.fields.values())
-        self.apply_button.setEnabled(modified)
-        self.revert_button.setEnabled(modified)
+    def _field_finished(self) -> None:
+        """A field's edit is complete: apply the form if anything in it changed (leaving an
+        untouched field, or one refused already, says nothing new)."""
+        if any(f.is_modified() for f in self.fields.values()):
+            self.apply()
 
     def _rename(self) -> None:
         new = self.id_edit.text().strip()
@@ -261,7 +244,8 @@ class BlockInspector(QWidget):
 
 def _doc_html(doc: str) -> str:
     """A type's doc as rich text: paragraphs kept, `code` in a fixed font."""
-    text = html.escape(doc).replace("\n\n", "<br><br>").replace("\n", " ")
+    # quote=False: Qt's rich text does not know &#x27;, so "block's" would show the entity
+    text = html.escape(doc, quote=False).replace("\n\n", "<br><br>").replace("\n", " ")
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 

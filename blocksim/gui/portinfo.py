@@ -208,6 +208,17 @@ def _short(value: Any, fallback: str, limit: int = 8) -> str:
     return text if text and len(text) <= limit else fallback
 
 
+def _param(block: Block, name: str, fallback: Any) -> Any:
+    """A parameter as the compiler sees it: the block's value, else the declared default
+    (so a block left at its defaults draws what it computes)."""
+    if name in block.params:
+        return block.params[name]
+    block_type = registry.get(block.type)
+    declared = {prm.name: prm for prm in block_type.params} if block_type else {}
+    prm = declared.get(name)
+    return prm.default if prm is not None and not prm.required else fallback
+
+
 _OPERATORS = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "=", "<": "<", ">": ">", "~=": "≠"}
 
 GLYPHS: dict[str, Callable[[Block], str]] = {
@@ -240,9 +251,9 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
     "Switch": lambda b: "switch",
     "HitCrossing": lambda b: "hit " + _short(b.params.get("level", 0), "", 5),
     "Memory": lambda b: "mem",
-    "CompareToConstant": lambda b: (_OPERATORS.get(str(b.params.get("operator", "")), "?")
-                                    + " " + _short(b.params.get("constant", 0), "c", 9)),
-    "RelationalOperator": lambda b: _OPERATORS.get(str(b.params.get("operator", "<")), "rel"),
+    "CompareToConstant": lambda b: (_OPERATORS.get(str(_param(b, "operator", "")), "?")
+                                    + " " + _short(_param(b, "constant", 0), "c", 9)),
+    "RelationalOperator": lambda b: _OPERATORS.get(str(_param(b, "operator", "<")), "rel"),
     "LogicalOperator": lambda b: str(b.params.get("operator", "AND"))[:5],
     "SRFlipFlop": lambda b: "S-R",
     "Mux": lambda b: "mux",

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 SCOPE_TYPE = "Scope"
 XY_TYPE = "XYGraph"  # plotted as y against x
 VIEWS = {SCOPE_TYPE: ScopeView, XY_TYPE: XYView}
+_NO_SCOPES = ("No Scope blocks in this diagram. Add a Scope to plot a signal while the "
+              "simulation runs (Output blocks are recorded for export only).")
+_NOT_RUN = "Not run yet: Run the simulation to plot this diagram's scopes."
 
 
 def plotted_blocks(diagram: Diagram, prefix: str = "") -> dict[str, str]:
@@ -53,9 +56,7 @@ class ScopeManager(QObject):
         self.status = muted_label("", self._area)
         self.tabs = QTabWidget(self._area)
         self.tabs.setDocumentMode(True)
-        self.placeholder = muted_label("No Scope blocks in this diagram. Add a Scope to plot a "
-                                       "signal while the simulation runs (Output blocks are "
-                                       "recorded for export only).", self._area)
+        self.placeholder = muted_label(_NOT_RUN, self._area)
         layout = QVBoxLayout(self._area)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.status)
@@ -65,6 +66,23 @@ class ScopeManager(QObject):
         self.results: Results | None = None  # the last complete or partial results
         self._latest: Snapshot | Results | None = None
         self._runner: SimulationRunner | None = None
+        self._show_placeholder()
+
+    def clear(self) -> None:
+        """Forget the plots and results of the previous diagram (New, Open, an example): a
+        different diagram must not show another one's curves. The views come back on the
+        next Run (`attach`); a run still going is no longer followed."""
+        if self._runner is not None:
+            for signal, slot in self._connections():
+                signal.disconnect(slot)
+            self._runner = None
+        self.tabs.clear()
+        for view in self.views.values():
+            view.deleteLater()
+        self.views = {}
+        self.results, self._latest = None, None
+        self.status.setText("")
+        self.placeholder.setText(_NOT_RUN)
         self._show_placeholder()
 
     def scope_area(self) -> QWidget:
@@ -96,6 +114,7 @@ class ScopeManager(QObject):
         self.results, self._latest = None, None
         for view in self.views.values():
             view.clear()
+        self.placeholder.setText(_NO_SCOPES)
         self._show_placeholder()
         self.status.setText("")
         return paths

@@ -2,7 +2,9 @@
 
 Values are checked by the same code that loads a file and starts a run; nothing is emitted
 unless everything is valid, and the diagram itself is never touched (the core makes undo
-commands of the signals).
+commands of the signals). Every edit applies as it is made (a choice at once, a number on
+Enter or when its field loses the focus, a table cell when it is committed), one undo step
+each, so a choice made here is what Save writes.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ _NUMBER_FIELDS: dict[str, tuple[str, str, str | None]] = {
 
 
 class DiagramSettingsEditor(QWidget):
-    """Diagram parameters (a name/value table) and simulation settings, applied together."""
+    """Diagram parameters (a name/value table) and simulation settings, applied on change."""
 
     parametersEdited = Signal(dict)
     settingsEdited = Signal(object)  # a SimulationSettings
@@ -61,6 +63,7 @@ class DiagramSettingsEditor(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._diagram: Diagram | None = None
+        self._loading = False  # showing the diagram: the widgets' change signals are not edits
 
         self.table = QTableWidget(0, 2, self)
         self.table.setHorizontalHeaderLabels(["Name", "Value"])
@@ -77,6 +80,7 @@ class DiagramSettingsEditor(QWidget):
         add, remove = QPushButton("Add", self), QPushButton("Remove", self)
         add.clicked.connect(lambda: self.add_parameter())
         remove.clicked.connect(self.remove_selected)
+        self.table.itemChanged.connect(lambda _item: self._edited())
         table_buttons = QHBoxLayout()
         table_buttons.addWidget(add)
         table_buttons.addWidget(remove)
@@ -91,7 +95,9 @@ class DiagramSettingsEditor(QWidget):
         self.solver.setToolTip("dopri5/dop853: adaptive explicit; radau/bdf: stiff; "
                                "euler/rk4: fixed step, crossings act at step ends")
         self.solver.currentTextChanged.connect(self._solver_changed)
+        self.solver.currentIndexChanged.connect(lambda _index: self._edited())
         self.backend = _backend_box(self)
+        self.backend.currentIndexChanged.connect(lambda _index: self._edited())
         self.number_edits: dict[str, QLineEdit] = {}
         sim_box = QGroupBox("Simulation", self)
         form = QFormLayout(sim_box)
@@ -100,7 +106,7 @@ class DiagramSettingsEditor(QWidget):
             edit.setFont(code_font())
             edit.setToolTip(tip)
             edit.setPlaceholderText(placeholder or "required")
-            edit.returnPressed.connect(self.apply)
+            edit.editingFinished.connect(self._edited)
             self.number_edits[key] = edit
             if key == "rtol":
                 form.addRow("Solver", self.solver)
@@ -108,19 +114,11 @@ class DiagramSettingsEditor(QWidget):
         form.addRow("Backend", self.backend)
 
         self.error = ErrorLine(self)
-        revert, self.apply_button = QPushButton("Revert", self), QPushButton("Apply", self)
-        revert.clicked.connect(self._reload)
-        self.apply_button.clicked.connect(self.apply)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(revert)
-        buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(params_box, 1)
         layout.addWidget(sim_box)
         layout.addWidget(self.error)
-        layout.addLayout(buttons)
         self.empty = muted_label("No diagram.", self)
         layout.addWidget(self.empty)
         self.setEnabled(False)
@@ -136,9 +134,13 @@ class DiagramSettingsEditor(QWidget):
     def add_parameter(self, name: str = "", value: str = "") -> None:
         """Append a row (empty by default) and start editing its name."""
         row = self.table.rowCount()
-        self.table.insertRow(row)
-        self.table.setItem(row, 0, QTableWidgetItem(name))
-        self.table.setItem(row, 1, QTableWidgetItem(value))
+        loading, self._loading = self._loading, True
+        try:
+            self.table.insertRow(row)
+            self.table.setItem(row, 0, QTableWidgetItem(name))
+            self.table.setItem(row, 1, QTableWidgetItem(value))
+        finally:
+            self._loading = loading
         if not name:
             self.table.setCurrentCell(row, 0)
             self.table.editItem(self.table.item(row, 0))
@@ -147,6 +149,8 @@ class DiagramSettingsEditor(QWidget):
         rows = sorted({index.row() for index in self.table.selectedIndexes()}, reverse=True)
         for row in rows:
             self.table.removeRow(row)
+        if rows:
+            self._edited()
 
     def error_text(self) -> str:
         return self.error.text() if self.error.isVisible() else ""
@@ -176,6 +180,11 @@ class DiagramSettingsEditor(QWidget):
         if settings != self._diagram.simulation:
             self.settingsEdited.emit(settings)
         return True
+
+    def _edited(self) -> None:
+        """One widget's edit is complete: apply the form (unless it is being filled in)."""
+        if not self._loading:
+            self.apply()
 
     # ----- reading the form -----
     def _read_parameters(self) -> dict[str, Any]:
@@ -228,6 +237,13 @@ class DiagramSettingsEditor(QWidget):
         diagram = self._diagram
         if diagram is None:
             return
+        self._loading = True
+        try:
+            self._show(diagram)
+        finally:
+            self._loading = False
+
+    def _show(self, diagram: Diagram) -> None:
         self.table.setRowCount(0)
         for name, value in diagram.parameters.items():
             self.add_parameter(name, value_to_text(value))

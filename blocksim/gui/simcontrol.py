@@ -89,7 +89,7 @@ class SimulationControl(QObject):
         actions = self.window.actions_
         actions.run.setEnabled(not running)
         actions.stop.setEnabled(running)
-        self.window.progress.setVisible(running)
+        self.window.progress_action.setVisible(running)  # not the widget: see build_menus
         self.window.progress.setValue(0)
 
     # ----- validate -----

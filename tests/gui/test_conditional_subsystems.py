@@ -87,8 +87,7 @@ def test_triggered_subsystem_built_and_run_in_the_editor(env, qtbot, tmp_path):
     combo = inspector.fields["edge"].widget
     combo.setFocus()
     QTest.keyClicks(combo, "either")
-    assert combo.currentText() == "either"
-    qtbot.mouseClick(inspector.apply_button, Qt.LeftButton)
+    assert combo.currentText() == "either"  # applied on selection, no Apply button
     assert inspector.error_text() == "" and doc.diagram.block(SUB).params == {"edge": "either"}
     assert validation.check_diagram(doc.diagram) == []
 

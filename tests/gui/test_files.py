@@ -82,8 +82,31 @@ def test_examples_menu_lists_every_diagram(window):
     names = [a.text() for a in window.examples_menu.actions()]
     assert names == [p.stem for p in sorted(DIAGRAMS.glob("*.json"))]
     window.examples_menu.actions()[0].trigger()
-    assert window.doc.path == sorted(DIAGRAMS.glob("*.json"))[0]
-    assert window.recent_menu.isEnabled()
+    first = sorted(DIAGRAMS.glob("*.json"))[0]
+    assert window.doc.path is None and window.doc.title == "untitled"  # a copy, not the file
+    assert [b.id for b in window.doc.diagram.blocks] == \
+        [b.id for b in load_diagram(first).blocks]
+
+
+def test_an_example_opens_as_an_untitled_copy_that_save_never_writes_back(
+        window, tmp_path, monkeypatch):
+    example = DIAGRAMS / "bouncing_ball.json"
+    shipped = example.read_bytes()
+    recent = window.files.recent()
+    next(a for a in window.examples_menu.actions() if a.text() == example.stem).trigger()
+    assert window.doc.path is None and not window.doc.dirty
+    assert window.files.recent() == recent  # not a file of the user's
+    asked = []
+    target = tmp_path / "mine.json"
+    monkeypatch.setattr(dialogs, "save_path",
+                        lambda parent, suggested, *a: asked.append(suggested) or str(target))
+    window.panels.settings.solver.setCurrentText("radau")  # an edit, applied at once
+    assert window.doc.dirty
+    window.actions_.save.trigger()
+    assert asked == ["bouncing_ball.json"]  # Save asked where, naming the example
+    assert example.read_bytes() == shipped
+    assert window.doc.path == target and load_diagram(target).simulation.solver == "radau"
+    assert not window.doc.dirty
 
 
 def test_an_unknown_block_type_never_crashes_the_editor(window, env, tmp_path):

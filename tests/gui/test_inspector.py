@@ -69,7 +69,7 @@ def test_refuses_lower_above_upper_naming_the_parameters(inspector, qtbot):
     edit(inspector, "lower", "3")
     edit(inspector, "upper", "1")
     with qtbot.assertNotEmitted(inspector.paramsEdited):
-        qtbot.mouseClick(inspector.apply_button, Qt.MouseButton.LeftButton)
+        qtbot.keyClick(inspector.fields["upper"].edit, Qt.Key.Key_Return)
     message = inspector.error_text()
     assert "lower" in message and "upper" in message
     assert inspector.fields["lower"].widget.styleSheet()  # outlined
@@ -106,7 +106,7 @@ def test_emits_the_complete_params_dict(inspector, ball, qtbot):
     edit(inspector, "upper", "[20]")
     inspector.fields["ic_source"].widget.setCurrentText("parameter")
     with qtbot.waitSignal(inspector.paramsEdited, timeout=1000) as blocker:
-        qtbot.mouseClick(inspector.apply_button, Qt.MouseButton.LeftButton)
+        inspector.apply()
     assert blocker.args == ["position", {"x0": "x0", "lower": 0, "upper": [20]}]
     edit(inspector, "lower", "")  # cleared: back to the declared default
     with qtbot.waitSignal(inspector.paramsEdited, timeout=1000) as blocker:
@@ -166,7 +166,7 @@ def test_settings_editor_emits_simulation_settings(settings_editor, ball, qtbot)
     edits["output_interval"].setText("")
     with qtbot.assertNotEmitted(settings_editor.parametersEdited), \
             qtbot.waitSignal(settings_editor.settingsEdited, timeout=1000) as blocker:
-        qtbot.mouseClick(settings_editor.apply_button, Qt.MouseButton.LeftButton)
+        settings_editor.apply()
     settings = blocker.args[0]
     assert settings == SimulationSettings(start=0.0, stop=120.0, solver="rk4", rtol=1e-10,
                                           atol=1e-10, max_step=math.inf, output_interval=None,
