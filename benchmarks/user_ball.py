@@ -19,50 +19,27 @@ import math
 import sys
 import time
 
-import blocksim
-from blocksim import registry
-from blocksim.blockspec import Param, Port
-from blocksim.user import CONTINUE, Crossing, Discrete, State, UserBlock, rising
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import blocksim  # noqa: E402
+from blocksim import registry  # noqa: E402
+from blocksim.user import CONTINUE, rising  # noqa: E402
+from modia_user_blocks import ModiaBall  # noqa: E402
+from references import modia_ball_impacts  # noqa: E402
 
 TARGET_US = 30.0
 
 
-class BenchBall(UserBlock):
-    """ModiaMath's bouncing ball: at the rising edge of -h, v := -e v; a rebound under
-    v_small rests the ball (flying := 0, v := 0)."""
+class BenchBall(ModiaBall):
+    """The tests' ModiaMath ball (tests/modia_user_blocks.py), under its own type name."""
 
     name = "BenchModiaBall"
-    params = (Param("h0", default=1.0, unit="m"), Param("e", default=0.7),
-              Param("g", default=9.81, unit="m/s^2"), Param("v_small", default=0.01, unit="m/s"))
-    outputs = (Port("h"), Port("v"))
-    states = (State("h", start="h0"), State("v"))
-    discrete_states = (Discrete("flying", 1.0),)
-    crossings = (Crossing("impact", "rising"),)
-    feedthrough_outputs = False
-
-    @staticmethod
-    def out(t, x, d, u, p):
-        return x
-
-    @staticmethod
-    def der(t, x, d, u, p):
-        return (x[1], -p.g if d[0] != 0.0 else 0.0)
-
-    @staticmethod
-    def crossing(t, x, d, u, p):
-        return (-x[0],)
-
-    @staticmethod
-    def event(t, x, d, u, p, zo, zn, init):
-        if not init and rising(zo[0], zn[0]):
-            v = -p.e * x[1]
-            if v < p.v_small:
-                return ((x[0], 0.0), (0.0,), CONTINUE)
-            return ((x[0], v), d, CONTINUE)
-        return (x, d, CONTINUE)
 
 
-class FallbackBall(BenchBall):
+class FallbackBall(ModiaBall):
     """The same ball whose event numba cannot compile (math.fsum): its events run in
     Python, its continuous segments in the compiled loop (the documented fallback)."""
 
@@ -78,19 +55,6 @@ class FallbackBall(BenchBall):
         return (x, d, CONTINUE)
 
 
-def impacts(h0: float, e: float, g: float, v_small: float, stop: float) -> list[float]:
-    """Closed form: the fall from h0, then flights of 2 v_k / g with v_k = e^k v_1."""
-    t = math.sqrt(2.0 * h0 / g)
-    times, v = [t], g * t
-    while e * v >= v_small:
-        v *= e
-        t += 2.0 * v / g
-        if t > stop:
-            break
-        times.append(t)
-    return times
-
-
 def case(e: float, v_small: float, stop: float, repeats: int,
          kind: str = "BenchModiaBall") -> tuple[int, float]:
     """(impacts, best seconds of one simulate call) on the numba backend."""
@@ -99,7 +63,7 @@ def case(e: float, v_small: float, stop: float, repeats: int,
     ball = d.add(kind, id="ball", e=e, v_small=v_small)
     ball.h >> d.add("Output", id="h").u
     model = d.compile()
-    expected = impacts(1.0, e, 9.81, v_small, stop)
+    expected = modia_ball_impacts(1.0, e, 9.81, v_small, stop)
     best = math.inf
     for k in range(repeats + 1):
         started = time.perf_counter()

@@ -83,3 +83,19 @@ PENDULUM_STOP_AT = (-0.308801415, -0.951126535)
 PENDULUM_KICK = 8.134299206  # bottom passage after the last turning point, when not stopping
 PENDULUM_OMEGA_BEFORE_KICK = -0.833703305
 PENDULUM_OMEGA_PLUS = 18.334081458
+
+
+def modia_ball_impacts(h0: float = 1.0, e: float = 0.7, g: float = 9.81,
+                       v_small: float = 0.01, stop: float = math.inf) -> list[float]:
+    """ModiaMath's bouncing ball, impact instants up to `stop`: the fall from h0, then
+    flights of 2 v_k / g with v_k = e^k v_1, until a rebound e v_k is under v_small (that
+    impact is the last)."""
+    t = math.sqrt(2.0 * h0 / g)
+    times, v = [t], g * t
+    while e * v >= v_small:
+        v *= e
+        t += 2.0 * v / g
+        if t > stop:
+            break
+        times.append(t)
+    return times

@@ -12,6 +12,7 @@ import pytest
 from both_backends import HAS_NUMBA, run_both
 from builders import block, diagram
 from modia_user_blocks import registered
+from references import modia_ball_impacts
 from scipy.optimize import brentq
 
 import blocksim
@@ -27,18 +28,6 @@ def user_types():
         yield
 
 
-def ball_impacts() -> list[float]:
-    """The fall from h0, then flights of 2 v_k / g, v_k = e^k v_1, until a rebound is
-    under v_small (that impact is the last)."""
-    t = math.sqrt(2.0 * H0 / G)
-    times, v = [t], G * t
-    while E * v >= V_SMALL:
-        v *= E
-        t += 2.0 * v / G
-        times.append(t)
-    return times
-
-
 def ball_diagram(**settings):
     blocks = [block("ball", "ModiaBall", h0=H0, e=E, g=G, v_small=V_SMALL),
               block("h", "Output"), block("v", "Output")]
@@ -47,7 +36,7 @@ def ball_diagram(**settings):
 
 
 def test_ball_eighteen_impacts_at_the_closed_form_instants_then_rest():
-    expected = ball_impacts()
+    expected = modia_ball_impacts(H0, E, G, V_SMALL)
     assert len(expected) == 18
     r = run_both(ball_diagram())
     resets = [e.time for e in r.events if e.block == "ball" and e.kind == "reset"]

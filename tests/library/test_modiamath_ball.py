@@ -1,28 +1,16 @@
 """ModiaMath's bouncing ball in ModiaMath's own formulation, from library blocks
 (diagrams/modiamath_ball.json): the ResetIntegrator's `state` holds the impact speed for
 the whole event, so 'impact AND rebound < v_small' latches only at the last impact."""
-import math
 
 import numpy as np
 import pytest
 from both_backends import run_both
+from references import modia_ball_impacts
 
 import blocksim
 from blocksim.examples import examples_dir
 
 H0, E, G, V_SMALL = 1.0, 0.7, 9.81, 0.01
-
-
-def impacts_closed_form() -> list[float]:
-    """Impact instants: the fall from h0, then flights of 2 v_k / g with v_k = e^k v_1,
-    until the rebound e * v_k is under v_small (that impact is the last)."""
-    t = math.sqrt(2.0 * H0 / G)
-    times, v = [t], G * t
-    while E * v >= V_SMALL:
-        v *= E
-        t += 2.0 * v / G
-        times.append(t)
-    return times
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +19,7 @@ def results():
 
 
 def test_eighteen_impacts_at_the_closed_form_instants(results):
-    expected = impacts_closed_form()
+    expected = modia_ball_impacts(H0, E, G, V_SMALL)
     assert len(expected) == 18
     resets = [e.time for e in results.events if e.block == "velocity" and e.kind == "reset"]
     assert len(resets) == 18
@@ -47,7 +35,7 @@ def test_eighteen_impacts_at_the_closed_form_instants(results):
 
 
 def test_then_at_rest_with_h_and_v_zero(results):
-    rest = results.time > impacts_closed_form()[-1]
+    rest = results.time > modia_ball_impacts(H0, E, G, V_SMALL)[-1]
     assert rest.any() and np.all(results["v"][rest] == 0.0)
     assert np.all(np.abs(results["h"][rest]) <= 1e-12)
     assert [e.block for e in results.events if e.kind == "reset" and e.block == "flying"]
