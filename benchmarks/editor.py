@@ -116,7 +116,7 @@ def generate(n_blocks: int = 1000, per_chain: int | None = None):
 def write_cases(folder: Path, n_blocks: int) -> dict[str, Path]:
     """(a) the diagram with its layout saved, as after a save from the editor; (b) without."""
     from blocksim.format import save_diagram
-    from blocksim.gui.autolayout import layout_diagram
+    from blocksim.gui.layout.autolayout import layout_diagram
 
     plain = generate(n_blocks)
     paths = {"without layout": folder / f"editor_{n_blocks}_plain.json",
@@ -175,7 +175,7 @@ def make_app(show: bool):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from blocksim.gui.qtcompat import protect_none
+    from blocksim.gui.window.qtcompat import protect_none
 
     protect_none()
     return QApplication.instance() or QApplication(["blocksim-editor-benchmark"])
@@ -185,7 +185,7 @@ def open_window(path: Path):
     """Open `path` in a fresh, shown main window as File > Open does; (window, seconds)."""
     from PySide6.QtWidgets import QApplication
 
-    from blocksim.gui.mainwindow import MainWindow
+    from blocksim.gui.window.mainwindow import MainWindow
 
     window = MainWindow()
     window.show()
@@ -268,8 +268,8 @@ def render_time(scene, longest: int = 4000) -> tuple[float, str]:
 def export_time(path: Path, folder: Path, longest: int = 4000) -> float:
     """File > Export Picture: a new scene of the file's diagram drawn to a PNG."""
     from blocksim.format import load_diagram
-    from blocksim.gui.autolayout import layout_diagram
-    from blocksim.gui.render import render_diagram
+    from blocksim.gui.layout.autolayout import layout_diagram
+    from blocksim.gui.canvas.render import render_diagram
 
     diagram = load_diagram(path)
     layout_diagram(diagram)  # the editor's document is laid out before an export
@@ -283,7 +283,7 @@ def measure(name: str, path: Path, steps: int, repeats: int) -> Case:
     import copy
 
     from blocksim.format import load_diagram
-    from blocksim.gui.autolayout import layout_diagram, needs_layout
+    from blocksim.gui.layout.autolayout import layout_diagram, needs_layout
 
     diagram = load_diagram(path)
     case = Case(name, len(diagram.blocks), len(diagram.wires))

@@ -284,7 +284,7 @@ class DiagramBuilder:
 
         self.to_dict()
         if layout:
-            from blocksim.gui.autolayout import layout_diagram  # Qt-free
+            from blocksim.gui.layout.autolayout import layout_diagram  # Qt-free
 
             layout_diagram(self.top.model)
         save_diagram(self.top.model, path)

@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
-        from blocksim.gui.app import main as gui_main  # only the editor imports Qt
+        from blocksim.gui.window.app import main as gui_main  # only the editor imports Qt
     except ImportError as exc:
         raise BlocksimError(f"the editor is not available: {exc}") from None
     return gui_main([args.diagram] if args.diagram else [])
@@ -312,7 +312,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     check_outputs([path], [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)
     try:
-        from blocksim.gui.render import render_diagram  # only the editor imports Qt
+        from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
     except ImportError as exc:
         raise BlocksimError(f"rendering needs the editor's Qt libraries "
                             f"(pip install 'blocksim[gui]'): {exc}") from None

@@ -47,7 +47,7 @@ def svg(builder: "DiagramBuilder") -> str | None:
     """The level drawn as the editor draws it, as SVG text; None (Jupyter then shows the
     text summary) without PySide6 or when Qt cannot draw."""
     try:
-        from blocksim.gui.render import render_diagram
+        from blocksim.gui.canvas.render import render_diagram
     except ImportError as exc:
         log.debug("no diagram picture: %s", exc)
         return None

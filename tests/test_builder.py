@@ -207,7 +207,7 @@ def test_a_diagram_shows_a_text_summary_without_qt(monkeypatch):
     text = d.summary()
     assert "velocity: ResetIntegrator(initial='v0', edge='falling')" in text
     assert "restitution.y -> velocity.x0" in text and "mu = 0.9" in text
-    monkeypatch.setitem(sys.modules, "blocksim.gui.render", None)  # as if PySide6 were absent
+    monkeypatch.setitem(sys.modules, "blocksim.gui.canvas.render", None)  # as if PySide6 were absent
     assert d._repr_svg_() is None  # Jupyter then shows _repr_pretty_, the summary
 
     class Printer:

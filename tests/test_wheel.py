@@ -24,7 +24,7 @@ import os, sys
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 qt = QApplication(["blocksim"])
-from blocksim.gui import app
+from blocksim.gui.window import app
 window = app.create_window(None)
 print(len(window.examples_menu.actions()))
 """

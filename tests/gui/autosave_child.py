@@ -11,8 +11,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from blocksim.gui import app, dialogs  # noqa: E402
-from blocksim.gui.commands import SetParams  # noqa: E402
+from blocksim.gui.window import app  # noqa: E402
+
+from blocksim.gui.window import dialogs
+from blocksim.gui.document.commands import SetParams  # noqa: E402
 
 
 def main() -> None:

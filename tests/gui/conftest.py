@@ -6,8 +6,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-try:  # PySide6 6.12 on Python < 3.12 leaks references to None (see blocksim/gui/qtcompat.py)
-    from blocksim.gui.qtcompat import protect_none
+try:  # PySide6 6.12 on Python < 3.12 leaks references to None (see blocksim/gui/window/qtcompat.py)
+    from blocksim.gui.window.qtcompat import protect_none
     protect_none()
 except ImportError:  # no PySide6: the GUI tests skip themselves
     pass
@@ -16,7 +16,7 @@ except ImportError:  # no PySide6: the GUI tests skip themselves
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     """Autosave and settings in tmp_path; dialogs answered (messages are collected)."""
-    from blocksim.gui import dialogs
+    from blocksim.gui.window import dialogs
 
     monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
     monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
@@ -34,7 +34,7 @@ def window(qtbot, tmp_path, env):
     from editor_helpers import lag_diagram
 
     from blocksim.format import save_diagram
-    from blocksim.gui import app
+    from blocksim.gui.window import app
 
     path = tmp_path / "lag.json"
     save_diagram(lag_diagram(), path)

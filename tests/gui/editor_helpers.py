@@ -64,7 +64,7 @@ def palette_drop(viewport, point: QPoint, type_name: str) -> None:
     from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
-    from blocksim.gui.palette import block_mime_data
+    from blocksim.gui.panels.palette import block_mime_data
 
     data = block_mime_data(type_name)
     for cls in (QDragEnterEvent, QDragMoveEvent):
@@ -90,7 +90,7 @@ def click(viewport, point: QPoint) -> None:
 
 def open_window(qtbot):
     """A main window as `blocksim-gui` opens it (after offering recovery), shown."""
-    from blocksim.gui import app
+    from blocksim.gui.window import app
 
     window = app.create_window()
     qtbot.addWidget(window)

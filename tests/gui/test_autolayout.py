@@ -8,11 +8,11 @@ pytest.importorskip("PySide6")
 from editor_helpers import lag_diagram  # noqa: E402
 
 from blocksim.format import diagram_to_dict, load_diagram  # noqa: E402
-from blocksim.gui.autolayout import layout_diagram, needs_layout  # noqa: E402
-from blocksim.gui.files import examples  # noqa: E402
-from blocksim.gui.geometry import LABEL_HEIGHT, label_width  # noqa: E402
-from blocksim.gui.portinfo import block_placement, port_info, scope_names  # noqa: E402
-from blocksim.gui.routing import junctions, route  # noqa: E402
+from blocksim.gui.layout.autolayout import layout_diagram, needs_layout  # noqa: E402
+from blocksim.gui.window.files import examples  # noqa: E402
+from blocksim.gui.canvas.geometry import LABEL_HEIGHT, label_width  # noqa: E402
+from blocksim.gui.canvas.portinfo import block_placement, port_info, scope_names  # noqa: E402
+from blocksim.gui.canvas.routing import junctions, route  # noqa: E402
 
 
 def _levels(diagram, names, path=""):

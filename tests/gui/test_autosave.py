@@ -16,10 +16,12 @@ import pytest
 pytest.importorskip("PySide6")
 
 from blocksim.format import load_diagram, save_diagram  # noqa: E402
-from blocksim.gui import app, dialogs, files  # noqa: E402
-from blocksim.gui.autosave import autosave_dir  # noqa: E402
-from blocksim.gui.commands import SetParams  # noqa: E402
-from blocksim.gui.mainwindow import MainWindow  # noqa: E402
+from blocksim.gui.window import app  # noqa: E402
+from blocksim.gui.window import dialogs
+from blocksim.gui.window import files
+from blocksim.gui.window.autosave import autosave_dir  # noqa: E402
+from blocksim.gui.document.commands import SetParams  # noqa: E402
+from blocksim.gui.window.mainwindow import MainWindow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("autosave_child.py")

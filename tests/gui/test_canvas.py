@@ -8,9 +8,9 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from blocksim.gui.canvas import Canvas  # noqa: E402
-from blocksim.gui.document import DiagramDocument  # noqa: E402
-from blocksim.gui.scene import BLOCK_MIME  # noqa: E402
+from blocksim.gui.canvas.area import Canvas  # noqa: E402
+from blocksim.gui.document.document import DiagramDocument  # noqa: E402
+from blocksim.gui.canvas.scene import BLOCK_MIME  # noqa: E402
 from blocksim.model import PortRef  # noqa: E402
 
 

@@ -6,8 +6,8 @@ pytest.importorskip("PySide6")
 from editor_helpers import lag_diagram, snapshot  # noqa: E402
 from PySide6.QtCore import QPointF  # noqa: E402
 
-from blocksim.gui.canvas import Canvas  # noqa: E402
-from blocksim.gui.commands import (  # noqa: E402
+from blocksim.gui.canvas.area import Canvas  # noqa: E402
+from blocksim.gui.document.commands import (  # noqa: E402
     AddItems,
     ChangeLayout,
     ChangeWire,
@@ -18,7 +18,7 @@ from blocksim.gui.commands import (  # noqa: E402
     SetSimulation,
     fresh_id,
 )
-from blocksim.gui.document import DiagramDocument  # noqa: E402
+from blocksim.gui.document.document import DiagramDocument  # noqa: E402
 from blocksim.model import Block, PortRef, Wire  # noqa: E402
 
 

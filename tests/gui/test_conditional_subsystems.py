@@ -22,8 +22,8 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 import blocksim  # noqa: E402
 from blocksim.format import diagram_from_dict, load_diagram  # noqa: E402
-from blocksim.gui import validation  # noqa: E402
-from blocksim.gui.portinfo import port_info  # noqa: E402
+from blocksim.gui.document import validation  # noqa: E402
+from blocksim.gui.canvas.portinfo import port_info  # noqa: E402
 
 SUB = "triggeredsubsystem1"
 

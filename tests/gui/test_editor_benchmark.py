@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 
 import blocksim  # noqa: E402
 from builders import benchmark_script  # noqa: E402
-from blocksim.gui.autolayout import needs_layout  # noqa: E402
+from blocksim.gui.layout.autolayout import needs_layout  # noqa: E402
 
 @pytest.fixture(scope="module")
 def bench():

@@ -7,7 +7,7 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import run_in_editor  # noqa: E402
 
-from blocksim.gui.files import examples_dir  # noqa: E402
+from blocksim.gui.window.files import examples_dir  # noqa: E402
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_progress_bar_appears_in_the_toolbar_during_a_run(shown, qtbot):
 
 
 def test_scopes_forget_the_previous_diagram(env, qtbot):
-    from blocksim.gui import app
+    from blocksim.gui.window import app
 
     window = app.create_window()
     qtbot.addWidget(window)
@@ -57,7 +57,7 @@ def test_ctrl_y_and_ctrl_shift_z_redo(shown, qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from blocksim.gui.commands import SetParams
+    from blocksim.gui.document.commands import SetParams
 
     doc = shown.doc
     with qtbot.waitActive(shown):
@@ -75,7 +75,7 @@ def test_inspector_doc_shows_apostrophes_not_entities(qtbot):
     from PySide6.QtGui import QTextDocument
 
     from blocksim import registry
-    from blocksim.gui.inspector import BlockInspector
+    from blocksim.gui.panels.inspector import BlockInspector
     from blocksim.model import Block, Diagram
 
     from PySide6.QtCore import Qt
@@ -97,7 +97,7 @@ def test_inspector_doc_shows_apostrophes_not_entities(qtbot):
 
 
 def test_compare_to_constant_default_shows_its_operator():
-    from blocksim.gui.portinfo import glyph
+    from blocksim.gui.canvas.portinfo import glyph
     from blocksim.model import Block
 
     assert glyph(Block("c", "CompareToConstant")) == "≤ 0"  # the declared default, <= 0

@@ -19,7 +19,7 @@ from blocksim.model import Block  # noqa: E402
 def active(qtbot, tmp_path, env):
     """The lag loop plus an unwired ResetIntegrator `ri`, in an active window (so focus moves
     as it does for a user)."""
-    from blocksim.gui import app
+    from blocksim.gui.window import app
 
     diagram = lag_diagram()
     diagram.blocks.append(Block("ri", "ResetIntegrator"))

@@ -18,8 +18,8 @@ from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 
 import blocksim  # noqa: E402
 from blocksim.format import load_diagram  # noqa: E402
-from blocksim.gui import dialogs  # noqa: E402
-from blocksim.gui.files import examples  # noqa: E402
+from blocksim.gui.window import dialogs  # noqa: E402
+from blocksim.gui.window.files import examples  # noqa: E402
 
 # Runs shortened (through the settings editor, and the same in the headless run) to keep the
 # test fast: stop times in seconds.

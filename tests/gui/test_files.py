@@ -9,9 +9,10 @@ pytest.importorskip("PySide6")
 from editor_helpers import snapshot  # noqa: E402
 
 from blocksim.format import load_diagram  # noqa: E402
-from blocksim.gui import dialogs, files  # noqa: E402
-from blocksim.gui.commands import SetParams  # noqa: E402
-from blocksim.gui.mainwindow import MainWindow  # noqa: E402
+from blocksim.gui.window import dialogs  # noqa: E402
+from blocksim.gui.window import files
+from blocksim.gui.document.commands import SetParams  # noqa: E402
+from blocksim.gui.window.mainwindow import MainWindow  # noqa: E402
 
 DIAGRAMS = files.examples_dir()
 

@@ -1,7 +1,7 @@
 """Garbage collection stays on the GUI thread while the editor runs simulations (gcguard).
 
 The editor once hung because the worker thread's automatic collection freed Qt objects left
-in reference cycles by closed windows (see blocksim/gui/gcguard.py). These tests leave such
+in reference cycles by closed windows (see blocksim/gui/window/gcguard.py). These tests leave such
 garbage behind on purpose, run example diagrams, and record on which thread every collection
 and every destruction of those Qt objects happened.
 """
@@ -24,8 +24,10 @@ from editor_helpers import run_in_editor  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QMenu  # noqa: E402
 
-from blocksim.gui import app, gcguard  # noqa: E402
-from blocksim.gui.runner import SimulationRunner  # noqa: E402
+from blocksim.gui.window import app  # noqa: E402
+
+from blocksim.gui.window import gcguard
+from blocksim.gui.scopes.runner import SimulationRunner  # noqa: E402
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire  # noqa: E402
 
 EXAMPLES = ("bouncing_ball", "math003", "c5_two_state", "rotating_pendulum")
@@ -241,7 +243,7 @@ def test_a_collection_forced_on_another_thread_is_reported(qtbot, caplog):
         thread.start()
         thread.join()
         gc.enable()  # and one that turns automatic collection back on
-        with caplog.at_level(logging.WARNING, logger="blocksim.gui.gcguard"):
+        with caplog.at_level(logging.WARNING, logger="blocksim.gui.window.gcguard"):
             qtbot.waitUntil(lambda: len(caplog.records) >= 2, timeout=2000)
         assert not gc.isenabled()
     assert gcguard.stray_collections() == before + 1

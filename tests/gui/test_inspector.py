@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 import blocksim
 from blocksim.examples import examples_dir
-from blocksim.gui.inspector import BlockInspector, DiagramSettingsEditor
+from blocksim.gui.panels.inspector import BlockInspector, DiagramSettingsEditor
 from blocksim.model import Block, Diagram, SimulationSettings
 
 BALL = examples_dir() / "bouncing_ball.json"

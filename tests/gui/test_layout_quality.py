@@ -11,14 +11,14 @@ pytest.importorskip("PySide6")
 from builders import benchmark_script  # noqa: E402
 
 from blocksim.format import diagram_to_dict, load_diagram  # noqa: E402
-from blocksim.gui.autolayout import layout_diagram  # noqa: E402
-from blocksim.gui.files import examples  # noqa: E402
-from blocksim.gui.geometry import LABEL_HEIGHT, label_width  # noqa: E402
-from blocksim.gui.layering import Layering  # noqa: E402
-from blocksim.gui.layoutscore import measure  # noqa: E402
-from blocksim.gui.ordering import count_inversions  # noqa: E402
-from blocksim.gui.portinfo import block_placement, port_info, scope_names  # noqa: E402
-from blocksim.gui.routing import route  # noqa: E402
+from blocksim.gui.layout.autolayout import layout_diagram  # noqa: E402
+from blocksim.gui.window.files import examples  # noqa: E402
+from blocksim.gui.canvas.geometry import LABEL_HEIGHT, label_width  # noqa: E402
+from blocksim.gui.layout.layering import Layering  # noqa: E402
+from blocksim.gui.layout.layoutscore import measure  # noqa: E402
+from blocksim.gui.layout.ordering import count_inversions  # noqa: E402
+from blocksim.gui.canvas.portinfo import block_placement, port_info, scope_names  # noqa: E402
+from blocksim.gui.canvas.routing import route  # noqa: E402
 
 @pytest.fixture(scope="module")
 def generate():

@@ -5,8 +5,8 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import snapshot  # noqa: E402
 
-from blocksim.gui import app  # noqa: E402
-from blocksim.gui.commands import SetParams  # noqa: E402
+from blocksim.gui.window import app  # noqa: E402
+from blocksim.gui.document.commands import SetParams  # noqa: E402
 
 
 

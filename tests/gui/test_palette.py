@@ -6,7 +6,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt
 
 from blocksim import registry
-from blocksim.gui.palette import BLOCK_MIME, BlockPalette
+from blocksim.gui.panels.palette import BLOCK_MIME, BlockPalette
 
 
 @pytest.fixture

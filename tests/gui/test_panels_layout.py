@@ -10,10 +10,10 @@ from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView  # noqa: E402
 
 from blocksim.model import BACKENDS  # noqa: E402
-from blocksim.gui.document import DiagramDocument  # noqa: E402
-from blocksim.gui.inspector import DiagramSettingsEditor  # noqa: E402
-from blocksim.gui.scene import DiagramScene  # noqa: E402
-from blocksim.gui.view import _grid_points  # noqa: E402
+from blocksim.gui.document.document import DiagramDocument  # noqa: E402
+from blocksim.gui.panels.inspector import DiagramSettingsEditor  # noqa: E402
+from blocksim.gui.canvas.scene import DiagramScene  # noqa: E402
+from blocksim.gui.canvas.view import _grid_points  # noqa: E402
 
 
 

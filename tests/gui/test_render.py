@@ -11,8 +11,8 @@ from PySide6.QtGui import QImage  # noqa: E402
 
 from blocksim.cli import main  # noqa: E402
 from blocksim.format import load_diagram  # noqa: E402
-from blocksim.gui.files import examples, examples_dir  # noqa: E402
-from blocksim.gui.render import render_diagram  # noqa: E402
+from blocksim.gui.window.files import examples, examples_dir  # noqa: E402
+from blocksim.gui.canvas.render import render_diagram  # noqa: E402
 
 
 def _ink(image: QImage) -> float:
@@ -85,7 +85,7 @@ def test_a_png_too_large_fails_at_once_and_keeps_the_old_picture(qapp, tmp_path,
 
 
 def test_a_render_failing_midway_keeps_the_old_svg(qapp, tmp_path, monkeypatch):
-    from blocksim.gui.scene import DiagramScene
+    from blocksim.gui.canvas.scene import DiagramScene
 
     keep = tmp_path / "keep.svg"
     diagram = load_diagram(examples_dir() / "math003.json")

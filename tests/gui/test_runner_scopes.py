@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QWidget
 
 import blocksim
 from blocksim.examples import examples_dir
-from blocksim.gui.runner import SimulationRunner, Snapshot
-from blocksim.gui.scope_view import event_instants
-from blocksim.gui.scopes import ScopeManager, scope_paths
+from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
+from blocksim.gui.scopes.plot import event_instants
+from blocksim.gui.scopes.panel import ScopeManager, scope_paths
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 BALL = examples_dir() / "bouncing_ball.json"

@@ -12,9 +12,9 @@ from PySide6.QtCore import QEvent  # noqa: E402
 from PySide6.QtGui import QHelpEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
-from blocksim.gui import ratecolors  # noqa: E402
-from blocksim.gui.commands import RemoveItems, SetParams  # noqa: E402
-from blocksim.gui.sampletimes import (  # noqa: E402
+from blocksim.gui.canvas import ratecolors  # noqa: E402
+from blocksim.gui.document.commands import RemoveItems, SetParams  # noqa: E402
+from blocksim.gui.canvas.sampletimes import (  # noqa: E402
     CONTINUOUS_COLOR,
     DISCRETE_COLORS,
     MIXED_COLOR,

@@ -13,7 +13,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from blocksim.gui import display, qtmessages  # noqa: E402
+from blocksim.gui.window import display  # noqa: E402
+
+from blocksim.gui.window import qtmessages
 
 ROOT = Path(__file__).resolve().parents[2]
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -31,7 +33,7 @@ def run(arguments: list[str], tmp_path: Path, **env: str) -> subprocess.Complete
                           capture_output=True, timeout=120)
 
 
-ENTRY_POINT = ["-c", "import sys; from blocksim.gui.app import main; sys.exit(main())"]
+ENTRY_POINT = ["-c", "import sys; from blocksim.gui.window.app import main; sys.exit(main())"]
 
 
 @linux_only
@@ -92,7 +94,7 @@ def test_the_explanations():
 OPEN_AND_CLOSE = ["-c", """
 import sys
 from PySide6.QtCore import QTimer
-from blocksim.gui import app
+from blocksim.gui.window import app
 opened = app.create_window
 def create_window(diagram=None):
     window = opened(diagram)

@@ -10,9 +10,9 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 import blocksim
 from blocksim.format import diagram_from_dict, diagram_to_dict  # noqa: E402
-from blocksim.gui.canvas import Canvas  # noqa: E402
-from blocksim.gui.commands import RenameBlock  # noqa: E402
-from blocksim.gui.document import DiagramDocument  # noqa: E402
+from blocksim.gui.canvas.area import Canvas  # noqa: E402
+from blocksim.gui.document.commands import RenameBlock  # noqa: E402
+from blocksim.gui.document.document import DiagramDocument  # noqa: E402
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the exam
 
 from modia_user_blocks import registered  # noqa: E402
 
-from blocksim.gui.inspector import BlockInspector  # noqa: E402
-from blocksim.gui.palette import BlockPalette  # noqa: E402
+from blocksim.gui.panels.inspector import BlockInspector  # noqa: E402
+from blocksim.gui.panels.palette import BlockPalette  # noqa: E402
 from blocksim.model import Block, Diagram  # noqa: E402
 
 

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from blocksim import cli  # noqa: E402
 from blocksim.format import load_diagram  # noqa: E402
-from blocksim.gui import dialogs  # noqa: E402
+from blocksim.gui.window import dialogs  # noqa: E402
 from blocksim.model import Diagram  # noqa: E402
 
 G, X0, E = 9.81, 10.0, 0.8

@@ -10,10 +10,10 @@ pytest.importorskip("pyqtgraph")
 
 from PySide6.QtWidgets import QWidget
 
-from blocksim.gui.runner import SimulationRunner
-from blocksim.gui.scope_view import ScopeView, event_instants
-from blocksim.gui.scopes import ScopeManager, scope_paths
-from blocksim.gui.xy_view import XYView
+from blocksim.gui.scopes.runner import SimulationRunner
+from blocksim.gui.scopes.plot import ScopeView, event_instants
+from blocksim.gui.scopes.panel import ScopeManager, scope_paths
+from blocksim.gui.scopes.xy_plot import XYView
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 SIN = 1.0 / (2.0 * math.pi)  # a Sine block's frequency for sin(t)

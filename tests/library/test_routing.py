@@ -320,7 +320,7 @@ def test_tags_that_feed_themselves_are_an_error():
 def test_the_editor_checks_a_lone_goto_or_from_by_its_parameters_only():
     """The inspector flattens the block alone: a From without its Goto, or a Goto without
     its input, is no parameter problem; a bad tag is."""
-    from blocksim.gui.validation import check_block_params
+    from blocksim.gui.document.validation import check_block_params
     from blocksim.model import Block, Diagram
 
     assert check_block_params(Diagram(), Block("f", "From"), {"tag": "X"}) is None

@@ -1,0 +1,342 @@
+"""Mouse gestures on the canvas, each ending in exactly one undo command.
+
+* drag from an output port to an input port (or back): a new wire;
+* drag from a connected input port: take that wire's end to another input (reconnect);
+* drag from a wire: a branch, a new wire from the same source port;
+* Shift+drag a wire's inner segment: move that segment (new bend points);
+* drag blocks: one Move command for the whole drag, wires between moved blocks going along.
+"""
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsSceneMouseEvent
+
+from blocksim.gui.document.commands import AddItems, ChangeLayout, ChangeWire
+from blocksim.gui.canvas.geometry import snap
+from blocksim.gui.canvas.pathfind import find_path
+from blocksim.gui.canvas.routing import bend_points, route, simplify
+from blocksim.model import PortRef, Wire
+
+if TYPE_CHECKING:
+    from blocksim.gui.canvas.items import BlockItem, WireItem
+    from blocksim.gui.canvas.scene import DiagramScene
+
+DRAG_START = 4.0  # pixels the mouse must travel before a press on a wire becomes a branch
+
+
+class _WireDrag:
+    """A rubber wire following the mouse from a fixed end."""
+
+    def __init__(self, scene: "DiagramScene", anchor: QPointF, anchor_dir, from_output: bool,
+                 fixed: PortRef, prefix: list, reconnect: int | None = None):
+        self.scene = scene
+        self.anchor = (anchor.x(), anchor.y())
+        self.anchor_dir = anchor_dir
+        self.from_output = from_output  # the fixed end is a source
+        self.fixed = fixed
+        self.prefix = prefix  # bend points before the free end (a branch follows its wire)
+        self.reconnect = reconnect
+        self.item = QGraphicsPathItem()
+        pen = QPen(QColor("#1c6ed6"), 1.4, Qt.DashLine)
+        self.item.setPen(pen)
+        self.item.setZValue(10)
+        scene.addItem(self.item)
+        self.target = None
+
+    def move(self, pos: QPointF) -> None:
+        self.target = self.scene.gestures.target_for(self, pos)
+        if self.target is not None:
+            item, kind, name = self.target
+            end, end_dir = item.port_position(kind, name)
+        else:
+            end, end_dir = (pos.x(), pos.y()), (-self.anchor_dir[0], -self.anchor_dir[1])
+        if self.from_output:
+            pts = route(self.anchor, self.anchor_dir, end, end_dir, self.prefix)
+        else:
+            pts = route(end, end_dir, self.anchor, self.anchor_dir)
+        path = QPainterPath(QPointF(*pts[0]))
+        for x, y in pts[1:]:
+            path.lineTo(x, y)
+        self.item.setPath(path)
+
+    def finish(self) -> None:
+        self.scene.removeItem(self.item)
+        if self.target is None:
+            return
+        item, kind, name = self.target
+        scene = self.scene
+        free = PortRef(item.block_id, name)
+        if self.reconnect is not None:
+            old = scene.doc.level(scene.level).wires[self.reconnect]
+            if old.dst == free:
+                return
+            new = Wire(copy.deepcopy(old.src), free, scene.gestures.clear_path(old.src, free))
+            scene.doc.push(ChangeWire(scene.doc, scene.level, self.reconnect, new,
+                                      f"Reconnect {old.src} to {free}"))
+            return
+        src, dst = (self.fixed, free) if self.from_output else (free, self.fixed)
+        points = [(float(x), float(y)) for x, y in self.prefix] if self.prefix else \
+            scene.gestures.clear_path(src, dst)
+        wire = Wire(src, dst, points)
+        scene.doc.push(AddItems(scene.doc, scene.level, wires=[wire],
+                                text=f"Connect {src} to {dst}"))
+
+
+class _SegmentDrag:
+    """Moving one inner segment of a wire sideways."""
+
+    def __init__(self, scene: "DiagramScene", wire: "WireItem", segment: int, pos: QPointF):
+        self.scene, self.wire, self.segment = scene, wire, segment
+        self.route = list(wire.route)
+        a, b = self.route[segment], self.route[segment + 1]
+        self.vertical = a[0] == b[0]
+        self.start = pos
+
+    def move(self, pos: QPointF) -> None:
+        pts = self.moved(pos)
+        path = QPainterPath(QPointF(*pts[0]))
+        for x, y in pts[1:]:
+            path.lineTo(x, y)
+        self.wire.setPath(path)
+
+    def moved(self, pos: QPointF) -> list:
+        pts = list(self.route)
+        i = self.segment
+        if self.vertical:
+            x = snap(pts[i][0] + pos.x() - self.start.x())
+            pts[i], pts[i + 1] = (x, pts[i][1]), (x, pts[i + 1][1])
+        else:
+            y = snap(pts[i][1] + pos.y() - self.start.y())
+            pts[i], pts[i + 1] = (pts[i][0], y), (pts[i + 1][0], y)
+        return pts
+
+    def finish(self, pos: QPointF) -> None:
+        pts = simplify(self.moved(pos))
+        old = self.wire.wire
+        points = bend_points(pts)
+        if points == list(old.points):
+            self.wire.update_path()
+            return
+        new = Wire(copy.deepcopy(old.src), copy.deepcopy(old.dst), points)
+        self.scene.doc.push(ChangeWire(self.scene.doc, self.scene.level, self.wire.index, new,
+                                       "Move wire segment"))
+
+
+class Gestures:
+    """Interprets presses, moves and releases on the scene."""
+
+    def __init__(self, scene: "DiagramScene"):
+        self.scene = scene
+        self.drag: _WireDrag | None = None
+        self.segment: _SegmentDrag | None = None
+        self.pending_branch: tuple["WireItem", QPointF] | None = None
+
+    # ----- press -----
+    def press(self, event: QGraphicsSceneMouseEvent) -> bool:
+        """True if the press starts a gesture of ours (the scene then does nothing else)."""
+        if event.button() != Qt.LeftButton:
+            return False
+        scene, pos = self.scene, event.scenePos()
+        hit = scene.port_at(pos)
+        if hit is not None:
+            self._start_from_port(*hit)
+            event.accept()
+            return True
+        wire = scene.wire_at(pos)
+        if wire is not None and wire.route and scene.block_at(pos) is None:
+            segment = _segment_at(wire.route, pos)
+            inner = segment is not None and 0 < segment < len(wire.route) - 2
+            if event.modifiers() & (Qt.ShiftModifier | Qt.AltModifier) and inner:
+                self.segment = _SegmentDrag(scene, wire, segment, pos)
+            else:
+                scene.clearSelection()
+                wire.setSelected(True)
+                self.pending_branch = (wire, pos)
+            event.accept()
+            return True
+        return False
+
+    def _start_from_port(self, item: "BlockItem", kind: str, name: str) -> None:
+        scene = self.scene
+        point, direction = item.port_position(kind, name)
+        anchor = QPointF(*point)
+        if kind == "out":
+            self.drag = _WireDrag(scene, anchor, direction, True, PortRef(item.block_id, name), [])
+            return
+        ref = PortRef(item.block_id, name)
+        for wire in scene.wires:
+            if wire.wire.dst == ref:  # pick up the end of the wire that feeds this input
+                src = scene.blocks.get(wire.wire.src.block)
+                found = src.port_position("out", wire.wire.src.port) if src else None
+                if found is None:
+                    return
+                self.drag = _WireDrag(scene, QPointF(*found[0]), found[1], True,
+                                      wire.wire.src, [], reconnect=wire.index)
+                return
+        self.drag = _WireDrag(scene, anchor, direction, False, ref, [])
+
+    # ----- move / release -----
+    def move(self, event: QGraphicsSceneMouseEvent) -> bool:
+        pos = event.scenePos()
+        if self.pending_branch is not None:
+            wire, start = self.pending_branch
+            if (pos - start).manhattanLength() < DRAG_START:
+                return True
+            self.pending_branch = None
+            at = _project(wire.route, start)
+            prefix = _prefix(wire.route, at)
+            src = self.scene.blocks.get(wire.wire.src.block)
+            found = src.port_position("out", wire.wire.src.port) if src else None
+            if found is None:
+                return True
+            self.drag = _WireDrag(self.scene, QPointF(*found[0]), found[1], True,
+                                  wire.wire.src, prefix)
+        if self.drag is not None:
+            self.drag.move(pos)
+            return True
+        if self.segment is not None:
+            self.segment.move(pos)
+            return True
+        return False
+
+    def release(self, event: QGraphicsSceneMouseEvent) -> bool:
+        if self.pending_branch is not None:
+            self.pending_branch = None
+            return True
+        if self.drag is not None:
+            drag, self.drag = self.drag, None
+            drag.move(event.scenePos())
+            drag.finish()
+            return True
+        if self.segment is not None:
+            segment, self.segment = self.segment, None
+            segment.finish(event.scenePos())
+            return True
+        return False
+
+    def after_release(self, event: QGraphicsSceneMouseEvent) -> None:
+        """A finished block drag becomes one Move command."""
+        self.commit_moves()
+
+    def commit_moves(self) -> None:
+        scene = self.scene
+        moved = {bid: item for bid, item in scene.blocks.items() if item.pos() != item.model_pos}
+        if not moved:
+            return
+        diagram = scene.doc.level(scene.level)
+        layouts = {}
+        for block_id, item in moved.items():
+            layout = dict(diagram.block(block_id).layout or {})
+            layout["x"], layout["y"] = item.pos().x(), item.pos().y()
+            layouts[block_id] = layout
+        points = {}
+        for index, wire in enumerate(diagram.wires):
+            a, b = moved.get(wire.src.block), moved.get(wire.dst.block)
+            if a is None or b is None or not wire.points:
+                continue
+            da, db = a.pos() - a.model_pos, b.pos() - b.model_pos
+            if da == db:
+                points[index] = [(x + da.x(), y + da.y()) for x, y in wire.points]
+        count = len(moved)
+        text = f"Move {next(iter(moved))}" if count == 1 else f"Move {count} blocks"
+        scene.doc.push(ChangeLayout(scene.doc, scene.level, layouts, points, text))
+
+    # ----- paths -----
+    def clear_path(self, src: PortRef, dst: PortRef) -> list[tuple[float, float]]:
+        """Bend points for a new wire: none if the plain route is clear of other blocks,
+        else a path found around them."""
+        scene = self.scene
+        a, b = scene.blocks.get(src.block), scene.blocks.get(dst.block)
+        start = a.port_position("out", src.port) if a else None
+        end = b.port_position("in", dst.port) if b else None
+        if start is None or end is None:
+            return []
+        plain = route(start[0], start[1], end[0], end[1], (), a.placement.rect,
+                      b.placement.rect)
+        rects = [item.placement.rect for item in scene.blocks.values()]
+        if not any(_hits(p, q, rect) for p, q in zip(plain, plain[1:]) for rect in rects):
+            return []
+        found = find_path(start[0], start[1], end[0], end[1], rects)
+        return found or []
+
+    # ----- targets -----
+    def target_for(self, drag: _WireDrag, pos: QPointF):
+        """The port a rubber wire would connect to at `pos`, or None."""
+        scene = self.scene
+        want = "in" if drag.from_output else "out"
+        hit = scene.port_at(pos, radius=12.0)
+        candidates = []
+        if hit is not None and hit[1] == want:
+            candidates = [hit]
+        else:
+            item = scene.block_at(pos)
+            if item is not None:
+                candidates = sorted(
+                    ((item, want, name) for name in item.ports(want)),
+                    key=lambda c: _distance(c[0].port_position(want, c[2])[0], pos))
+        for candidate in candidates:
+            if self._accepts(drag, *candidate):
+                return candidate
+        return None
+
+    def _accepts(self, drag: _WireDrag, item: "BlockItem", kind: str, name: str) -> bool:
+        if kind == "out":
+            return True
+        ref = PortRef(item.block_id, name)
+        for wire in self.scene.wires:  # an input takes one wire
+            if wire.wire.dst == ref and wire.index != drag.reconnect:
+                return False
+        return True
+
+
+def _hits(p, q, rect) -> bool:
+    """Whether the axis-parallel segment p-q passes through the inside of a rectangle."""
+    x, y, w, h = rect
+    if p[1] == q[1]:  # horizontal
+        return y < p[1] < y + h and min(p[0], q[0]) < x + w and max(p[0], q[0]) > x
+    return x < p[0] < x + w and min(p[1], q[1]) < y + h and max(p[1], q[1]) > y
+
+
+def _distance(point, pos: QPointF) -> float:
+    return (point[0] - pos.x()) ** 2 + (point[1] - pos.y()) ** 2
+
+
+def _segment_at(route: list, pos: QPointF, tolerance: float = 6.0) -> int | None:
+    best = None
+    for i, (a, b) in enumerate(zip(route, route[1:])):
+        px, py = _clamp(a, b, pos)
+        d = (px - pos.x()) ** 2 + (py - pos.y()) ** 2
+        if d <= tolerance ** 2 and (best is None or d < best[0]):
+            best = (d, i)
+    return best[1] if best else None
+
+
+def _clamp(a, b, pos: QPointF) -> tuple[float, float]:
+    """The point of segment a-b nearest to pos."""
+    if a[0] == b[0]:
+        lo, hi = sorted((a[1], b[1]))
+        return a[0], min(max(pos.y(), lo), hi)
+    lo, hi = sorted((a[0], b[0]))
+    return min(max(pos.x(), lo), hi), a[1]
+
+
+def _project(route: list, pos: QPointF) -> tuple[int, tuple[float, float]]:
+    """The segment of a route nearest to pos, and the grid point on it there."""
+    segment = _segment_at(route, pos, tolerance=1e9) or 0
+    a, b = route[segment], route[segment + 1]
+    x, y = _clamp(a, b, pos)
+    if a[0] == b[0]:
+        y = min(max(snap(y), min(a[1], b[1])), max(a[1], b[1]))
+    else:
+        x = min(max(snap(x), min(a[0], b[0])), max(a[0], b[0]))
+    return segment, (x, y)
+
+
+def _prefix(route: list, at: tuple[int, tuple[float, float]]) -> list:
+    """Bend points that make a branch follow its wire from the source up to the branch point."""
+    segment, point = at
+    return [tuple(p) for p in route[1:segment + 1]] + [point]

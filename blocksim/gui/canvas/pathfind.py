@@ -1,0 +1,100 @@
+"""Orthogonal wire paths around blocks, for wires the user draws, without Qt.
+
+A* search on the canvas grid: a step costs its length, a bend costs more, and cells inside a
+block (with a small margin) are forbidden, so a new wire goes round the blocks between its
+ends with few bends. The result is stored as the wire's bend points; the plain router
+(`routing.route`) then draws through them.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Sequence
+
+from blocksim.gui.canvas.geometry import GRID, STUB, Point
+from blocksim.gui.canvas.routing import Rect, simplify
+
+BEND = 3.0  # a bend costs as much as this many grid steps
+CLEARANCE = 5.0  # keep wires this far from block edges
+REACH = 200.0  # how far beyond the two ends a path may wander
+MAX_NODES = 60000
+
+
+def find_path(start: Point, start_dir: Point, end: Point, end_dir: Point,
+              obstacles: Sequence[Rect]) -> list[Point] | None:
+    """Bend points of a short orthogonal path from an output port to an input port that
+    avoids `obstacles`; None if there is none nearby (the caller then routes plainly)."""
+    s = _cell((start[0] + start_dir[0] * STUB * 2, start[1] + start_dir[1] * STUB * 2))
+    e = _cell((end[0] + end_dir[0] * STUB * 2, end[1] + end_dir[1] * STUB * 2))
+    reach = int(REACH / GRID)
+    lo = (min(s[0], e[0]) - reach, min(s[1], e[1]) - reach)
+    hi = (max(s[0], e[0]) + reach, max(s[1], e[1]) + reach)
+    blocked = _blocked(obstacles, lo, hi)
+    blocked.discard(s)
+    blocked.discard(e)
+    first = (int(start_dir[0]), int(start_dir[1]))
+    last = (-int(end_dir[0]), -int(end_dir[1]))  # direction of travel into the port
+    counter = itertools.count()
+    frontier = [(_guess(s, e), next(counter), 0.0, s, first)]
+    came: dict[tuple, tuple | None] = {(s, first): None}
+    cost: dict[tuple, float] = {(s, first): 0.0}
+    while frontier:
+        _, _, spent, cell, heading = heapq.heappop(frontier)
+        if cell == e and heading == last:
+            return _points(start, end, _trace(came, (cell, heading)))
+        if spent > cost.get((cell, heading), float("inf")) or len(cost) > MAX_NODES:
+            if len(cost) > MAX_NODES:
+                return None
+            continue
+        for turn in (heading, (heading[1], -heading[0]), (-heading[1], heading[0])):
+            nxt = (cell[0] + turn[0], cell[1] + turn[1])
+            if nxt in blocked or not (lo[0] <= nxt[0] <= hi[0] and lo[1] <= nxt[1] <= hi[1]):
+                continue
+            step = spent + 1.0 + (BEND if turn != heading else 0.0)
+            if nxt == e and turn != last:
+                step += BEND  # arriving sideways costs the final bend
+            key = (nxt, turn)
+            if step < cost.get(key, float("inf")):
+                cost[key] = step
+                came[key] = (cell, heading)
+                heapq.heappush(frontier, (step + _guess(nxt, e), next(counter), step, nxt, turn))
+    return None
+
+
+def _cell(point: Point) -> tuple[int, int]:
+    return round(point[0] / GRID), round(point[1] / GRID)
+
+
+def _guess(a: tuple[int, int], b: tuple[int, int]) -> float:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+def _blocked(obstacles: Sequence[Rect], lo, hi) -> set[tuple[int, int]]:
+    cells = set()
+    for x, y, w, h in obstacles:
+        x0 = max(lo[0], int((x - CLEARANCE) // GRID))
+        x1 = min(hi[0], int((x + w + CLEARANCE) // GRID) + 1)
+        y0 = max(lo[1], int((y - CLEARANCE) // GRID))
+        y1 = min(hi[1], int((y + h + CLEARANCE) // GRID) + 1)
+        for cx in range(x0, x1 + 1):
+            for cy in range(y0, y1 + 1):
+                px, py = cx * GRID, cy * GRID
+                if x - CLEARANCE <= px <= x + w + CLEARANCE and \
+                        y - CLEARANCE <= py <= y + h + CLEARANCE:
+                    cells.add((cx, cy))
+    return cells
+
+
+def _trace(came: dict, key: tuple) -> list[tuple[int, int]]:
+    cells = []
+    while key is not None:
+        cells.append(key[0])
+        key = came[key]
+    return cells[::-1]
+
+
+def _points(start: Point, end: Point, cells: list[tuple[int, int]]) -> list[Point]:
+    """The inner corners of start -> cells -> end."""
+    path = [start] + [(cx * GRID, cy * GRID) for cx, cy in cells] + [end]
+    corners = simplify(path)
+    return [(float(x), float(y)) for x, y in corners[1:-1]]

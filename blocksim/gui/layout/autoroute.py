@@ -1,0 +1,161 @@
+"""Wire bends for the automatic layout: vertical runs in the gaps between columns. Without Qt.
+
+Every wire follows a chain of slots, one per column it passes (see autolayout): forward
+wires from left to right; feedback wires leave their source to the right, run back along
+the row reserved for them (see feedback) and enter their destination from the left. Where
+a wire changes height it runs vertically in the gap between two columns; each such run gets
+its own track (a net shares one: that is where it branches), ordered to cross as few other
+wires as possible, and the gaps are made as wide as their tracks need.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol, Sequence
+
+from blocksim.gui.canvas.geometry import GRID, STUB, snap
+
+TRACK = 10.0  # distance between parallel wires
+MIN_GAP = 50.0  # horizontal space between columns
+EXHAUSTIVE = 6  # gaps with at most this many runs try every order of tracks
+
+Attach = tuple[float, str]  # (y, "L" or "R"): where a horizontal piece leaves a run
+
+
+class Node(Protocol):
+    """What the planner needs of a layout slot (see autolayout._Node)."""
+
+    layer: int
+    y: float
+
+    def port_y(self, kind: str, index: int) -> float: ...
+
+
+@dataclass
+class _Run:
+    """A vertical piece of wire in one gap, and where horizontal pieces leave it."""
+
+    attach: list[Attach] = field(default_factory=list)
+
+    @property
+    def span(self) -> tuple[float, float]:
+        ys = [y for y, _ in self.attach]
+        return min(ys), max(ys)
+
+
+class WirePlanner:
+    """Plans the tracks in the gaps for the edges of one layered layout."""
+
+    def __init__(self, nodes: dict[Any, Node], edges: Sequence[Any]):
+        self.nodes = nodes
+        self.edges = edges
+        self.gaps: dict[int, dict[Any, _Run]] = defaultdict(dict)
+        self.slots: dict[tuple[int, Any], float] = {}
+
+    # ----- planning (needs y only) -----
+    def plan(self) -> None:
+        for edge in self.edges:
+            for gap, a, b in self._steps(edge):
+                run = self.gaps[gap].setdefault(edge.net, _Run())
+                run.attach.extend((a, b))
+
+    def _steps(self, edge: Any) -> Iterator[tuple[int, Attach, Attach]]:
+        """The vertical runs of one wire: (gap, where it comes from, where it goes on).
+
+        Gap i lies right of column i (gap -1: left of the first column)."""
+        chain = [self.nodes[k] for k in edge.chain]
+        ys = self._chain_ys(edge, chain)
+        if not edge.back:
+            for k in range(len(ys) - 1):
+                if ys[k] != ys[k + 1]:
+                    yield chain[0].layer + k, (ys[k], "L"), (ys[k + 1], "R")
+            return
+        # feedback: out to the right, back through its slots, in from the left
+        yield chain[0].layer, (ys[0], "L"), (ys[1], "L")
+        for k in range(1, len(ys) - 2):
+            if ys[k] != ys[k + 1]:
+                yield chain[k].layer - 1, (ys[k], "R"), (ys[k + 1], "L")
+        yield chain[-1].layer - 1, (ys[-2], "R"), (ys[-1], "R")
+
+    @staticmethod
+    def _chain_ys(edge: Any, chain: list[Node]) -> list[float]:
+        return ([chain[0].y + chain[0].port_y("out", edge.src_port)]
+                + [n.y + n.port_y("in", 0) for n in chain[1:-1]]
+                + [chain[-1].y + chain[-1].port_y("in", edge.dst_port)])
+
+    def gap_width(self, gap: int) -> float:
+        """Room for the gap's tracks (gap -1 is left of the first column)."""
+        n = len(self.gaps.get(gap, {}))
+        if gap < 0:
+            return 2 * STUB + n * TRACK if n else 0.0
+        return max(MIN_GAP, 2 * STUB + (n + 1) * TRACK)
+
+    # ----- tracks (needs x) -----
+    def assign_tracks(self, gap_left: dict[int, float]) -> None:
+        """Give every run an x in its gap, in the order that crosses least."""
+        for gap, runs in self.gaps.items():
+            order = _best_order(list(runs.items()))
+            width = self.gap_width(gap)
+            n = len(order)
+            for i, key in enumerate(order):
+                self.slots[(gap, key)] = snap(gap_left[gap] + width * (i + 1) / (n + 1), GRID)
+
+    def points(self, edge: Any, offset: float) -> list[tuple[float, float]]:
+        """The bend points of one wire (y shifted by `offset`)."""
+        points = []
+        for gap, (y1, _), (y2, _) in self._steps(edge):
+            x = self.slots[(gap, edge.net)]
+            points += [(x, y1 + offset), (x, y2 + offset)]
+        return points
+
+
+def _crossings(a: _Run, b: _Run) -> float:
+    """Crossings when run a's track is left of run b's."""
+    (a_lo, a_hi), (b_lo, b_hi) = a.span, b.span
+    count = 0.0
+    for y, side in a.attach:  # a's pieces going right pass b's track
+        if side == "R" and b_lo < y < b_hi:
+            count += 1
+    for y, side in b.attach:  # b's pieces going left pass a's track
+        if side == "L" and a_lo < y < a_hi:
+            count += 1
+    rights = {y for y, side in a.attach if side == "R"}
+    for y, side in b.attach:  # two wires on one line would look connected
+        if side == "L" and y in rights:
+            count += 10
+    return count
+
+
+def _best_order(runs: list[tuple[Any, _Run]]) -> list[Any]:
+    """Keys of the runs from left to right: exhaustive for a few; beyond, sorted by a
+    cheap estimate and improved by swapping neighbours (O(n^2), not the O(n^3) of picking
+    the best next run each time)."""
+    n = len(runs)
+    if n <= 1:
+        return [key for key, _ in runs]
+    if n <= EXHAUSTIVE:
+        cost = [[_crossings(runs[i][1], runs[j][1]) if i != j else 0.0 for j in range(n)]
+                for i in range(n)]
+        best = min(itertools.permutations(range(n)), key=lambda p: sum(
+            cost[p[i]][p[j]] for i in range(n) for j in range(i + 1, n)))
+        return [runs[i][0] for i in best]
+    # Start from how much each run prefers the left: a run whose pieces go right should be
+    # on the right of the ones it would otherwise cross, and so on.
+    score = []
+    for i, (_, run) in enumerate(runs):
+        rights = sum(1 for _, side in run.attach if side == "R")
+        lefts = len(run.attach) - rights
+        lo, hi = run.span
+        score.append(((rights - lefts) / len(run.attach), hi - lo, i))
+    order = [i for *_, i in sorted(score)]
+    for _ in range(n):  # bubble passes while a swap of neighbours removes crossings
+        improved = False
+        for k in range(n - 1):
+            a, b = order[k], order[k + 1]
+            if _crossings(runs[b][1], runs[a][1]) < _crossings(runs[a][1], runs[b][1]):
+                order[k], order[k + 1] = b, a
+                improved = True
+        if not improved:
+            break
+    return [runs[i][0] for i in order]

@@ -1,0 +1,190 @@
+"""The scopes: one live plot per Scope or XYGraph block of a diagram (subsystems included,
+named by the path the compiler logs them under), fed by a SimulationRunner, plus exports.
+
+The views live in `scope_area()`, a widget the editor core puts in a dock.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from blocksim.engine import Results
+from blocksim.gui.panels.forms import muted_label
+from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
+from blocksim.gui.scopes.plot import ScopeView, event_instants
+from blocksim.gui.scopes.xy_plot import XYView
+from blocksim.model import Diagram
+
+log = logging.getLogger(__name__)
+
+SCOPE_TYPE = "Scope"
+XY_TYPE = "XYGraph"  # plotted as y against x
+VIEWS = {SCOPE_TYPE: ScopeView, XY_TYPE: XYView}
+_NO_SCOPES = ("No Scope blocks in this diagram. Add a Scope to plot a signal while the "
+              "simulation runs (Output blocks are recorded for export only).")
+_NOT_RUN = "Not run yet: Run the simulation to plot this diagram's scopes."
+
+
+def plotted_blocks(diagram: Diagram, prefix: str = "") -> dict[str, str]:
+    """{path: type} of every Scope and XYGraph block, in diagram order; "sub/scope" inside
+    subsystem "sub"."""
+    found: dict[str, str] = {}
+    for blk in diagram.blocks:
+        if blk.type in VIEWS:
+            found[prefix + blk.id] = blk.type
+        elif blk.subsystem is not None:
+            found.update(plotted_blocks(blk.subsystem, f"{prefix}{blk.id}/"))
+    return found
+
+
+def scope_paths(diagram: Diagram, prefix: str = "") -> list[str]:
+    """Paths of every plotted block (Scope, XYGraph), in diagram order."""
+    return list(plotted_blocks(diagram, prefix))
+
+
+class ScopeManager(QObject):
+    """Opens the scope views of a diagram and keeps them up to date during a run."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self._area = QWidget(parent)
+        self.status = muted_label("", self._area)
+        self.tabs = QTabWidget(self._area)
+        self.tabs.setDocumentMode(True)
+        self.placeholder = muted_label(_NOT_RUN, self._area)
+        layout = QVBoxLayout(self._area)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.placeholder)
+        self.views: dict[str, ScopeView] = {}
+        self.results: Results | None = None  # the last complete or partial results
+        self._latest: Snapshot | Results | None = None
+        self._runner: SimulationRunner | None = None
+        self._show_placeholder()
+
+    def clear(self) -> None:
+        """Forget the plots and results of the previous diagram (New, Open, an example): a
+        different diagram must not show another one's curves. The views come back on the
+        next Run (`attach`); a run still going is no longer followed."""
+        if self._runner is not None:
+            for signal, slot in self._connections():
+                signal.disconnect(slot)
+            self._runner = None
+        self.tabs.clear()
+        for view in self.views.values():
+            view.deleteLater()
+        self.views = {}
+        self.results, self._latest = None, None
+        self.status.setText("")
+        self.placeholder.setText(_NOT_RUN)
+        self._show_placeholder()
+
+    def scope_area(self) -> QWidget:
+        """The widget holding the views (tabs, one per scope)."""
+        return self._area
+
+    def attach(self, runner: SimulationRunner, diagram: Diagram) -> list[str]:
+        """Show the scopes of `diagram` and follow `runner`'s next run; returns their paths."""
+        if self._runner is not None and self._runner is not runner:
+            for signal, slot in self._connections():
+                signal.disconnect(slot)
+        if self._runner is not runner:
+            self._runner = runner
+            for signal, slot in self._connections():
+                signal.connect(slot)
+        kinds = plotted_blocks(diagram)
+        paths = list(kinds)
+        shown = [(path, type(view)) for path, view in self.views.items()]
+        if shown != [(path, VIEWS[kind]) for path, kind in kinds.items()]:
+            # keep views (and their zoom) across runs when unchanged
+            self.tabs.clear()
+            for view in self.views.values():
+                view.deleteLater()
+            self.views = {}
+            for path in paths:
+                view = VIEWS[kinds[path]](path, self.tabs)
+                self.views[path] = view
+                self.tabs.addTab(view, path)
+        self.results, self._latest = None, None
+        for view in self.views.values():
+            view.clear()
+        self.placeholder.setText(_NO_SCOPES)
+        self._show_placeholder()
+        self.status.setText("")
+        return paths
+
+    def scope_data(self, block_id: str) -> tuple[np.ndarray, np.ndarray]:
+        """(time, values) the scope of this path shows (KeyError if there is none)."""
+        return self.views[block_id].data()
+
+    def export_results(self, path: str | Path) -> list[Path]:
+        """Write the results (.csv or .npz) and the event log as `<stem>_events.csv` beside
+        them; returns the files written."""
+        if self.results is None:
+            raise ValueError("there are no results to export yet: run the simulation first")
+        target = Path(path)
+        suffix = target.suffix.lower()
+        if suffix == ".csv":
+            self.results.to_csv(target)
+        elif suffix == ".npz":
+            self.results.to_npz(target)
+        else:
+            raise ValueError(f"cannot export results as '{target.suffix}': use .csv or .npz")
+        events = target.with_name(f"{target.stem}_events.csv")
+        self.results.events_to_csv(events)
+        log.info("exported results to %s and %s", target, events)
+        return [target, events]
+
+    def export_images(self, folder: str | Path) -> list[Path]:
+        """Write one PNG per scope into `folder` (created if needed); returns the files."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for path, view in self.views.items():
+            file = out / (re.sub(r"[^A-Za-z0-9_.-]+", "_", path) + ".png")
+            view.export_png(str(file))
+            written.append(file)
+        log.info("exported %d scope images to %s", len(written), out)
+        return written
+
+    # ----- from the runner -----
+    def _connections(self):
+        runner = self._runner
+        return [(runner.snapshot, self._on_snapshot), (runner.finished, self._on_finished),
+                (runner.failed, self._on_failed)]
+
+    def _on_snapshot(self, snap: Snapshot) -> None:
+        self._show(snap, f"running: {snap.progress:.0%}")
+
+    def _on_finished(self, results: Results) -> None:
+        self.results = results
+        self._show(results, results.status if results.status != "stopped" else
+                   f"stopped ({results.message})" if results.message else "stopped")
+
+    def _on_failed(self, message: str, partial: Results | None) -> None:
+        if partial is not None:
+            self.results = partial
+            self._show(partial, f"failed: {message}")
+        else:
+            self.status.setText(f"failed: {message}")
+
+    def _show(self, data: Snapshot | Results, state: str) -> None:
+        self._latest = data
+        for path, view in self.views.items():
+            values = data.signals.get(path)
+            if values is None:
+                continue
+            view.set_data(data.time, values, data.events)
+        end = f"t = {data.time[-1]:.6g} s" if len(data.time) else "t = -"
+        self.status.setText(f"{state} · {end} · {len(event_instants(data.events))} event "
+                            f"instants")
+
+    def _show_placeholder(self) -> None:
+        self.placeholder.setVisible(not self.views)
+        self.tabs.setVisible(bool(self.views))

@@ -1,0 +1,153 @@
+"""Run, Stop, Validate and exports: ties the toolbar to the runner, scopes and diagnostics.
+
+The panels themselves (runner, scopes, diagnostics, validation) live in their own modules;
+this only connects them to the open document and the canvas, and reports in the status bar.
+If a panel module is missing, the actions say so instead of failing.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+
+from blocksim.gui.document import validation
+from blocksim.gui.scopes.panel import ScopeManager
+from blocksim.gui.scopes.runner import SimulationRunner
+from blocksim.gui.window import dialogs
+
+if TYPE_CHECKING:
+    from blocksim.gui.window.mainwindow import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class SimulationControl(QObject):
+    """The Simulation menu's behaviour for one window."""
+
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.window = window
+        self.runner = SimulationRunner(self)
+        self.scopes = ScopeManager(window)
+        self.diagnostics_panel = None  # set by the window once the dock exists
+        self.diagnostics: list = []
+        if self.runner is not None:
+            self.runner.progressChanged.connect(self._progress)
+            self.runner.finished.connect(self._finished)
+            self.runner.failed.connect(self._failed)
+
+    # ----- run -----
+    def run(self) -> None:
+        if self.runner is None:
+            dialogs.message(self.window, "Run", "The simulation runner is not available.")
+            return
+        if self.runner.is_running():
+            return
+        diagram = self.window.doc.diagram
+        if self.scopes is not None:
+            self.scopes.attach(self.runner, diagram)
+            self.window.show_scopes()
+        self._running(True)
+        self.window.statusBar().showMessage("Simulating…")
+        try:
+            self.runner.start(diagram)
+        except Exception as exc:
+            self._running(False)
+            dialogs.message(self.window, "Cannot run", str(exc))
+
+    def stop(self) -> None:
+        if self.runner is not None:
+            self.runner.stop()
+
+    def _progress(self, fraction: float) -> None:
+        self.window.progress.setValue(int(max(0.0, min(fraction, 1.0)) * 1000))
+
+    def _finished(self, results: Any) -> None:
+        self._running(False)
+        status = getattr(results, "status", "done")
+        rows = len(getattr(results, "time", ()))
+        events = len(getattr(results, "events", ()))
+        self.window.statusBar().showMessage(f"Simulation {status}: {rows} rows, {events} events")
+
+    def _failed(self, message: str, partial: Any) -> None:
+        self._running(False)
+        self.window.statusBar().showMessage("Simulation failed")
+        self._show([self._diagnostic(message)])
+        dialogs.message(self.window, "Simulation failed", message)
+
+    def _running(self, running: bool) -> None:
+        actions = self.window.actions_
+        actions.run.setEnabled(not running)
+        actions.stop.setEnabled(running)
+        self.window.progress_action.setVisible(running)  # not the widget: see build_menus
+        self.window.progress.setValue(0)
+
+    # ----- validate -----
+    def validate(self) -> list:
+        """Check the diagram; problems go to the diagnostics panel and are outlined."""
+        found = validation.check_diagram(self.window.doc.diagram)
+        self._show(found)
+        self.window.statusBar().showMessage(
+            "No problems found" if not found else f"{len(found)} problem(s) found")
+        return found
+
+    def _diagnostic(self, message: str) -> Any:
+        return validation.Diagnostic(message, None)
+
+    def _show(self, found: list) -> None:
+        self.diagnostics = list(found)
+        if self.diagnostics_panel is not None:
+            self.diagnostics_panel.show_diagnostics(self.diagnostics)
+            self.window.show_diagnostics()
+        self.refresh_marks()
+
+    def refresh_marks(self) -> None:
+        """Outline the blocks and wires of the shown level that the diagnostics name."""
+        scene = self.window.canvas.scene
+        level = "/".join(scene.level)
+        blocks, wires = set(), set()
+        for diag in self.diagnostics:
+            path = getattr(diag, "block", None) or ""
+            parent, _, block_id = path.rpartition("/")
+            if not block_id or parent != level:
+                continue
+            blocks.add(block_id)
+            wire = getattr(diag, "wire", None)
+            if wire:
+                wires.add(wire.replace(" ", ""))
+        scene.set_marks(blocks, wires)
+
+    def locate(self, path: str, port: str = "") -> None:
+        """Show the block a diagnostic names (opening its subsystem) and select it."""
+        if not self.window.canvas.locate(path):
+            self.window.statusBar().showMessage(f"'{path}' is not in the diagram any more")
+        self.refresh_marks()
+
+    # ----- exports -----
+    def export_results(self) -> None:
+        if self.scopes is None or getattr(self.scopes, "results", None) is None:
+            dialogs.message(self.window, "Export results", "Run the simulation first.")
+            return
+        path = dialogs.save_path(self.window, "results.csv",
+                                 "Results (*.csv *.npz);;All files (*)")
+        if path:
+            self._export(lambda: self.scopes.export_results(path))
+
+    def export_images(self) -> None:
+        if self.scopes is None or not getattr(self.scopes, "views", None):
+            dialogs.message(self.window, "Export scope images", "There are no scopes to export.")
+            return
+        folder = dialogs.folder_path(self.window, "Folder for the scope images")
+        if folder:
+            self._export(lambda: self.scopes.export_images(folder))
+
+    def _export(self, write) -> None:
+        try:
+            written = write()
+        except Exception as exc:
+            dialogs.message(self.window, "Export failed", str(exc))
+            return
+        count = len(written) if isinstance(written, (list, tuple)) else 1
+        self.window.statusBar().showMessage(f"Exported {count} file(s)")
+

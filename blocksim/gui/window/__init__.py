@@ -1,0 +1,1 @@
+"""The main window and the application around it: entry point, menus and toolbar, files, autosave, dialogs, and guards for the Qt binding."""

@@ -1,0 +1,196 @@
+"""New, Open, Open Recent, Examples, Save and Save As for the editor's document.
+
+Files go through `blocksim.format` (atomic saves, the same validation as the command line),
+so what the editor saves runs headless unchanged and vice versa. A file that cannot be read
+gives a message naming the file and block, never a crash; unsaved changes are never lost
+without asking.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QWidget
+
+from blocksim import registry
+from blocksim.errors import DiagramFileError
+from blocksim.examples import example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
+from blocksim.format import load_diagram, save_diagram
+from blocksim.gui.window import dialogs
+from blocksim.gui.document.document import DiagramDocument
+from blocksim.model import Diagram
+
+log = logging.getLogger(__name__)
+
+MAX_RECENT = 10
+ENV_SETTINGS = "BLOCKSIM_SETTINGS"  # an .ini file to use instead of the user's settings
+
+
+def settings() -> QSettings:
+    """The editor's persistent settings (recent files)."""
+    if os.environ.get(ENV_SETTINGS):
+        return QSettings(os.environ[ENV_SETTINGS], QSettings.IniFormat)
+    return QSettings("blocksim", "blocksim")
+
+
+def unknown_blocks(diagram: Diagram, prefix: str = "") -> list[str]:
+    """A message per block whose type is not registered: block 'path': unknown block type."""
+    found = []
+    for blk in diagram.blocks:
+        if blk.subsystem is not None:
+            found += unknown_blocks(blk.subsystem, f"{prefix}{blk.id}/")
+        elif registry.get(blk.type) is None:
+            found.append(f"block '{prefix}{blk.id}': unknown block type '{blk.type}'")
+    return found
+
+
+class FileController(QObject):
+    """File operations on one document, with the window as parent of their dialogs."""
+
+    recentChanged = Signal()
+    opened = Signal(str)  # a file was opened or saved under a new name
+
+    def __init__(self, window: QWidget, doc: DiagramDocument):
+        super().__init__(window)
+        self.window = window
+        self.doc = doc
+        self.example_name: str | None = None  # the example the untitled document copies
+
+    # ----- unsaved changes -----
+    def maybe_save(self) -> bool:
+        """True if it is fine to replace the document (saved, discarded, or nothing to save)."""
+        if not self.doc.dirty:
+            return True
+        answer = dialogs.ask_unsaved(self.window, self.doc.title)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    # ----- commands -----
+    def new(self) -> bool:
+        if not self.maybe_save():
+            return False
+        self.example_name = None
+        self.doc.load(Diagram())
+        return True
+
+    def open(self) -> bool:
+        """Ask for a file and open it."""
+        if not self.maybe_save():
+            return False
+        start = str(self.doc.path.parent) if self.doc.path else str(examples_dir())
+        path = dialogs.open_path(self.window, start)
+        return self.open_path(path, ask=False) if path else False
+
+    def open_path(self, path: str | os.PathLike[str], ask: bool = True) -> bool:
+        """Open `path`; a bad file gives a message and leaves the current document alone."""
+        if ask and not self.maybe_save():
+            return False
+        try:
+            diagram = load_diagram(path)
+        except DiagramFileError as exc:
+            dialogs.message(self.window, "Cannot open diagram", str(exc))
+            return False
+        except Exception as exc:  # never let a file crash the editor
+            log.exception("unexpected error opening %s", path)
+            dialogs.message(self.window, "Cannot open diagram", f"{path}: {exc}")
+            return False
+        self.example_name = None
+        self.doc.load(diagram, Path(path))
+        self.add_recent(Path(path))
+        self.opened.emit(str(path))
+        if self.doc.repaired and hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(
+                f"{Path(path).name}: {len(self.doc.repaired)} saved position(s) could not be "
+                f"used and were laid out anew ({self.doc.repaired[0]})", 15000)
+        unknown = unknown_blocks(diagram)
+        if unknown:  # opened (drawn grey, so it can be looked at), but it will not run
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            dialogs.message(self.window, "Unknown block types",
+                            f"{path}, {unknown[0]}{more}: drawn grey; the diagram will not "
+                            f"run until a block library providing it is installed.")
+        return True
+
+    def open_example(self, path: str | os.PathLike[str]) -> bool:
+        """Open a shipped example as an untitled copy: Save asks where to put it, so the
+        installed file is never overwritten (and it does not go to Open Recent)."""
+        if not self.maybe_save():
+            return False
+        try:
+            diagram = load_diagram(path)
+        except Exception as exc:  # a broken installation must not crash the editor
+            log.exception("cannot open example %s", path)
+            dialogs.message(self.window, "Cannot open example", f"{path}: {exc}")
+            return False
+        # diagram.path stays the example's, so the data and Python files it names are found
+        # while it is an untitled copy
+        self.doc.load(diagram, None, untitled=True)
+        self.example_name = Path(path).stem
+        if hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(
+                f"Example {self.example_name} opened as an untitled copy: Save asks where to "
+                f"keep it.", 10000)
+        return True
+
+    def save(self) -> bool:
+        if self.doc.path is None or self._is_example(self.doc.path):
+            return self.save_as()
+        return self.save_to(self.doc.path)
+
+    def save_as(self) -> bool:
+        suggested = str(self.doc.path) if self.doc.path and not self._is_example(
+            self.doc.path) else f"{self.example_name or 'untitled'}.json"
+        path = dialogs.save_path(self.window, suggested)
+        if not path:
+            return False
+        if not path.lower().endswith(".json"):
+            path += ".json"
+        return self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        """Write the document to `path` (atomically); a failure gives a message."""
+        try:
+            save_diagram(self.doc.diagram, path)
+        except DiagramFileError as exc:
+            dialogs.message(self.window, "Cannot save diagram", str(exc))
+            return False
+        renamed = self.doc.path != Path(path)
+        self.example_name = None
+        self.doc.mark_saved(Path(path))
+        self.add_recent(Path(path))
+        if renamed:
+            self.opened.emit(str(path))
+        log.info("saved %s", path)
+        return True
+
+    @staticmethod
+    def _is_example(path: Path) -> bool:
+        """Examples are opened as templates: saving asks for a new name."""
+        try:
+            return Path(path).resolve().parent == examples_dir()
+        except OSError:
+            return False
+
+    # ----- recent files -----
+    def recent(self) -> list[str]:
+        value = settings().value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def add_recent(self, path: Path) -> None:
+        text = str(Path(path).resolve())
+        items = [p for p in self.recent() if p != text]
+        items.insert(0, text)
+        store = settings()
+        store.setValue("recentFiles", items[:MAX_RECENT])
+        store.sync()
+        self.recentChanged.emit()
+
+    def clear_recent(self) -> None:
+        store = settings()
+        store.setValue("recentFiles", [])
+        store.sync()
+        self.recentChanged.emit()
