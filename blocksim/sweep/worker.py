@@ -87,12 +87,16 @@ def run_one(job: Job, index: int, values: Sequence[float],
         return Row(index, "error", f"{type(exc).__name__}: {exc}", nan)
     if should_stop is not None and results.status == "stopped" and should_stop():
         return None  # cut by the sweep's stop, not a Stop block: to be run again
-    try:
-        metrics = tuple(metric(results) for metric in job.metrics)
-    except Exception as exc:  # a user metric function that raises
-        return Row(index, "error", f"metric: {type(exc).__name__}: {exc}", nan)
-    return Row(index, results.status, results.message, metrics,
-               results if job.keep_signals else None)
+    status, message = results.status, results.message or "; ".join(results.warnings)
+    metrics = []
+    for metric in job.metrics:
+        try:
+            metrics.append(metric(results))
+        except Exception as exc:  # a user metric function that raises: NaN, and said
+            metrics.append(math.nan)
+            if status != "error":
+                status, message = "error", f"metric '{metric.name}': {type(exc).__name__}: {exc}"
+    return Row(index, status, message, tuple(metrics), results if job.keep_signals else None)
 
 
 def run_batch(job: Job, batch: Sequence[tuple[int, Sequence[float]]]) -> list[Row]:
