@@ -73,8 +73,8 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
         files.output_format(out)
     table = SweepTable(plan.names, tuple(m.name for m in parsed), total=len(plan))
     if out is not None and resume:
-        found = files.resume(table, plan, out)
-        log.info("%s: %d of %d runs already done", out, found, len(plan))
+        table.resumed = files.resume(table, plan, out)
+        log.info("%s: %d of %d runs already done", out, table.resumed, len(plan))
     job = Job(uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names, parsed,
               keep_signals=keep == "signals", strict=strict)
     checkpoints = files.Checkpoints(table, out)

@@ -81,7 +81,7 @@ def _column(results: Results, name: str) -> np.ndarray:
     for column, values in results.columns():
         if column == name:
             return values
-    raise KeyError(name)
+    raise LookupError(f"this run logs no signal '{shown(name)}' (a width that changed?)")
 
 
 def parse_metric(spec: str | Callable[[Results], Any], name: str | None = None) -> Metric:

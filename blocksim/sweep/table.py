@@ -23,6 +23,7 @@ class SweepTable:
     rows: dict[int, tuple] = field(default_factory=dict)  # index -> one value per column
     results: dict[int, Results | None] = field(default_factory=dict, repr=False)
     total: int = 0  # runs planned
+    resumed: int = 0  # rows found in the output file by `resume`
     interrupted: bool = False
 
     @property
