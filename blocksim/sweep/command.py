@@ -140,6 +140,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     counts = table.counts()
     if not args.quiet:
         print(f"blocksim: wrote {args.out} ({count(len(table), 'row')})", file=sys.stderr)
-        print(f"{path}: {count(table.total, 'run')}: {counts_line(counts)}; "
+        found = f" ({table.resumed} found in {args.out})" if table.resumed else ""
+        print(f"{path}: {count(table.total, 'run')}{found}: {counts_line(counts)}; "
               f"{time.monotonic() - started:.3f} s", file=sys.stderr)
     return cli.EXIT_OK if all(status in GOOD for status in counts) else cli.EXIT_FAILED

@@ -1,6 +1,5 @@
 """Sweeps through the Python API: both backends against the closed form, the same bits
 from 1 and 2 workers, failures as rows, output files and resuming, refusals up front."""
-import csv
 import math
 
 import numpy as np
