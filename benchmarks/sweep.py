@@ -1,0 +1,116 @@
+"""Monte Carlo of the bouncing ball through `blocksim.sweep`: 1 against 2 local workers,
+the local pool against a Dask LocalCluster (2 worker processes), and the per-run overhead
+of a sweep on the Python backend.
+
+    python benchmarks/sweep.py [--n 10000] [--python-n 200] [--no-dask]
+
+The issue's targets (docs/performance.md): 10,000 runs of diagrams/bouncing_ball.json
+(mu ~ uniform(0.5, 0.95), v0 ~ normal(0, 1), 30 s each; metrics the time of rest and the
+number of bounces) on 2 cores with numba in under 30 s, 2 workers >= 1.7x faster than 1,
+Dask within 25 % of the local pool with bit-identical metrics, and a Python-backend sweep's
+overhead (everything but the simulation) under 1 ms a run. Until runtime parameters land,
+every run compiles its own model (0.6-0.7 s on numba): run it at small --n then.
+Wall times are of one sweep each, timed in this process after an untimed warm-up sweep of
+the same runs, so every configuration finds numba's compiled loop and the models' functions
+cached on disk (loading a cached model per run is still counted).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import blocksim  # noqa: E402
+from blocksim.engine import Simulator  # noqa: E402
+from blocksim.sweep import models  # noqa: E402
+from blocksim.sweep.plan import make_plan  # noqa: E402
+
+BALL = ROOT / "diagrams" / "bouncing_ball.json"
+DRAWS = {"mu": "uniform(0.5,0.95)", "v0": "normal(0,1)"}
+METRICS = ["time:ball.lower limit:1", "count:ball.reset"]
+
+
+def timed_sweep(n: int, seed: int, **options) -> tuple[float, blocksim.SweepTable]:
+    started = time.perf_counter()
+    table = blocksim.sweep(BALL, draws=DRAWS, n=n, seed=seed, metrics=METRICS, **options)
+    return time.perf_counter() - started, table
+
+
+def same_bits(a: blocksim.SweepTable, b: blocksim.SweepTable) -> bool:
+    def key(table):
+        return [tuple(repr(v) for v in table.rows[i]) for i in sorted(table.rows)]
+    return key(a) == key(b)
+
+
+def numba_cases(n: int, seed: int, dask: bool) -> None:
+    print(f"numba backend, {n} runs of the ball (30 s each, mu and v0 drawn):")
+    # Warm-up, untimed: the compiled loop, and (until runtime parameters land, when each
+    # parameter set is a model of its own) every run's model compiled into numba's disk
+    # cache, so that no configuration below pays for compilations another one made.
+    started = time.perf_counter()
+    blocksim.sweep(BALL, draws=DRAWS, n=n, seed=seed, metrics=METRICS, backend="numba",
+                   workers=2)
+    print(f"  warm-up (compiling every run's model): {time.perf_counter() - started:.1f} s")
+    one_s, one = timed_sweep(n, seed, backend="numba", workers=1)
+    two_s, two = timed_sweep(n, seed, backend="numba", workers=2)
+    print(f"  local, 1 worker:   {one_s:8.2f} s  ({1e3 * one_s / n:.1f} ms a run)  "
+          f"{one.counts()}")
+    print(f"  local, 2 workers:  {two_s:8.2f} s  ({one_s / two_s:.2f}x the 1-worker run; "
+          f"target >= 1.7x); same bits: {same_bits(one, two)}")
+    if not dask:
+        return
+    try:
+        import distributed
+    except ImportError:
+        print("  dask: not installed (pip install 'blocksim[dask]')")
+        return
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as client:
+        dask_s, on_dask = timed_sweep(n, seed, backend="numba", client=client)
+    cluster.close()
+    print(f"  dask LocalCluster(2 processes): {dask_s:8.2f} s  (overhead over the local "
+          f"pool {100 * (dask_s / two_s - 1):+.0f} %, target < 25 %); same bits: "
+          f"{same_bits(one, on_dask)}")
+
+
+def python_overhead(n: int, seed: int) -> None:
+    """Sweep wall per run (1 worker, in this process) minus the runs themselves timed on
+    models compiled beforehand; the compilation per run (no runtime parameters yet) is
+    shown on its own."""
+    plan = make_plan(draws=DRAWS, n=n, seed=seed)
+    diagram = blocksim.load(BALL)
+    settings = diagram.simulation.replaced(backend="python")
+    compile_s, run_s = 0.0, 0.0
+    for index in range(n):
+        started = time.perf_counter()
+        model = models.compile_diagram(diagram, plan.values(index), settings)
+        compiled = time.perf_counter()
+        Simulator(model, settings).run()
+        compile_s += compiled - started
+        run_s += time.perf_counter() - compiled
+    sweep_s, _ = timed_sweep(n, seed, backend="python", workers=1)
+    per_run = 1e3 * (sweep_s - run_s) / n
+    print(f"python backend, {n} runs: sweep {sweep_s:.2f} s, the simulations alone "
+          f"{run_s:.2f} s: overhead {per_run:.2f} ms a run (target < 1 ms), of which "
+          f"compiling each run's model {1e3 * compile_s / n:.2f} ms (gone with runtime "
+          f"parameters): {per_run - 1e3 * compile_s / n:.3f} ms besides")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10_000, help="numba Monte Carlo runs")
+    parser.add_argument("--python-n", type=int, default=200, help="python-backend runs")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--no-dask", action="store_true")
+    args = parser.parse_args()
+    python_overhead(args.python_n, args.seed)
+    numba_cases(args.n, args.seed, not args.no_dask)
+
+
+if __name__ == "__main__":
+    main()
