@@ -25,9 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import blocksim  # noqa: E402
-from blocksim.engine import Simulator  # noqa: E402
-from blocksim.sweep import models  # noqa: E402
-from blocksim.sweep.plan import make_plan  # noqa: E402
+from blocksim.sweep import models, worker  # noqa: E402
 
 BALL = ROOT / "diagrams" / "bouncing_ball.json"
 DRAWS = {"mu": "uniform(0.5,0.95)", "v0": "normal(0,1)"}
@@ -55,50 +53,73 @@ def numba_cases(n: int, seed: int, dask: bool) -> None:
     blocksim.sweep(BALL, draws=DRAWS, n=n, seed=seed, metrics=METRICS, backend="numba",
                    workers=2)
     print(f"  warm-up (compiling every run's model): {time.perf_counter() - started:.1f} s")
-    one_s, one = timed_sweep(n, seed, backend="numba", workers=1)
+    # 2 workers first: their processes, forked from this one, must not inherit models this
+    # process loaded in an earlier timing (each configuration loads its models itself)
     two_s, two = timed_sweep(n, seed, backend="numba", workers=2)
+    dask_s, on_dask = _on_dask(n, seed) if dask else (None, None)
+    one_s, one = timed_sweep(n, seed, backend="numba", workers=1)
     print(f"  local, 1 worker:   {one_s:8.2f} s  ({1e3 * one_s / n:.1f} ms a run)  "
           f"{one.counts()}")
     print(f"  local, 2 workers:  {two_s:8.2f} s  ({one_s / two_s:.2f}x the 1-worker run; "
           f"target >= 1.7x); same bits: {same_bits(one, two)}")
-    if not dask:
-        return
+    if dask_s is not None:
+        print(f"  dask LocalCluster(2 processes): {dask_s:8.2f} s  (overhead over the local "
+              f"pool {100 * (dask_s / two_s - 1):+.0f} %, target < 25 %); same bits: "
+              f"{same_bits(one, on_dask)}")
+
+
+def _on_dask(n: int, seed: int) -> tuple[float | None, blocksim.SweepTable | None]:
     try:
         import distributed
     except ImportError:
         print("  dask: not installed (pip install 'blocksim[dask]')")
-        return
+        return None, None
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     with distributed.Client(cluster) as client:
-        dask_s, on_dask = timed_sweep(n, seed, backend="numba", client=client)
+        result = timed_sweep(n, seed, backend="numba", client=client)
     cluster.close()
-    print(f"  dask LocalCluster(2 processes): {dask_s:8.2f} s  (overhead over the local "
-          f"pool {100 * (dask_s / two_s - 1):+.0f} %, target < 25 %); same bits: "
-          f"{same_bits(one, on_dask)}")
+    return result
 
 
 def python_overhead(n: int, seed: int) -> None:
-    """Sweep wall per run (1 worker, in this process) minus the runs themselves timed on
-    models compiled beforehand; the compilation per run (no runtime parameters yet) is
-    shown on its own."""
-    plan = make_plan(draws=DRAWS, n=n, seed=seed)
-    diagram = blocksim.load(BALL)
-    settings = diagram.simulation.replaced(backend="python")
-    compile_s, run_s = 0.0, 0.0
-    for index in range(n):
+    """Within one sweep (1 worker, in this process): its wall time minus the time spent in
+    the simulations themselves (Simulator construction and run) and in compiling each
+    run's model (no runtime parameters yet), both measured inside the same sweep so the
+    machine's load cancels out."""
+    spent = {"run": 0.0, "compile": 0.0}
+
+    class TimedSimulator(worker.Simulator):
+        def __init__(self, *args, **kwargs):
+            self._started = time.perf_counter()
+            super().__init__(*args, **kwargs)
+
+        def run(self):
+            try:
+                return super().run()
+            finally:
+                spent["run"] += time.perf_counter() - self._started
+
+    model_for = models.ModelSource.model
+
+    def timed_model(self, values):
         started = time.perf_counter()
-        model = models.compile_diagram(diagram, plan.values(index), settings)
-        compiled = time.perf_counter()
-        Simulator(model, settings).run()
-        compile_s += compiled - started
-        run_s += time.perf_counter() - compiled
-    sweep_s, _ = timed_sweep(n, seed, backend="python", workers=1)
-    per_run = 1e3 * (sweep_s - run_s) / n
-    print(f"python backend, {n} runs: sweep {sweep_s:.2f} s, the simulations alone "
-          f"{run_s:.2f} s: overhead {per_run:.2f} ms a run (target < 1 ms), of which "
-          f"compiling each run's model {1e3 * compile_s / n:.2f} ms (gone with runtime "
-          f"parameters): {per_run - 1e3 * compile_s / n:.3f} ms besides")
+        try:
+            return model_for(self, values)
+        finally:
+            spent["compile"] += time.perf_counter() - started
+
+    worker.Simulator, models.ModelSource.model = TimedSimulator, timed_model
+    try:
+        sweep_s, _ = timed_sweep(n, seed, backend="python", workers=1)
+    finally:
+        worker.Simulator, models.ModelSource.model = TimedSimulator.__base__, model_for
+    overhead = 1e3 * (sweep_s - spent["run"] - spent["compile"]) / n
+    print(f"python backend, {n} runs: sweep {sweep_s:.2f} s, simulations {spent['run']:.2f} s, "
+          f"compiling each run's model {spent['compile']:.2f} s "
+          f"({1e3 * spent['compile'] / n:.2f} ms a run, gone with runtime parameters); "
+          f"the rest {overhead:.3f} ms a run (target < 1 ms; includes loading and compiling "
+          f"the diagram once)")
 
 
 def main() -> None:

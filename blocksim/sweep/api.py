@@ -1,6 +1,7 @@
 """`blocksim.sweep`: many runs of one diagram, with metrics, on one machine or a cluster."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import uuid
@@ -79,12 +80,13 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
               keep_signals=keep == "signals", strict=strict)
     checkpoints = files.Checkpoints(table, out)
     try:
-        for rows in _execute(job, plan, table, workers, client, batch_size):
-            for row in rows:
-                _add(table, plan, row)
-            checkpoints.changed()
-            if progress is not None:
-                progress(table)
+        with contextlib.closing(_execute(job, plan, table, workers, client, batch_size)) as done:
+            for rows in done:
+                for row in rows:
+                    _add(table, plan, row)
+                checkpoints.changed()
+                if progress is not None:
+                    progress(table)
     except KeyboardInterrupt:
         table.interrupted = True
         raise SweepInterrupted(table) from None

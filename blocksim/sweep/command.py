@@ -7,6 +7,7 @@ finished runs are in --out; `--resume` carries on from them).
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from pathlib import Path
@@ -80,6 +81,7 @@ class SweepProgress:
         self.t0 = time.monotonic()
         self.start_done: int | None = None
         self.shown = False
+        self.last = 0.0
 
     def __call__(self, table: SweepTable) -> None:
         if not self.enabled:
@@ -87,7 +89,11 @@ class SweepProgress:
         done, total = len(table), max(table.total, 1)
         if self.start_done is None:
             self.start_done = done - 1  # the rows found by --resume are not this pace
-        elapsed = time.monotonic() - self.t0
+        now = time.monotonic()
+        if now - self.last < 0.1 and done < total:
+            return
+        self.last = now
+        elapsed = now - self.t0
         new = done - self.start_done
         eta = elapsed / new * (total - done) if new > 0 else 0.0
         bad = sum(n for status, n in table.counts().items() if status not in GOOD)
@@ -120,6 +126,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     client = executors.dask_client(args.scheduler) if args.scheduler else None
     progress = SweepProgress()
     started = time.monotonic()
+    engine_log = logging.getLogger("blocksim.engine")
+    level = engine_log.level
+    if not args.verbose:  # each run's warnings are in its row's message, not 10,000 lines
+        engine_log.setLevel(logging.ERROR)
     try:
         table = sweep(path, grid=_pairs("--grid", args.grid), draws=draws, n=args.n,
                       seed=args.seed, metrics=args.metric, params=cli._parse_set(args.set),
@@ -134,6 +144,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               f"(--resume carries on)", file=sys.stderr)
         return cli.EXIT_INTERRUPTED
     finally:
+        engine_log.setLevel(level)
         progress.done()
         if client is not None:
             client.close()

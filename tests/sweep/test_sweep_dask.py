@@ -33,3 +33,17 @@ def test_a_failing_run_on_dask_is_a_row(client):
     on_dask = blocksim.sweep(log_diagram(), client=client, batch_size=1, **kwargs)
     assert on_dask.column("status") == ["finished", "failed", "finished"]
     assert_same_tables(here, on_dask)
+
+
+def test_the_cli_runs_on_a_scheduler_address(client, tmp_path, capsys):
+    from blocksim.cli import main
+
+    out = tmp_path / "runs.csv"
+    code = main(["sweep", str(BALL), "--grid", "mu=0.5:0.9:3", "--metric", "count:ball.reset",
+                 "--stop-time", "3", "--scheduler", client.scheduler.address, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    here = blocksim.sweep(BALL, grid={"mu": "0.5:0.9:3"}, metrics=["count:ball.reset"],
+                          stop=3, workers=1)
+    assert out.read_text().splitlines()[1:] == [
+        f"{mu!r},finished,{count!r}," for mu, _, count, _ in here.rows.values()]
