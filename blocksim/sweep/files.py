@@ -64,10 +64,10 @@ def write_table(table: SweepTable, path: str | os.PathLike) -> None:
         atomic_write(path, write)
         return
     pa = _pyarrow(path)
-    data = {name: [table.rows[i][k] for i in order] for k, name in enumerate(columns)}
-    types = {name: pa.string() if name in (STATUS, MESSAGE) else pa.float64()
-             for name in columns}
-    arrow = pa.table({name: pa.array(data[name], type=types[name]) for name in columns})
+    data = list(zip(*(table.rows[i] for i in order))) or [()] * len(columns)
+    arrow = pa.table({name: pa.array(values, type=pa.string() if name in (STATUS, MESSAGE)
+                                     else pa.float64())
+                      for name, values in zip(columns, data)})
     atomic_write(path, lambda fh: pa.parquet.write_table(arrow, fh), binary=True)
 
 

@@ -39,9 +39,17 @@ def test_draws_depend_on_the_seed_and_the_run_index_only():
     assert other.rows != small.rows
     mu = np.array([row[0] for row in large.rows])
     assert mu.min() >= 0.5 and mu.max() <= 0.9 and len(set(mu)) == 50
-    # run i's draws: its own SeedSequence(seed, spawn_key=(i,)), mu drawn before v0
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(7, spawn_key=(3,))))
-    assert large.rows[3] == (rng.uniform(0.5, 0.9), rng.normal(0, 2))
+    # runs in blocks of 1024: block 0's generator, SeedSequence(seed, spawn_key=(0,)),
+    # draws 1024 values of mu, then 1024 of v0
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(7, spawn_key=(0,))))
+    mu, v0 = rng.uniform(0.5, 0.9, 1024), rng.normal(0, 2, 1024)
+    assert large.rows[3] == (mu[3], v0[3])
+
+
+def test_draws_past_a_block_do_not_depend_on_the_number_of_runs():
+    a = make_plan(draws={"mu": "uniform(0,1)"}, n=1500, seed=1)
+    b = make_plan(draws={"mu": "uniform(0,1)"}, n=3000, seed=1)
+    assert a.rows == b.rows[:1500] and len(set(b.rows)) == 3000
 
 
 def test_draws_per_grid_point():
