@@ -83,43 +83,47 @@ def _on_dask(n: int, seed: int) -> tuple[float | None, blocksim.SweepTable | Non
 
 
 def python_overhead(n: int, seed: int) -> None:
-    """Within one sweep (1 worker, in this process): its wall time minus the time spent in
-    the simulations themselves (Simulator construction and run) and in compiling each
-    run's model (no runtime parameters yet), both measured inside the same sweep so the
-    machine's load cancels out."""
+    """Within one sweep (1 worker, in this process, after a warm-up sweep of one run): its
+    CPU time minus the CPU time of the simulations themselves (Simulator construction and
+    run) and of compiling each run's model (no runtime parameters yet). CPU time of this
+    process, not wall time: on a shared machine the wall time of every part swells with
+    the load, and the difference of two swollen times is noise."""
     spent = {"run": 0.0, "compile": 0.0}
 
     class TimedSimulator(worker.Simulator):
         def __init__(self, *args, **kwargs):
-            self._started = time.perf_counter()
+            self._bench_cpu_started = time.process_time()
             super().__init__(*args, **kwargs)
 
         def run(self):
             try:
                 return super().run()
             finally:
-                spent["run"] += time.perf_counter() - self._started
+                spent["run"] += time.process_time() - self._bench_cpu_started
 
     model_for = models.ModelSource.model
 
     def timed_model(self, values):
-        started = time.perf_counter()
+        started = time.process_time()
         try:
             return model_for(self, values)
         finally:
-            spent["compile"] += time.perf_counter() - started
+            spent["compile"] += time.process_time() - started
 
+    timed_sweep(1, seed + 1, backend="python", workers=1)  # imports, first compilation
     worker.Simulator, models.ModelSource.model = TimedSimulator, timed_model
     try:
-        sweep_s, _ = timed_sweep(n, seed, backend="python", workers=1)
+        started = time.process_time()
+        wall, _ = timed_sweep(n, seed, backend="python", workers=1)
+        cpu = time.process_time() - started
     finally:
         worker.Simulator, models.ModelSource.model = TimedSimulator.__base__, model_for
-    overhead = 1e3 * (sweep_s - spent["run"] - spent["compile"]) / n
-    print(f"python backend, {n} runs: sweep {sweep_s:.2f} s, simulations {spent['run']:.2f} s, "
-          f"compiling each run's model {spent['compile']:.2f} s "
-          f"({1e3 * spent['compile'] / n:.2f} ms a run, gone with runtime parameters); "
-          f"the rest {overhead:.3f} ms a run (target < 1 ms; includes loading and compiling "
-          f"the diagram once)")
+    overhead = 1e3 * (cpu - spent["run"] - spent["compile"]) / n
+    print(f"python backend, {n} runs: sweep {wall:.2f} s wall, {cpu:.2f} s CPU, of which "
+          f"simulations {spent['run']:.2f} s and compiling each run's model "
+          f"{spent['compile']:.2f} s ({1e3 * spent['compile'] / n:.2f} ms a run, gone with "
+          f"runtime parameters); the rest {overhead:.3f} ms CPU a run (target < 1 ms; "
+          f"includes loading and compiling the diagram once)")
 
 
 def main() -> None:

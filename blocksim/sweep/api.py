@@ -73,6 +73,11 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     if out is not None:
         files.output_format(out)
     table = SweepTable(plan.names, tuple(m.name for m in parsed), total=len(plan))
+    twice = sorted({c for c in table.columns if table.columns.count(c) > 1})
+    if twice:
+        raise BlocksimError(f"two columns would be named {', '.join(map(shown, twice))} "
+                            f"(a swept parameter, status, a metric or message): rename one "
+                            f"(metrics may be given as {{name: spec}})")
     if out is not None and resume:
         table.resumed = files.resume(table, plan, out)
         log.info("%s: %d of %d runs already done", out, table.resumed, len(plan))

@@ -111,6 +111,8 @@ def test_names_and_settings_are_checked_before_any_run():
         blocksim.sweep(log_diagram(), grid={"c": [1]}, params={"c": 2})
     with pytest.raises(BlocksimError, match="unknown simulation setting stop_time"):
         blocksim.sweep(log_diagram(), grid={"c": [2]}, stop_time=3)
+    with pytest.raises(BlocksimError, match="two columns would be named c"):
+        blocksim.sweep(log_diagram(), grid={"c": [2]}, metrics={"c": "final:y"})
     with pytest.raises(BlocksimError, match="keep must be"):
         blocksim.sweep(log_diagram(), grid={"c": [2]}, keep="all")
 
