@@ -137,4 +137,4 @@ def test_ctrl_c_keeps_the_finished_runs_and_resume_runs_the_rest(tmp_path, worke
     table = blocksim.sweep(BALL, grid={"mu": "0.3:0.9:24"}, workers=2,
                            metrics=["count:ball.reset", "time:ball.lower limit:1"])
     assert [r[:4] for r in rows[1:]] == [[repr(row[0]), "finished", repr(row[2]), repr(row[3])]
-                                         for row in table.rows.values()]
+                                         for _, row in sorted(table.rows.items())]
