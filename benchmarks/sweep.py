@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import blocksim  # noqa: E402
-from blocksim.sweep import models, worker  # noqa: E402
+from blocksim.sweeps import models, worker  # noqa: E402
 
 BALL = ROOT / "diagrams" / "bouncing_ball.json"
 DRAWS = {"mu": "uniform(0.5,0.95)", "v0": "normal(0,1)"}

@@ -14,7 +14,7 @@ from blocksim.engine import Event, Results
 from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
                              SimulationError)
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
-from blocksim.sweep import SweepInterrupted, SweepTable, sweep
+from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
 from blocksim.user import UserBlock
 
 __version__ = "0.1.0"

@@ -295,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     render.set_defaults(func=cmd_render)
 
-    from blocksim.sweep.command import add_parser as add_sweep_parser  # (its own package)
+    from blocksim.sweeps.command import add_parser as add_sweep_parser  # (its own package)
     add_sweep_parser(sub)
     return parser
 

@@ -13,7 +13,7 @@ import pytest
 
 import blocksim
 from blocksim.cli import main
-from blocksim.sweep.plan import make_plan
+from blocksim.sweeps.plan import make_plan
 from sweep_models import BALL, ROOT, log_diagram
 
 

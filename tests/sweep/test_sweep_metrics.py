@@ -8,7 +8,7 @@ import pytest
 import blocksim
 import references as ref
 from blocksim.errors import BlocksimError
-from blocksim.sweep.metrics import parse_metric, parse_metrics, value_at
+from blocksim.sweeps.metrics import parse_metric, parse_metrics, value_at
 from sweep_models import BALL
 
 SPECS = ["final:x", "min:v", "max:v", "at:x:1.005", "count:ball.reset",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from blocksim.errors import BlocksimError
-from blocksim.sweep.plan import make_plan, parse_distribution, parse_range
+from blocksim.sweeps.plan import make_plan, parse_distribution, parse_range
 
 
 def test_a_grid_axis_is_n_points_from_start_to_stop():

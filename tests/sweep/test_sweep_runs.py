@@ -8,7 +8,7 @@ import pytest
 import blocksim
 from both_backends import HAS_NUMBA
 from blocksim.errors import BlocksimError, CompileError
-from blocksim.sweep import models
+from blocksim.sweeps import models
 from sweep_models import BALL, assert_same_tables, log_diagram, log_integral
 
 BACKENDS = ["python"] + (["numba"] if HAS_NUMBA else [])

@@ -25,8 +25,8 @@ from typing import Any, Sequence
 
 from blocksim.errors import BlocksimError, shown
 from blocksim.fileio import atomic_write
-from blocksim.sweep.plan import Plan
-from blocksim.sweep.table import MESSAGE, STATUS, SweepTable
+from blocksim.sweeps.plan import Plan
+from blocksim.sweeps.table import MESSAGE, STATUS, SweepTable
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 

@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping, Sequence
 from blocksim.engine import Results, Simulator
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
 from blocksim.model import Diagram, SimulationSettings
-from blocksim.sweep.metrics import Metric
-from blocksim.sweep.models import ModelSource
+from blocksim.sweeps.metrics import Metric
+from blocksim.sweeps.models import ModelSource
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ import numpy as np
 from blocksim.errors import BlocksimError, shown
 
 BLOCK = 1024  # runs per block of draws (part of the draws' definition: never change it)
-MAX_RUNS = 10_000_000  # a typo (`--grid a=0:1:1e9`) is refused before anything is allocated
+MAX_RUNS = 2_000_000  # a typo (`--grid a=0:1:1e9`) is refused before anything is allocated
 
 _NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
 _DISTRIBUTION = re.compile(rf"\s*(normal|uniform)\s*\({_NUMBER},{_NUMBER}\)\s*$")

@@ -9,12 +9,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from blocksim.errors import BlocksimError, shown
 from blocksim.model import Diagram
-from blocksim.sweep import executors, files
-from blocksim.sweep.metrics import check_metrics, parse_metrics
-from blocksim.sweep.models import ModelSource
-from blocksim.sweep.plan import Plan, make_plan
-from blocksim.sweep.table import SweepTable
-from blocksim.sweep.worker import Job, Row
+from blocksim.sweeps import executors, files
+from blocksim.sweeps.metrics import check_metrics, parse_metrics
+from blocksim.sweeps.models import ModelSource
+from blocksim.sweeps.plan import Plan, make_plan
+from blocksim.sweeps.table import SweepTable
+from blocksim.sweeps.worker import Job, Row
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     with Monte Carlo `draws` (name -> "normal(MU,SIGMA)" / "uniform(A,B)", reproducible
     from `seed` whatever the workers). `params` are fixed overrides, `settings` simulation
     settings (stop, rtol, ...). `metrics`: spec strings ("final:x", "time:ball.reset:3",
-    see blocksim.sweep.metrics) or functions of Results. `keep="signals"` also keeps each
+    see blocksim.sweeps.metrics) or functions of Results. `keep="signals"` also keeps each
     run's Results (table.results). `workers` processes (default every core; 1 runs here),
     or `client` a dask.distributed Client. `out` (.csv or .parquet) is written as runs
     finish; with `resume`, the runs already in it are skipped. A run that fails is a row

@@ -17,10 +17,10 @@ from blocksim import cli
 from blocksim.errors import BlocksimError
 from blocksim.model import BACKENDS
 from blocksim.run_outputs import Output, check_outputs, count
-from blocksim.sweep import executors
-from blocksim.sweep.api import SweepInterrupted, sweep
-from blocksim.sweep.files import counts_line
-from blocksim.sweep.table import SweepTable
+from blocksim.sweeps import executors
+from blocksim.sweeps.api import SweepInterrupted, sweep
+from blocksim.sweeps.files import counts_line
+from blocksim.sweeps.table import SweepTable
 
 GOOD = ("finished", "stopped")
 

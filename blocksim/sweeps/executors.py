@@ -12,15 +12,13 @@ functions; nothing is pickled but the batches), and spawns elsewhere.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Iterator, Sequence
 
 from blocksim.errors import BlocksimError, SimulationInterrupted
-from blocksim.sweep import worker
-from blocksim.sweep.worker import Job, Row
+from blocksim.sweeps import worker
+from blocksim.sweeps.worker import Job, Row
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +57,9 @@ def run_here(job: Job, runs: Sequence[tuple[int, Sequence[float]]]) -> Iterator[
 def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
     """On a local process pool of `workers` processes; on Ctrl-C (KeyboardInterrupt here)
     the workers are stopped, their finished rows yielded, then KeyboardInterrupt raised."""
+    import multiprocessing  # (here: `import blocksim` need not load them)
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
         else "spawn")
