@@ -54,6 +54,8 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     finish; with `resume`, the runs already in it are skipped. A run that fails is a row
     with its status and message; Ctrl-C raises SweepInterrupted with the finished rows.
     """
+    if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
+        raise BlocksimError(f"batch_size must be a whole number >= 1, got {batch_size}")
     if keep not in KEEP:
         raise BlocksimError(f"keep must be 'metrics' or 'signals', got {shown(keep)!r}")
     model = _diagram(diagram, trust)

@@ -113,6 +113,10 @@ def test_names_and_settings_are_checked_before_any_run():
         blocksim.sweep(log_diagram(), grid={"c": [2]}, stop_time=3)
     with pytest.raises(BlocksimError, match="two columns would be named c"):
         blocksim.sweep(log_diagram(), grid={"c": [2]}, metrics={"c": "final:y"})
+    with pytest.raises(BlocksimError, match="workers must be at least 1"):
+        blocksim.sweep(log_diagram(), grid={"c": [2, 3]}, workers=0)
+    with pytest.raises(BlocksimError, match="batch_size must be a whole number >= 1"):
+        blocksim.sweep(log_diagram(), grid={"c": [2, 3]}, batch_size=0)
     with pytest.raises(BlocksimError, match="keep must be"):
         blocksim.sweep(log_diagram(), grid={"c": [2]}, keep="all")
 
