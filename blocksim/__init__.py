@@ -14,12 +14,13 @@ from blocksim.engine import Event, Results
 from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
                              SimulationError)
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
 from blocksim.user import UserBlock
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block", "Wire",
            "PortRef", "SimulationSettings", "DiagramBuilder", "BlockHandle", "InPort", "OutPort",
-           "UserBlock",
+           "UserBlock", "sweep", "SweepTable", "SweepInterrupted",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]

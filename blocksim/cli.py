@@ -294,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="draw a subsystem's inside instead, e.g. part2 or part2/inner")
     render.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     render.set_defaults(func=cmd_render)
+
+    from blocksim.sweeps.command import add_parser as add_sweep_parser  # (its own package)
+    add_sweep_parser(sub)
     return parser
 
 

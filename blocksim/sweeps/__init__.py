@@ -1,0 +1,19 @@
+"""Sweeps and Monte Carlo: many runs of one diagram, reduced to metrics where they run.
+
+    table = blocksim.sweep("diagrams/bouncing_ball.json", grid={"mu": "0.5:0.9:5"},
+                           metrics=["count:ball.reset", "time:ball.lower limit:1"])
+    table.to_pandas()
+
+The package is `blocksim.sweeps` so that `blocksim.sweep` can be the function without
+hiding the package (`import blocksim.sweeps.plan as plan` works). `plan` numbers the runs (grid, samples, seeded draws), `metrics` reduces a run's results,
+`models` is the one place parameter values become a compiled model, `worker` runs batches,
+`executors` places them (this process, a process pool, Dask), `files` writes and resumes
+the output, `table` is the result, `command` the `blocksim sweep` subcommand.
+"""
+from blocksim.sweeps.api import SweepInterrupted, sweep
+from blocksim.sweeps.metrics import Metric, parse_metric
+from blocksim.sweeps.plan import Distribution, Plan, make_plan
+from blocksim.sweeps.table import SweepTable
+
+__all__ = ["sweep", "SweepTable", "SweepInterrupted", "Metric", "parse_metric", "Plan",
+           "Distribution", "make_plan"]

@@ -1,0 +1,121 @@
+"""Where a sweep's batches run: in this process, a local process pool, or a Dask cluster.
+
+Each executor yields lists of rows as batches finish (in any order) and stops cleanly when
+the caller stops iterating on Ctrl-C: the in-process runner stops at once (the run cut by
+Ctrl-C is not reported), the pool's workers ignore SIGINT and are told through an Event
+(the runs they are in stop within about 10 ms; the rows they finished still come back),
+and Dask's pending tasks are cancelled.
+
+The pool forks where the platform can (workers inherit user block types and metric
+functions; nothing is pickled but the batches), and spawns elsewhere.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Any, Iterator, Sequence
+
+from blocksim.errors import BlocksimError, SimulationInterrupted
+from blocksim.sweeps import worker
+from blocksim.sweeps.worker import Job, Row
+
+log = logging.getLogger(__name__)
+
+Batch = list[tuple[int, Sequence[float]]]
+
+
+def batches(runs: Sequence[tuple[int, Sequence[float]]], workers: int,
+            size: int | None = None) -> list[Batch]:
+    """Runs in batches: about 8 per worker (load balance, progress, little lost to a
+    Ctrl-C), at most 256 runs each, unless `size` says."""
+    if size is None:
+        size = max(1, min(256, -(-len(runs) // (8 * max(workers, 1)))))
+    return [list(runs[i:i + size]) for i in range(0, len(runs), size)]
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def run_here(job: Job, runs: Sequence[tuple[int, Sequence[float]]]) -> Iterator[list[Row]]:
+    """In this process, one run at a time (Ctrl-C raises KeyboardInterrupt after the rows
+    finished so far were yielded)."""
+    for index, values in runs:
+        try:
+            row = worker.run_one(job, index, values)
+        except SimulationInterrupted:
+            raise KeyboardInterrupt from None
+        if row is not None:
+            yield [row]
+
+
+def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
+    """On a local process pool of `workers` processes; on Ctrl-C (KeyboardInterrupt here)
+    the workers are stopped, their finished rows yielded, then KeyboardInterrupt raised."""
+    import multiprocessing  # (here: `import blocksim` need not load them)
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+        else "spawn")
+    stop = context.Event()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=worker.start_pool_worker, initargs=(job, stop))
+    pending = {pool.submit(worker.run_pool_batch, batch) for batch in work}
+    interrupted = False
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()
+                for future in pending:
+                    future.cancel()
+                done = {f for f in wait(pending).done if not f.cancelled()}
+                pending = set()
+            for future in done:
+                yield _rows(future)
+    finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _rows(future: Any) -> list[Row]:
+    try:
+        return future.result()
+    except Exception as exc:  # a worker process that died (killed, out of memory)
+        raise BlocksimError(f"a sweep worker failed: {type(exc).__name__}: {exc}") from None
+
+
+def dask_client(scheduler: str) -> Any:
+    """A Client connected to a Dask scheduler's address (needs the `dask` extra)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise BlocksimError("--scheduler needs Dask: pip install 'blocksim[dask]'") from None
+    try:
+        return Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BlocksimError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+
+
+def run_dask(job: Job, work: list[Batch], client: Any) -> Iterator[list[Row]]:
+    """On a Dask distributed cluster: the job scattered once to every worker, one task per
+    batch; on Ctrl-C the pending tasks are cancelled."""
+    from distributed import as_completed
+
+    shared = client.scatter(job, broadcast=True)
+    futures = [client.submit(worker.run_batch, shared, batch, pure=False) for batch in work]
+    try:
+        for future in as_completed(futures):
+            yield _rows(future)
+    finally:
+        client.cancel(futures)
