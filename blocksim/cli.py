@@ -7,13 +7,14 @@ on stderr and no traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import logging
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from blocksim import registry
 from blocksim.api import load
@@ -352,21 +353,34 @@ class _TerminalFormatter(logging.Formatter):
         return f"blocksim: {message}"
 
 
-def _configure_logging(verbose: bool, quiet: bool) -> None:
-    """Warnings always reach the terminal, notices unless -q, everything with -v."""
+@contextlib.contextmanager
+def _terminal_logging(verbose: bool, quiet: bool) -> Iterator[None]:
+    """Warnings always reach the terminal, notices unless -q, everything with -v; the
+    logging set-up of the caller comes back afterwards (`main` called in a process that
+    goes on, such as a test or a notebook, keeps no handler on a stream it may close)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_TerminalFormatter(verbose))
-    root = logging.getLogger()
+    root, notice = logging.getLogger(), logging.getLogger(NOTICE_LOGGER)
+    saved = root.handlers[:], root.level, notice.level
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO if verbose else logging.WARNING)
-    notice = logging.getLogger(NOTICE_LOGGER)
     notice.setLevel(logging.WARNING if quiet else logging.INFO)
+    try:
+        yield
+    finally:
+        root.handlers[:], level, notice_level = saved
+        root.setLevel(level)
+        notice.setLevel(notice_level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    _configure_logging(args.verbose, getattr(args, "quiet", False))
+    with _terminal_logging(args.verbose, getattr(args, "quiet", False)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except BlocksimError as exc:

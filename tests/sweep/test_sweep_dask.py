@@ -1,11 +1,18 @@
 """The same sweep on a Dask LocalCluster (2 worker processes) as in this process: the same
 bits, failures included. Skipped where Dask is not installed."""
+import logging
+
 import pytest
 
 import blocksim
 from sweep_models import BALL, assert_same_tables, log_diagram
 
 distributed = pytest.importorskip("distributed")
+# distributed's own handler writes to the stderr of import time, which is pytest's capture
+# file, closed before the cluster's last messages ("--- Logging error ---"): those messages go
+# through the root logger instead, where pytest's logging capture takes them.
+logging.getLogger("distributed").handlers.clear()
+logging.getLogger("distributed").propagate = True
 
 
 @pytest.fixture(scope="module")
