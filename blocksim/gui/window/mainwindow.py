@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 from blocksim.gui.window import dialogs
 from blocksim.gui.window.actions import build_actions, build_menus
 from blocksim.gui.window.autosave import Autosaver
+from blocksim.gui.window.contextmenus import ContextMenus
+from blocksim.gui.window.help import HelpWindows
 from blocksim.gui.canvas.area import Canvas
 from blocksim.gui.panels.docks import Panels
 from blocksim.gui.document.document import DiagramDocument
@@ -26,6 +28,7 @@ from blocksim.gui.scopes.simcontrol import SimulationControl
 log = logging.getLogger(__name__)
 
 SAMPLE_TIME_COLORS = "view/sample_time_colors"  # the setting remembering the View toggle
+DESCRIPTION_CHARS = 90  # of the description's first line in the status bar
 
 
 class MainWindow(QMainWindow):
@@ -40,18 +43,26 @@ class MainWindow(QMainWindow):
         self.autosaver = Autosaver(self.doc, self, **(
             {"interval": autosave_interval} if autosave_interval else {}))
         self.sim = SimulationControl(self)
+        self.help = HelpWindows(self)
         self.actions_ = build_actions(self)
         build_menus(self, self.actions_)
         self.resize(QSize(1280, 800))  # before the panels, which size their docks to fit
         self.panels = Panels(self)
+        self.context_menus = ContextMenus(self)
+        self.canvas.scene.gestures.notice = self._notice  # why a gesture did nothing
+        self.description_label = QLabel(self)  # the diagram's description, first line
+        self.description_label.setObjectName("diagram-description")
+        self.statusBar().addPermanentWidget(self.description_label)
         self.level_label = QLabel(self)
         self.statusBar().addPermanentWidget(self.level_label)
+        self.doc.reset.connect(self._show_description)
         self.doc.titleChanged.connect(self._update_title)
         self.canvas.levelChanged.connect(self._update_level)
         self.canvas.scene.selectionChanged.connect(self._update_actions)
         self._update_title()
         self._update_level(())
         self._update_actions()
+        self._show_description()
         self.actions_.sample_time_colors.setChecked(
             editor_settings().value(SAMPLE_TIME_COLORS, False, type=bool))
         self.statusBar().showMessage(
@@ -90,6 +101,21 @@ class MainWindow(QMainWindow):
         # the mark is ours: setWindowModified wants a "[*]" in the title and warns without one
         self.setWindowTitle(f"{self.doc.title}{mark} — blocksim")
 
+    def _notice(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10000)
+
+    def _show_description(self) -> None:
+        """The diagram's description: its first line in the status bar (all of it as the
+        tooltip), and all of it as the canvas's tooltip where no block or wire has one."""
+        text = self.doc.diagram.description.strip()
+        first = text.splitlines()[0] if text else ""
+        if len(first) > DESCRIPTION_CHARS:
+            first = first[:DESCRIPTION_CHARS - 1].rstrip() + "…"
+        self.description_label.setText(first)
+        self.description_label.setToolTip(text)
+        self.description_label.setVisible(bool(text))
+        self.canvas.view.setToolTip(text)
+
     def _update_level(self, level: tuple) -> None:
         self.level_label.setText(" / ".join(("top",) + tuple(level)))
 
@@ -98,6 +124,7 @@ class MainWindow(QMainWindow):
         a = self.actions_
         for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
+        a.help_block.setEnabled(len(ids) <= 1)
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
                                     .has_diagram)
 
