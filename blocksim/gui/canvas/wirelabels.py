@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
@@ -35,7 +35,7 @@ class WireLabel(QGraphicsSimpleTextItem):
         self.setBrush(LABEL_COLOR)
         self.setZValue(1)  # above wires, below the rubber wire of a gesture
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
-        self.setAcceptedMouseButtons(0)  # clicks go to the wire or the canvas below
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to the wire or the canvas below
         self.setToolTip(f"{wire.wire.name}: {wire.wire.src} → {wire.wire.dst}")
         self.place()
 
