@@ -100,6 +100,7 @@ def test_pastes_and_duplicates_never_land_on_a_block(active):
     steps = [b for b in doc.diagram.blocks if b.type == "Step"]
     offsets = sorted((b.layout["x"] - x0) / PASTE_OFFSET for b in steps)
     assert offsets == [0, 1, 2, 3, 4, 5]  # each copy one step further, none skipped twice
+    assert all(b.layout["y"] - y0 == b.layout["x"] - x0 for b in steps)  # diagonally
 
 
 def test_palette_double_clicks_and_drops_at_one_spot_cascade(active):
