@@ -150,6 +150,7 @@ def test_the_diagrams_description_is_shown(env, qtbot):
     label = window.description_label
     assert label.isVisibleTo(window) and label.text()
     assert description.startswith(label.text().rstrip("…"))
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= 360  # room for messages
     assert label.toolTip() == description.strip() == window.canvas.view.toolTip()
     window.actions_.new.trigger()
     assert not label.isVisibleTo(window) and window.canvas.view.toolTip() == ""

@@ -1,16 +1,16 @@
 """Signal labels: a named wire's name drawn beside it on the canvas.
 
 The name is the model's (`Wire.name`, saved in the file); the label only follows the wire's
-route, so it is rebuilt with the wires and moved while a block is dragged. It sits above the
-longest horizontal run of the wire (beside the longest vertical one if there is none),
-where the eye reads a signal's name in Simulink too. Branches of one net that carry the same
-name show it once.
+route, so it is rebuilt with the wires and moved while a block is dragged. Of the spots
+beside the wire's segments it takes the one clear of blocks and other labels, crossing the
+fewest wires, preferring a horizontal run long enough for the text (above it, where the eye
+reads a signal's name in Simulink too). Branches of one net with one name show it once.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
@@ -24,9 +24,11 @@ _FONT = QFont("DejaVu Sans")
 _FONT.setPointSizeF(7.5)
 _FONT.setItalic(True)
 
+Segment = tuple[tuple[float, float], tuple[float, float]]
+
 
 class WireLabel(QGraphicsSimpleTextItem):
-    """The name of one wire, placed by `place` along the wire's current route."""
+    """The name of one wire, placed by `WireLabels` beside the wire's current route."""
 
     def __init__(self, wire: "WireItem"):
         super().__init__(wire.wire.name)
@@ -35,36 +37,68 @@ class WireLabel(QGraphicsSimpleTextItem):
         self.setBrush(LABEL_COLOR)
         self.setZValue(1)  # above wires, below the rubber wire of a gesture
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to the wire or the canvas below
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to what is below
         self.setToolTip(f"{wire.wire.name}: {wire.wire.src} → {wire.wire.dst}")
-        self.place()
 
-    def place(self) -> None:
-        """Move beside the wire's longest straight run (hidden if the wire has no route)."""
-        spot = label_anchor(self.wire.route)
-        self.setVisible(spot is not None)
-        if spot is None:
-            return
-        (x, y), horizontal = spot
+    def place(self, branches: list[Sequence[tuple[float, float]]], blocks: list[QRectF],
+              segments: list[Segment], taken: list[QRectF]) -> None:
+        """Move to the free-most spot beside the wire, or else beside another branch of its
+        net (which carries the same signal); hidden if the wire has no route."""
         box = self.boundingRect()
-        if horizontal:  # centred above the run
-            self.setPos(QPointF(x - box.width() / 2, y - box.height() - GAP))
-        else:  # to the right of the run, centred on it
-            self.setPos(QPointF(x + GAP + 1, y - box.height() / 2))
+        spot = best_spot(self.wire.route, box.width(), box.height(), blocks, segments, taken,
+                         branches) if self.wire.route else None
+        self.setVisible(spot is not None)
+        if spot is not None:
+            self.setPos(spot.topLeft())
 
 
-def label_anchor(route: Sequence[tuple[float, float]]
-                 ) -> tuple[tuple[float, float], bool] | None:
-    """The middle of the longest horizontal segment of a route (else of the longest
-    vertical one), and whether it is horizontal; None for a route without segments."""
+def candidates(route: Sequence[tuple[float, float]], width: float, height: float
+               ) -> list[tuple[QRectF, Segment]]:
+    """Boxes a label of this size could take beside the route: above and below the middle
+    of each horizontal segment, right and left of each vertical one; each with its segment."""
+    found = []
+    for a, b in zip(route, route[1:]):
+        (ax, ay), (bx, by) = a, b
+        if a == b:
+            continue
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        if ay == by:
+            spots = [(mx - width / 2, my - height - GAP), (mx - width / 2, my + GAP)]
+        else:
+            spots = [(mx + GAP + 1, my - height / 2), (mx - width - GAP - 1, my - height / 2)]
+        found += [(QRectF(x, y, width, height), (a, b)) for x, y in spots]
+    return found
+
+
+def _crosses(box: QRectF, segment: Segment) -> bool:
+    """Whether an axis-parallel segment passes through the inside of a box."""
+    (ax, ay), (bx, by) = segment
+    if ay == by:
+        return (box.top() < ay < box.bottom() and min(ax, bx) < box.right()
+                and max(ax, bx) > box.left())
+    return (box.left() < ax < box.right() and min(ay, by) < box.bottom()
+            and max(ay, by) > box.top())
+
+
+def best_spot(route: Sequence[tuple[float, float]], width: float, height: float,
+              blocks: list[QRectF], segments: list[Segment], taken: list[QRectF],
+              branches: Sequence[Sequence[tuple[float, float]]] = ()) -> QRectF | None:
+    """The candidate box that covers the fewest blocks and labels, then crosses the fewest
+    wires, then is beside the wire itself rather than another branch of its net, then sits
+    by a segment at least as long as the text (horizontal runs first, the longest first);
+    None for a route without segments."""
     best = None
-    for (ax, ay), (bx, by) in zip(route, route[1:]):
-        horizontal = ay == by
-        length = abs(bx - ax) + abs(by - ay)
-        key = (horizontal, length)
-        if length > 0 and (best is None or key > best[0]):
-            best = (key, ((ax + bx) / 2, (ay + by) / 2), horizontal)
-    return None if best is None else (best[1], best[2])
+    for other, path in enumerate([route, *branches]):
+        for box, (a, b) in candidates(path, width, height):
+            length = abs(b[0] - a[0]) + abs(b[1] - a[1])
+            horizontal = a[1] == b[1]
+            score = (sum(box.intersects(r) for r in blocks)
+                     + sum(box.intersects(r) for r in taken),
+                     sum(_crosses(box, s) for s in segments), other > 0,
+                     length < (width if horizontal else height), not horizontal, -length)
+            if best is None or score < best[0]:
+                best = (score, box)
+    return None if best is None else best[1]
 
 
 class WireLabels:
@@ -90,11 +124,24 @@ class WireLabels:
             label = WireLabel(wire)
             self.scene.addItem(label)
             self.items.append(label)
+        self.follow()
 
     def follow(self) -> None:
-        """Re-place every label (the routes changed during a drag)."""
+        """Place every label anew, clear of blocks, wires and the labels placed before it
+        (after a rebuild, and while a block is dragged)."""
+        if not self.items:
+            return
+        blocks = [item.sceneBoundingRect() for item in self.scene.blocks.values()]
+        segments = [s for wire in self.scene.wires for s in zip(wire.route, wire.route[1:])]
+        nets: dict[str, list] = {}
+        for wire in self.scene.wires:
+            nets.setdefault(str(wire.wire.src), []).append(wire)
+        taken: list[QRectF] = []
         for item in self.items:
-            item.place()
+            branches = [w.route for w in nets[str(item.wire.wire.src)] if w is not item.wire]
+            item.place(branches, blocks, segments, taken)
+            if item.isVisible():
+                taken.append(item.sceneBoundingRect())
 
     def texts(self) -> dict[str, str]:
         """Shown label text by wire key ('src->dst'), for tests and pictures."""

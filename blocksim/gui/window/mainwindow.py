@@ -28,7 +28,7 @@ from blocksim.gui.scopes.simcontrol import SimulationControl
 log = logging.getLogger(__name__)
 
 SAMPLE_TIME_COLORS = "view/sample_time_colors"  # the setting remembering the View toggle
-DESCRIPTION_CHARS = 90  # of the description's first line in the status bar
+DESCRIPTION_WIDTH = 360  # pixels of the description's first line in the status bar
 
 
 class MainWindow(QMainWindow):
@@ -109,9 +109,9 @@ class MainWindow(QMainWindow):
         tooltip), and all of it as the canvas's tooltip where no block or wire has one."""
         text = self.doc.diagram.description.strip()
         first = text.splitlines()[0] if text else ""
-        if len(first) > DESCRIPTION_CHARS:
-            first = first[:DESCRIPTION_CHARS - 1].rstrip() + "…"
-        self.description_label.setText(first)
+        metrics = self.description_label.fontMetrics()  # cut to fit, leaving room for messages
+        self.description_label.setText(
+            metrics.elidedText(first, Qt.TextElideMode.ElideRight, DESCRIPTION_WIDTH))
         self.description_label.setToolTip(text)
         self.description_label.setVisible(bool(text))
         self.canvas.view.setToolTip(text)
