@@ -100,3 +100,33 @@ def test_a_failure_during_the_run_names_its_block_and_time(qtbot, tmp_path, env)
     assert block == "bad" and "at t = " in message
     assert window.canvas.scene.marked_blocks == {"bad"}
     assert window.sim.scopes.results is not None  # what was computed before is kept
+
+
+def test_a_loop_through_a_subsystem_is_marked_on_both_levels(qtbot, tmp_path, env):
+    """sum -> plant (a Subsystem: Inport i -> Gain g -> Outport o) -> sum: at the top the
+    wires into and out of the subsystem, inside it the Inport and Outport wires."""
+    from blocksim.format import diagram_from_dict
+
+    diagram = diagram_from_dict({
+        "format": "blocksim", "version": 1,
+        "blocks": [
+            {"id": "c", "type": "Constant"}, {"id": "s", "type": "Sum", "params": {"signs": "+-"}},
+            {"id": "plant", "type": "Subsystem", "diagram": {
+                "blocks": [{"id": "i", "type": "Inport"}, {"id": "g", "type": "Gain"},
+                           {"id": "o", "type": "Outport"}, {"id": "k", "type": "Constant"},
+                           {"id": "shown", "type": "Output"}],
+                "wires": [{"src": "i.y", "dst": "g.u"}, {"src": "g.y", "dst": "o.u"},
+                          {"src": "k.y", "dst": "shown.u"}]}},
+            {"id": "y", "type": "Output"}],
+        "wires": [{"src": "c.y", "dst": "s.u1"}, {"src": "s.y", "dst": "plant.i"},
+                  {"src": "plant.o", "dst": "s.u2"}, {"src": "s.y", "dst": "y.u"}]})
+    window = _loop_window(qtbot, tmp_path, diagram)
+    _run_and_fail(window, qtbot)
+    scene = window.canvas.scene
+    assert scene.level == ()  # the loop starts at the top: shown there
+    assert scene.marked_blocks == {"s", "plant"}
+    assert scene.marked_wires == {"s.y->plant.i", "plant.o->s.u2"}
+    window.canvas.open_subsystem("plant")
+    qtbot.waitUntil(lambda: scene.level == ("plant",), timeout=2000)
+    assert scene.marked_blocks == {"i", "g", "o"}
+    assert scene.marked_wires == {"i.y->g.u", "g.y->o.u"}

@@ -87,3 +87,19 @@ def test_a_pasted_named_wire_keeps_its_name(window):
     window.actions_.paste.trigger()
     names = [w.name for w in window.doc.diagram.wires if w.name]
     assert names == ["error", "error"]
+
+
+def test_edit_menu_names_the_selected_wire(window, monkeypatch):
+    from blocksim.gui.window import dialogs
+
+    monkeypatch.setattr(dialogs, "ask_text", lambda parent, title, label, text="": "u_err")
+    action = window.actions_.name_signal
+    scene = window.canvas.scene
+    scene.select_only(["sum"])
+    assert not action.isEnabled()  # a block, not a wire
+    wire = next(w for w in scene.wires if str(w.wire.dst) == "integ.u")
+    scene.clearSelection()
+    wire.setSelected(True)
+    assert action.isEnabled()
+    action.trigger()
+    assert window.doc.diagram.wires[wire.index].name == "u_err"

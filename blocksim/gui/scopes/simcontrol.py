@@ -181,7 +181,9 @@ def cycle_marks(diagram: Diagram, level: tuple[str, ...],
     level that contains it. A connection between two blocks of this level marks the wires
     between them (on the named ports where the block is itself at this level: a subsystem's
     own port is not in the flattened path, so every wire between the two is marked). Inside
-    a subsystem, its Inport and Outport wires are not marked (the loop leaves the level).
+    a subsystem, a connection that enters from outside marks the Inport wires feeding its
+    end, one that leaves marks the wires to Outports (each of them: which port it passes
+    is not in the flattened path).
     """
     prefix = "/".join(level) + "/" if level else ""
 
@@ -192,17 +194,28 @@ def cycle_marks(diagram: Diagram, level: tuple[str, ...],
         block, _, rest = path[len(prefix):].partition("/")
         return block, port, not rest  # the block of this level; its port if it is the end
 
+    types = {blk.id: blk.type for blk in diagram.blocks}
+
+    def matches(ref, end) -> bool:
+        if end is None:  # outside this level: through one of its Inports or Outports
+            return False
+        return ref.block == end[0] and (not end[2] or ref.port == end[1])
+
     blocks, wires = set(), set()
     for src, dst in cycle:
         a, b = here(src), here(dst)
         for end in (a, b):
             if end is not None:
                 blocks.add(end[0])
-        if a is None or b is None or a[0] == b[0]:
+        if (a is None and b is None) or (a is not None and b is not None and a[0] == b[0]):
             continue
         for wire in diagram.wires:
-            if (wire.src.block == a[0] and wire.dst.block == b[0]
-                    and (not a[2] or wire.src.port == a[1])
-                    and (not b[2] or wire.dst.port == b[1])):
+            enters = a is None and types.get(wire.src.block) == "Inport"
+            leaves = b is None and types.get(wire.dst.block) == "Outport"
+            if ((enters or matches(wire.src, a)) and (leaves or matches(wire.dst, b))):
                 wires.add(f"{wire.src}->{wire.dst}")
+                if enters:
+                    blocks.add(wire.src.block)
+                if leaves:
+                    blocks.add(wire.dst.block)
     return blocks, wires

@@ -85,6 +85,8 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
                          "Check the diagram without running it")
     a.export_results = _action(window, "Export &Results…", sim.export_results)
     a.export_images = _action(window, "Export Scope &Images…", sim.export_images)
+    a.name_signal = _action(window, "&Name Signal…", window.name_selected_wire,
+                            tip="Label the selected wire with its signal's name")
     helps = window.help
     a.help_block = _action(window, "&Help on Block", helps.help_on_selection,
                            QKeySequence.HelpContents,
@@ -119,6 +121,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     edit.addActions([a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all])
     edit.addSeparator()
     edit.addActions([a.rotate, a.flip, a.group, a.arrange])
+    edit.addSeparator()
+    edit.addAction(a.name_signal)
     view = bar.addMenu("&View")
     view.addActions([a.zoom_in, a.zoom_out, a.zoom_reset, a.fit])
     view.addSeparator()

@@ -125,6 +125,8 @@ class MainWindow(QMainWindow):
         for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
         a.help_block.setEnabled(len(ids) <= 1)
+        wires = self.canvas.scene.selected_wire_indices()
+        a.name_signal.setEnabled(len(wires) == 1 and not ids)
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
                                     .has_diagram)
 
@@ -132,6 +134,12 @@ class MainWindow(QMainWindow):
         """View > Sample Time Colors: on or off, remembered for the next start."""
         self.canvas.set_sample_time_colors(on)
         editor_settings().setValue(SAMPLE_TIME_COLORS, bool(on))
+
+    def name_selected_wire(self) -> None:
+        """Edit > Name Signal: ask for the name of the one selected wire."""
+        wires = self.canvas.scene.selected_wire_indices()
+        if len(wires) == 1:
+            self.context_menus.ask_wire_name(wires[0])
 
     def open_selected_subsystem(self) -> None:
         ids = self.canvas.scene.selected_block_ids()
