@@ -105,8 +105,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 10000)
 
     def _show_description(self) -> None:
-        """The diagram's description: its first line in the status bar (all of it as the
-        tooltip), and all of it as the canvas's tooltip where no block or wire has one."""
+        """The diagram's description: its first line in the status bar, all of it as that
+        line's tooltip (not the canvas's: it would pop up wherever the mouse rests)."""
         text = self.doc.diagram.description.strip()
         first = text.splitlines()[0] if text else ""
         metrics = self.description_label.fontMetrics()  # cut to fit, leaving room for messages
@@ -114,7 +114,6 @@ class MainWindow(QMainWindow):
             metrics.elidedText(first, Qt.TextElideMode.ElideRight, DESCRIPTION_WIDTH))
         self.description_label.setToolTip(text)
         self.description_label.setVisible(bool(text))
-        self.canvas.view.setToolTip(text)
 
     def _update_level(self, level: tuple) -> None:
         self.level_label.setText(" / ".join(("top",) + tuple(level)))
