@@ -130,3 +130,27 @@ def test_a_loop_through_a_subsystem_is_marked_on_both_levels(qtbot, tmp_path, en
     qtbot.waitUntil(lambda: scene.level == ("plant",), timeout=2000)
     assert scene.marked_blocks == {"i", "g", "o"}
     assert scene.marked_wires == {"i.y->g.u", "g.y->o.u"}
+
+
+def test_a_failure_inside_a_subsystem_opens_it_at_the_block(qtbot, tmp_path, env):
+    from blocksim.format import diagram_from_dict
+
+    diagram = diagram_from_dict({
+        "format": "blocksim", "version": 1, "simulation": {"stop": 2},
+        "blocks": [
+            {"id": "clock", "type": "Clock"},
+            {"id": "inner", "type": "Subsystem", "diagram": {
+                "blocks": [{"id": "u", "type": "Inport"},
+                           {"id": "bad", "type": "Expression",
+                            "params": {"formula": "1 / (1 - u)"}},
+                           {"id": "y", "type": "Outport"}],
+                "wires": [{"src": "u.y", "dst": "bad.u"}, {"src": "bad.y", "dst": "y.u"}]}},
+            {"id": "out", "type": "Output"}],
+        "wires": [{"src": "clock.y", "dst": "inner.u"}, {"src": "inner.y", "dst": "out.u"}]})
+    window = _loop_window(qtbot, tmp_path, diagram)
+    _run_and_fail(window, qtbot)
+    [(message, block, _port)] = window.panels.diagnostics.row_texts()
+    assert block == "inner/bad" and "at t = " in message
+    assert window.canvas.level == ("inner",)
+    assert window.canvas.scene.marked_blocks == {"bad"}
+    assert window.canvas.scene.selected_block_ids() == ["bad"]

@@ -87,8 +87,9 @@ class SimulationControl(QObject):
         self._run_failed = True
         where = f" in {found.block}" if found.block else ""
         self.window.statusBar().showMessage(f"Simulation failed{where}: {found.message}")
-        if found.block and "/" in found.block:  # inside a subsystem: show it there
-            self.window.canvas.locate(found.block)
+        shown = "/".join(self.window.canvas.level)
+        if found.block and found.block.rpartition("/")[0] != shown:  # on another level:
+            self.window.canvas.locate(found.block)  # show it there
             self.refresh_marks()
 
     def _running(self, running: bool) -> None:
