@@ -32,7 +32,7 @@ from blocksim.gui.document.commands import (
 from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.document.grouping import group_blocks
 from blocksim.gui.canvas.portinfo import block_placement, has_diagram, port_info
-from blocksim.gui.canvas.scene import DiagramScene
+from blocksim.gui.canvas.scene import DiagramScene, wire_key
 from blocksim.model import Block, Diagram, PortRef, Wire
 
 log = logging.getLogger(__name__)
@@ -105,8 +105,9 @@ class Editor(QObject):
         self.doc.push(RemoveItems(self.doc, self.scene.level, ids, wires, f"Delete {what}"))
 
     def select_all(self) -> None:
-        for item in list(self.scene.blocks.values()) + self.scene.wires:
-            item.setSelected(True)
+        """Every block and wire of the shown level (one selection change, not one per item)."""
+        self.scene.select_only(list(self.scene.blocks),
+                               [wire_key(item.wire) for item in self.scene.wires])
 
     # ----- clipboard -----
     def fragment(self) -> Diagram | None:
@@ -153,13 +154,23 @@ class Editor(QObject):
     def _free_offset(self, blocks: list[Block], offset: float) -> float:
         """The first of offset, offset + PASTE_OFFSET, ... that puts none of `blocks` on top
         of a block of the shown level (corners closer than NEAR in both directions)."""
-        corners = [(float((b.layout or {}).get("x", 0.0)), float((b.layout or {}).get("y", 0.0)))
-                   for b in self.diagram.blocks]
-        wanted = [(float((b.layout or {}).get("x", 0.0)), float((b.layout or {}).get("y", 0.0)))
-                  for b in blocks]
+        def corner(b: Block) -> tuple[float, float]:
+            return float((b.layout or {}).get("x", 0.0)), float((b.layout or {}).get("y", 0.0))
+
+        cells: dict[tuple[int, int], list[tuple[float, float]]] = {}  # corners by NEAR cell
+        for b in self.diagram.blocks:
+            x, y = corner(b)
+            cells.setdefault((int(x // NEAR), int(y // NEAR)), []).append((x, y))
+
+        def on_top(x: float, y: float) -> bool:
+            i, j = int(x // NEAR), int(y // NEAR)
+            return any(abs(x - cx) < NEAR and abs(y - cy) < NEAR
+                       for di in (-1, 0, 1) for dj in (-1, 0, 1)
+                       for cx, cy in cells.get((i + di, j + dj), ()))
+
+        wanted = [corner(b) for b in blocks]
         for _ in range(1000):  # a bound, not a limit a real diagram reaches
-            if not any(abs(x + offset - cx) < NEAR and abs(y + offset - cy) < NEAR
-                       for x, y in wanted for cx, cy in corners):
+            if not any(on_top(x + offset, y + offset) for x, y in wanted):
                 break
             offset += PASTE_OFFSET
         return offset
