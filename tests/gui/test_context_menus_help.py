@@ -163,6 +163,8 @@ def test_keyboard_shortcuts_list_the_windows_own_keys(shown):
     rows = dict((does, keys) for keys, does in shown.help.shortcuts.rows())
     assert rows["Run"].startswith("Ctrl+Return") and "F5" in rows["Run"]
     assert "Ctrl+Y" in rows["Redo"] and rows["Help on Block"] == "F1"
+    undo_keys = rows["Undo"].split(", ")
+    assert undo_keys[0] == "Ctrl+Z" and "Undo" not in undo_keys and "F14" not in undo_keys
     assert rows["Rotate"] == "Ctrl+R" and rows["Nudge left"] == "Left"
     assert "connect a wire" in rows.values() or any("connect" in v for v in rows)
     help_menu = next(a.menu() for a in shown.menuBar().actions()

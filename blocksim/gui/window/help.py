@@ -7,6 +7,7 @@ from the window's own actions, so it cannot go stale either.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from PySide6.QtCore import Qt
@@ -117,12 +118,21 @@ class BlockReference(QDialog):
             item.setHidden(not all(w in item.text().casefold() for w in words))
 
 
+def _on_a_keyboard(key: str) -> bool:
+    """Whether a shortcut's text names keys every keyboard has: a combination with a
+    modifier, F1-F12 or a named key (not the Undo, Copy or F14 keys of some Unix keyboards
+    that Qt's platform bindings add)."""
+    return "+" in key.rstrip("+") or bool(re.fullmatch(r"F([1-9]|1[0-2])", key)) or key in (
+        "Del", "Delete", "Backspace", "Left", "Right", "Up", "Down", "Return", "Enter", "Esc",
+        "Home", "End", "PgUp", "PgDown", "Tab", "Space", "Ins")
+
+
 def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
     """(keys, what it does) for every action that has a shortcut, menu order."""
     rows, seen = [], set()
     for action in actions:
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
-        keys = [k for k in keys if k]
+        keys = [k for k in keys if k and _on_a_keyboard(k)]
         name = action.text().replace("&", "").rstrip("…").strip()
         if not keys or name in seen:
             continue
@@ -141,6 +151,7 @@ class ShortcutList(QDialog):
         self.table = QTableWidget(len(rows), 2, self)
         self.table.setHorizontalHeaderLabels(["Keys", "Does"])
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for row, (keys, does) in enumerate(rows):
             self.table.setItem(row, 0, QTableWidgetItem(keys))
