@@ -162,11 +162,18 @@ def test_select_all_and_paste_change_the_selection_once(active):
     not asserted here)."""
     scene = active.canvas.scene
     heard = []
-    scene.selectionChanged.connect(lambda: heard.append(len(scene.selectedItems())))
-    active.actions_.select_all.trigger()
-    assert heard == [len(scene.blocks) + len(scene.wires)]
-    active.actions_.copy.trigger()
-    heard.clear()
-    active.actions_.paste.trigger()
-    assert len(heard) == 1
-    assert len(scene.selected_block_ids()) == 5
+
+    def hear() -> None:
+        heard.append(len(scene.selectedItems()))
+
+    scene.selectionChanged.connect(hear)
+    try:
+        active.actions_.select_all.trigger()
+        assert heard == [len(scene.blocks) + len(scene.wires)]
+        active.actions_.copy.trigger()
+        heard.clear()
+        active.actions_.paste.trigger()
+        assert len(heard) == 1
+        assert len(scene.selected_block_ids()) == 5
+    finally:  # a connection left behind would outlive the scene
+        scene.selectionChanged.disconnect(hear)
