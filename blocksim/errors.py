@@ -5,7 +5,7 @@ with status 2 (bad input) or 1 (failed simulation) instead of a traceback.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 
 MAX_NAME = 80  # characters of a name quoted back to the user (a block id, a type name)
@@ -45,10 +45,13 @@ class CompileError(BlocksimError):
     """A diagram that cannot be turned into a simulation (wiring, parameters, widths, loops)."""
 
     def __init__(self, message: str, block: str | None = None, port: str | None = None,
-                 file: str | None = None):
+                 file: str | None = None, wires: Sequence[tuple[str, str]] = ()):
         self.block = block
         self.port = port
         self.file = file
+        # the connections at fault, ("path.out", "path.in") in flattened block paths: an
+        # algebraic loop's every wire, so an editor can highlight the whole cycle
+        self.wires = tuple(wires)
         self.detail = message
         parts = []
         if file:

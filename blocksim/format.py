@@ -277,6 +277,8 @@ def _wire_to_dict(wire: Wire) -> dict[str, Any]:
     out: dict[str, Any] = {"src": str(wire.src), "dst": str(wire.dst)}
     if wire.points:
         out["points"] = [[x, y] for x, y in wire.points]
+    if wire.name:
+        out["name"] = wire.name
     return out
 
 
@@ -386,7 +388,7 @@ def _message(error: Any) -> str:
     instance = error.instance
     schema = error.schema if isinstance(error.schema, dict) else {}
     kind = error.validator
-    if kind == "anyOf" and "title" in schema:
+    if kind in ("anyOf", "pattern", "maxLength") and "title" in schema:
         text = f"{_short(instance)} is not {schema['title']}"
     elif kind == "pattern" and "\\." in str(error.validator_value):
         text = f"{_short(instance)} does not match 'block.port'"
@@ -533,7 +535,7 @@ def _build_diagram(level: dict[str, Any], source: str, parents: tuple[str, ...])
                     file=source, block=owner)
             ends.append(PortRef(block_id, port))
         points = [(x, y) for x, y in item.get("points", [])]
-        wires.append(Wire(ends[0], ends[1], points))
+        wires.append(Wire(ends[0], ends[1], points, item.get("name", "")))
     return Diagram(blocks=blocks, wires=wires, parameters=parameters)
 
 

@@ -65,11 +65,13 @@ class PortRef:
 
 @dataclass
 class Wire:
-    """A connection from an output port to an input port; `points` are editor bends."""
+    """A connection from an output port to an input port; `points` are editor bends and
+    `name` an optional signal label the editor shows beside the wire (no meaning to a run)."""
 
     src: PortRef
     dst: PortRef
     points: list[tuple[float, float]] = field(default_factory=list)
+    name: str = ""
 
 
 @dataclass

@@ -191,9 +191,10 @@ def _loop_error(flat: FlatDiagram, trail: list[Endpoint], again: Endpoint,
     cycle = trail[trail.index(again):] + [again]
     # trail runs from a consumer to the outputs it reads; print in signal-flow direction.
     cycle = cycle[::-1]
-    parts = []
+    parts, wires = [], []
     for a, b in zip(cycle, cycle[1:]):
         inp = next(name for src, name in deps[b] if src == a)
         parts += [f"{a[0]}.{a[1]}", f"{b[0]}.{inp}"]
+        wires.append((f"{a[0]}.{a[1]}", f"{b[0]}.{inp}"))
     return CompileError(f"algebraic loop: {' -> '.join(parts)}", block=cycle[0][0],
-                        file=flat.source)
+                        file=flat.source, wires=wires)

@@ -21,16 +21,25 @@ from blocksim.blockspec import REQUIRED
 from blocksim.errors import DiagramFileError
 from blocksim.format import diagram_from_dict, diagram_to_dict
 from blocksim.gui.layout import autolayout
-from blocksim.gui.document.commands import AddItems, ChangeLayout, Composite, RemoveItems, fresh_id
+from blocksim.gui.document.commands import (
+    AddItems,
+    ChangeLayout,
+    ChangeWire,
+    Composite,
+    RemoveItems,
+    fresh_id,
+)
 from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.document.grouping import group_blocks
 from blocksim.gui.canvas.portinfo import block_placement, has_diagram, port_info
-from blocksim.gui.canvas.scene import DiagramScene
+from blocksim.gui.canvas.scene import DiagramScene, wire_key
 from blocksim.model import Block, Diagram, PortRef, Wire
 
 log = logging.getLogger(__name__)
 
 PASTE_OFFSET = 30.0
+MAX_SIGNAL_NAME = 200  # characters (resources/diagram.schema.json)
+NEAR = PASTE_OFFSET / 2  # a block whose corner is this close to another's is "on top" of it
 # Starting values for parameters a block type requires (others start at their defaults).
 STARTER_PARAMS: dict[str, dict[str, Any]] = {
     "StateSpace": {"A": [[-1.0]], "B": [[1.0]], "C": [[1.0]]},
@@ -81,6 +90,9 @@ class Editor(QObject):
         except ValueError as exc:
             log.warning("%s", exc)
             return None
+        shift = self._free_offset([block], 0.0)
+        block.layout = {**block.layout, "x": block.layout["x"] + shift,
+                        "y": block.layout["y"] + shift}
         self.doc.push(AddItems(self.doc, self.scene.level, [block], text=f"Add {block.id}"))
         self.scene.select_only([block.id])
         return block.id
@@ -93,8 +105,9 @@ class Editor(QObject):
         self.doc.push(RemoveItems(self.doc, self.scene.level, ids, wires, f"Delete {what}"))
 
     def select_all(self) -> None:
-        for item in list(self.scene.blocks.values()) + self.scene.wires:
-            item.setSelected(True)
+        """Every block and wire of the shown level (one selection change, not one per item)."""
+        self.scene.select_only(list(self.scene.blocks),
+                               [wire_key(item.wire) for item in self.scene.wires])
 
     # ----- clipboard -----
     def fragment(self) -> Diagram | None:
@@ -128,13 +141,49 @@ class Editor(QObject):
         except (ValueError, DiagramFileError):
             return False
         self._paste_count += 1
-        self._insert(fragment, PASTE_OFFSET * self._paste_count, "Paste")
+        offset = self._free_offset(fragment.blocks, PASTE_OFFSET * self._paste_count)
+        self._paste_count = round(offset / PASTE_OFFSET)
+        self._insert(fragment, offset, "Paste")
         return True
 
     def duplicate(self) -> None:
         fragment = self.fragment()
         if fragment is not None:
-            self._insert(fragment, PASTE_OFFSET, "Duplicate")
+            self._insert(fragment, self._free_offset(fragment.blocks, PASTE_OFFSET), "Duplicate")
+
+    def _free_offset(self, blocks: list[Block], offset: float) -> float:
+        """The first of offset, offset + PASTE_OFFSET, ... that puts none of `blocks` on top
+        of a block of the shown level (corners closer than NEAR in both directions)."""
+        def corner(b: Block) -> tuple[float, float]:
+            return float((b.layout or {}).get("x", 0.0)), float((b.layout or {}).get("y", 0.0))
+
+        cells: dict[tuple[int, int], list[tuple[float, float]]] = {}  # corners by NEAR cell
+        for b in self.diagram.blocks:
+            x, y = corner(b)
+            cells.setdefault((int(x // NEAR), int(y // NEAR)), []).append((x, y))
+
+        def on_top(x: float, y: float) -> bool:
+            i, j = int(x // NEAR), int(y // NEAR)
+            return any(abs(x - cx) < NEAR and abs(y - cy) < NEAR
+                       for di in (-1, 0, 1) for dj in (-1, 0, 1)
+                       for cx, cy in cells.get((i + di, j + dj), ()))
+
+        wanted = [corner(b) for b in blocks]
+        for _ in range(1000):  # a bound, not a limit a real diagram reaches
+            if not any(on_top(x + offset, y + offset) for x, y in wanted):
+                break
+            offset += PASTE_OFFSET
+        return offset
+
+    def name_wire(self, index: int, name: str) -> None:
+        """Give wire `index` of the shown level a signal name ('' removes it); one undo step."""
+        old = self.diagram.wires[index]
+        name = " ".join(name.split())[:MAX_SIGNAL_NAME]  # one line, as the file format wants
+        if name == old.name:
+            return
+        new = dataclasses.replace(copy.deepcopy(old), name=name)
+        text = f"Name signal {old.src} '{name}'" if name else f"Remove the name of {old.src}"
+        self.doc.push(ChangeWire(self.doc, self.scene.level, index, new, text))
 
     def _insert(self, fragment: Diagram, offset: float, verb: str) -> None:
         """Add copies of a fragment's blocks, renamed where their ids are taken, shifted."""
@@ -154,7 +203,7 @@ class Editor(QObject):
             blocks.append(blk)
         wires = [Wire(PortRef(renames[w.src.block], w.src.port),
                       PortRef(renames[w.dst.block], w.dst.port),
-                      [(x + offset, y + offset) for x, y in w.points])
+                      [(x + offset, y + offset) for x, y in w.points], w.name)
                  for w in fragment.wires if w.src.block in renames and w.dst.block in renames]
         self.doc.push(AddItems(self.doc, self.scene.level, blocks, wires,
                                f"{verb} {len(blocks)} block{'s' * (len(blocks) != 1)}"))

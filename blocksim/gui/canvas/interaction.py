@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+import logging
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
@@ -25,7 +26,11 @@ if TYPE_CHECKING:
     from blocksim.gui.canvas.items import BlockItem, WireItem
     from blocksim.gui.canvas.scene import DiagramScene
 
+log = logging.getLogger(__name__)
+
 DRAG_START = 4.0  # pixels the mouse must travel before a press on a wire becomes a branch
+_RUBBER_PEN = QPen(QColor("#1c6ed6"), 1.4, Qt.DashLine)
+_REFUSED_PEN = QPen(QColor("#d62728"), 1.4, Qt.DashLine)  # over an input that has its wire
 
 
 class _WireDrag:
@@ -41,14 +46,16 @@ class _WireDrag:
         self.prefix = prefix  # bend points before the free end (a branch follows its wire)
         self.reconnect = reconnect
         self.item = QGraphicsPathItem()
-        pen = QPen(QColor("#1c6ed6"), 1.4, Qt.DashLine)
-        self.item.setPen(pen)
+        self.item.setPen(_RUBBER_PEN)
         self.item.setZValue(10)
         scene.addItem(self.item)
         self.target = None
+        self.occupied: PortRef | None = None  # an input under the mouse that has its wire
 
     def move(self, pos: QPointF) -> None:
+        self.occupied = None
         self.target = self.scene.gestures.target_for(self, pos)
+        self.item.setPen(_REFUSED_PEN if self.occupied is not None else _RUBBER_PEN)
         if self.target is not None:
             item, kind, name = self.target
             end, end_dir = item.port_position(kind, name)
@@ -66,6 +73,10 @@ class _WireDrag:
     def finish(self) -> None:
         self.scene.removeItem(self.item)
         if self.target is None:
+            if self.occupied is not None:  # said, not done: an input takes one wire
+                self.scene.gestures.notice(
+                    f"{self.occupied} is already connected: an input takes one wire. Drag "
+                    f"from {self.occupied} to move its wire, or delete that wire first.")
             return
         item, kind, name = self.target
         scene = self.scene
@@ -74,7 +85,8 @@ class _WireDrag:
             old = scene.doc.level(scene.level).wires[self.reconnect]
             if old.dst == free:
                 return
-            new = Wire(copy.deepcopy(old.src), free, scene.gestures.clear_path(old.src, free))
+            new = Wire(copy.deepcopy(old.src), free, scene.gestures.clear_path(old.src, free),
+                       old.name)
             scene.doc.push(ChangeWire(scene.doc, scene.level, self.reconnect, new,
                                       f"Reconnect {old.src} to {free}"))
             return
@@ -121,7 +133,7 @@ class _SegmentDrag:
         if points == list(old.points):
             self.wire.update_path()
             return
-        new = Wire(copy.deepcopy(old.src), copy.deepcopy(old.dst), points)
+        new = Wire(copy.deepcopy(old.src), copy.deepcopy(old.dst), points, old.name)
         self.scene.doc.push(ChangeWire(self.scene.doc, self.scene.level, self.wire.index, new,
                                        "Move wire segment"))
 
@@ -134,6 +146,8 @@ class Gestures:
         self.drag: _WireDrag | None = None
         self.segment: _SegmentDrag | None = None
         self.pending_branch: tuple["WireItem", QPointF] | None = None
+        # Where gestures tell the user why nothing happened (the window: its status bar).
+        self.notice: Callable[[str], None] = lambda text: log.info("%s", text)
 
     # ----- press -----
     def press(self, event: QGraphicsSceneMouseEvent) -> bool:
@@ -281,6 +295,10 @@ class Gestures:
         for candidate in candidates:
             if self._accepts(drag, *candidate):
                 return candidate
+        if hit is not None and hit[1] == want == "in":  # right on a port that has its wire
+            drag.occupied = PortRef(hit[0].block_id, hit[2])
+        elif candidates and want == "in":  # on a block whose inputs all have theirs
+            drag.occupied = PortRef(candidates[0][0].block_id, candidates[0][2])
         return None
 
     def _accepts(self, drag: _WireDrag, item: "BlockItem", kind: str, name: str) -> bool:

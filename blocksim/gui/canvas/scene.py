@@ -19,6 +19,7 @@ from blocksim.gui.canvas.items import BlockItem, WireItem
 from blocksim.gui.canvas.portinfo import glyph, port_info, subsystem_ports
 from blocksim.gui.canvas.routing import junctions
 from blocksim.gui.canvas.sampletimes import SampleTimes
+from blocksim.gui.canvas.wirelabels import WireLabels
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class DiagramScene(QGraphicsScene):
         self._models: dict[str, object] = {}  # block id -> model Block, as of the last sync
         self.sample_times: SampleTimes | None = None  # rates to colour by (None: no colours)
         self.gestures = Gestures(self)
+        self.labels = WireLabels(self)  # signal names beside their wires
         self.setBackgroundBrush(QColor("white"))
         doc.changed.connect(self._on_changed)
         doc.reset.connect(self._on_reset)
@@ -152,6 +154,7 @@ class DiagramScene(QGraphicsScene):
             self.addItem(item)
             item.setSelected(wire_key(wire) in selected_wires)
             self.wires.append(item)
+        self.labels.sync()
         self._update_junctions()
         if self.sample_times is not None:
             self._colour_items()
@@ -160,6 +163,7 @@ class DiagramScene(QGraphicsScene):
         for wire in self.wires:
             if item.block_id in (wire.wire.src.block, wire.wire.dst.block):
                 wire.update_path()
+        self.labels.follow()
         self._update_junctions()
 
     def _update_junctions(self) -> None:
@@ -250,11 +254,21 @@ class DiagramScene(QGraphicsScene):
         chosen, keys = set(block_ids), set(wire_keys)
         wanted = [self.blocks[b] for b in chosen if b in self.blocks]
         wanted += [item for item in self.wires if wire_key(item.wire) in keys]
-        for item in wanted:
-            item.setSelected(True)
-        for item in self.selectedItems():
-            if not any(item is w for w in wanted):
-                item.setSelected(False)
+        before = set(self.selectedItems())
+        # one selectionChanged at the end, not one per item (the window and panels react
+        # to each: pasting 1,000 blocks took most of a minute)
+        blocked = self.blockSignals(True)
+        try:
+            for item in wanted:
+                item.setSelected(True)
+            keep = set(wanted)
+            for item in self.selectedItems():
+                if item not in keep:
+                    item.setSelected(False)
+        finally:
+            self.blockSignals(blocked)
+        if set(self.selectedItems()) != before:
+            self.selectionChanged.emit()
 
     # ----- events -----
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:

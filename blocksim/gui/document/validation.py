@@ -42,6 +42,24 @@ class Diagnostic:
     port: str | None = None
     wire: str | None = None
     severity: str = "error"  # error | warning
+    # an algebraic loop's connections, ("path.out", "path.in") in flattened block paths
+    cycle: tuple[tuple[str, str], ...] = ()
+
+
+def diagnostic_of(exc: BaseException) -> Diagnostic:
+    """The diagnostic for an error that stopped a check or a run, located as the error is."""
+    if isinstance(exc, CompileError):
+        return Diagnostic(exc.detail, exc.block, exc.port, wire=_wire_of(exc.detail),
+                          cycle=tuple(getattr(exc, "wires", ())))
+    if isinstance(exc, DiagramFileError):
+        return Diagnostic(exc.detail, exc.block)
+    if isinstance(exc, SimulationError):
+        if exc.results is None:  # refused before running: the settings
+            return Diagnostic(f"simulation settings: {exc.detail}", None)
+        return Diagnostic(f"{exc.detail} (at t = {exc.time:.6g} s)", exc.block)
+    if isinstance(exc, BlocksimError):
+        return Diagnostic(str(exc), None)
+    return Diagnostic(f"internal error: {type(exc).__name__}: {exc}", None)
 
 
 def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
@@ -51,14 +69,8 @@ def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
         diagram_from_dict(diagram_to_dict(diagram), source=diagram.source)
         model = compile_diagram(diagram, overrides)
         Simulator(model, diagram.simulation)  # checks solver, stop > start, fixed step
-    except CompileError as exc:
-        return [Diagnostic(exc.detail, exc.block, exc.port, wire=_wire_of(exc.detail))]
-    except DiagramFileError as exc:
-        return [Diagnostic(exc.detail, exc.block)]
-    except SimulationError as exc:
-        return [Diagnostic(f"simulation settings: {exc.detail}", None)]
     except BlocksimError as exc:
-        return [Diagnostic(str(exc), None)]
+        return [diagnostic_of(exc)]
     except Exception as exc:  # a bug must not take the editor down with it
         log.exception("checking %s failed", diagram.source)
         return [Diagnostic(f"internal error while checking: {type(exc).__name__}: {exc}", None)]

@@ -1,5 +1,5 @@
-"""The problems panel: what `validation.check_diagram` found, one row per problem, and a
-way to jump to the block (and port) at fault."""
+"""The problems panel: what `validation.check_diagram` found, or why the last run failed,
+one row per problem, and a way to jump to the block (and port) at fault."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import inspect
+from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QMimeData, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -28,7 +29,28 @@ BLOCK_MIME = "application/x-blocksim-block"
 """Drag-and-drop mime type; the data is the block type name in UTF-8."""
 
 _TYPE_ROLE = Qt.ItemDataRole.UserRole
-_SEARCH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One block type as the palette lists and searches it."""
+
+    name: str
+    category: str
+    text: str  # category and documentation, case-folded, for the search
+    tooltip: str
+
+
+def match_rank(entry: _Entry, words: tuple[str, ...]) -> int | None:
+    """How well a type matches search words (lower is better), None if it does not:
+    0 its name starts with the first word and has all of them, 1 its name has them all,
+    2 name, category and documentation together have them all."""
+    name = entry.name.casefold()
+    if all(word in name for word in words):
+        return 0 if name.startswith(words[0]) else 1
+    if all(word in name or word in entry.text for word in words):
+        return 2
+    return None
 
 
 def block_mime_data(type_name: str) -> QMimeData:
@@ -105,62 +127,77 @@ class BlockPalette(QWidget):
 
     def refresh(self) -> None:
         """Rebuild the tree from the registry (after a block library was loaded)."""
-        self.tree.clear()
-        by_category: dict[str, list[type[BlockType]]] = {}
+        self._entries = []
         for block_type in registry.all_types().values():
-            by_category.setdefault(block_type.category, []).append(block_type)
-        for category in sorted(by_category, key=str.casefold):
-            group = QTreeWidgetItem(self.tree, [category])
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            font = group.font(0)
-            font.setBold(True)
-            group.setFont(0, font)
-            for block_type in sorted(by_category[category], key=lambda t: t.name.casefold()):
-                item = QTreeWidgetItem(group, [block_type.name])
-                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                              | Qt.ItemFlag.ItemIsDragEnabled)
-                item.setData(0, _TYPE_ROLE, block_type.name)
-                text = block_type.describe()
-                item.setData(0, _SEARCH_ROLE, f"{block_type.name}\n{category}\n{text}".casefold())
-                item.setToolTip(0, f"<pre>{html.escape(text.rstrip())}</pre>")
-        self.tree.expandAll()
+            text = block_type.describe()
+            self._entries.append(_Entry(block_type.name, block_type.category,
+                                        f"{block_type.category}\n{text}".casefold(),
+                                        f"<pre>{html.escape(text.rstrip())}</pre>"))
+        self._entries.sort(key=lambda e: (e.category.casefold(), e.name.casefold()))
+        self._shown_words = None
         self.set_filter(self.search.text())
 
     def set_filter(self, text: str) -> None:
-        """Show only block types whose name, category or documentation has every word."""
-        words = text.casefold().split()
-        for i in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(i)
-            shown = 0
-            for j in range(group.childCount()):
-                item = group.child(j)
-                match = all(word in item.data(0, _SEARCH_ROLE) for word in words)
-                item.setHidden(not match)
-                shown += match
-            group.setHidden(shown == 0)
-            if words and shown:
-                group.setExpanded(True)
+        """Without search words: every type, grouped by category. With words: the types
+        whose name, category or documentation has every word, as one list ranked by
+        `match_rank` (names starting with the words, names containing them, then the rest)."""
+        words = tuple(text.casefold().split())
+        if words != self._shown_words:
+            self._shown_words = words
+            self.tree.clear()
+            if words:
+                ranked = sorted((rank, e.name.casefold(), e) for e in self._entries
+                                if (rank := match_rank(e, words)) is not None)
+                for _rank, _key, entry in ranked:
+                    self._item(self.tree, entry, with_category=True)
+            else:
+                self._show_grouped()
         if self.search.text() != text:
             self.search.setText(text)
 
-    def visible_types(self) -> list[str]:
-        """Names of the block types the current filter shows, in tree order."""
-        names = []
+    def _show_grouped(self) -> None:
+        group = None
+        for entry in self._entries:
+            if group is None or group.text(0) != entry.category:
+                group = QTreeWidgetItem(self.tree, [entry.category])
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = group.font(0)
+                font.setBold(True)
+                group.setFont(0, font)
+            self._item(group, entry)
+        self.tree.expandAll()
+
+    @staticmethod
+    def _item(parent, entry: "_Entry", with_category: bool = False) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(parent, [entry.name])
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+                      | Qt.ItemFlag.ItemIsDragEnabled)
+        item.setData(0, _TYPE_ROLE, entry.name)
+        item.setToolTip(0, entry.tooltip)
+        if with_category:
+            item.setStatusTip(0, entry.category)
+        return item
+
+    def _all_items(self) -> list[QTreeWidgetItem]:
+        """Block entries as shown (a category's children, or the ranked list), in order."""
+        items = []
         for i in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(i)
-            if group.isHidden():
-                continue
-            names += [group.child(j).data(0, _TYPE_ROLE) for j in range(group.childCount())
-                      if not group.child(j).isHidden()]
-        return names
+            top = self.tree.topLevelItem(i)
+            if top.data(0, _TYPE_ROLE):
+                items.append(top)
+            else:
+                items += [top.child(j) for j in range(top.childCount())]
+        return items
+
+    def visible_types(self) -> list[str]:
+        """Names of the block types the current filter shows, in the order shown."""
+        return [item.data(0, _TYPE_ROLE) for item in self._all_items() if not item.isHidden()]
 
     def item_for(self, type_name: str) -> QTreeWidgetItem | None:
-        """The tree entry of a block type."""
-        for i in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(i)
-            for j in range(group.childCount()):
-                if group.child(j).data(0, _TYPE_ROLE) == type_name:
-                    return group.child(j)
+        """The tree entry of a block type (None if the search hides it)."""
+        for item in self._all_items():
+            if item.data(0, _TYPE_ROLE) == type_name:
+                return item
         return None
 
     def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:

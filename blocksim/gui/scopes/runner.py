@@ -90,7 +90,7 @@ class _Worker:
             self.sim = Simulator(model, self.settings, progress=self._progress,
                                  should_stop=self._should_stop)
         except BlocksimError as exc:
-            self._end("error", str(exc), None)
+            self._end("error", str(exc), None, exc)
             return
         except Exception as exc:
             log.exception("compiling %s failed", self.diagram.source)
@@ -101,7 +101,7 @@ class _Worker:
             results = self.sim.run()  # a Stop ends it through should_stop, even between events
         except SimulationError as exc:
             self._publish(exc.results, self._fraction())
-            self._end("error", str(exc), exc.results)
+            self._end("error", str(exc), exc.results, exc)
             return
         except Exception as exc:
             log.exception("simulating %s failed", self.diagram.source)
@@ -177,6 +177,7 @@ class SimulationRunner(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._worker: _Worker | None = None
+        self.error: BaseException | None = None  # what ended the last failed run
         self._threads: set[_Worker] = set()  # until their thread has ended
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
@@ -249,6 +250,7 @@ class SimulationRunner(QObject):
             self.finished.emit(results)
         else:
             log.info("simulation failed: %s", outcome[1])
+            self.error = outcome[3] if len(outcome) > 3 else None  # where, for diagnostics
             self.failed.emit(outcome[1], outcome[2])
 
     def _shutdown(self) -> None:

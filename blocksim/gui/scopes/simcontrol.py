@@ -15,6 +15,7 @@ from blocksim.gui.document import validation
 from blocksim.gui.scopes.panel import ScopeManager
 from blocksim.gui.scopes.runner import SimulationRunner
 from blocksim.gui.window import dialogs
+from blocksim.model import Diagram
 
 if TYPE_CHECKING:
     from blocksim.gui.window.mainwindow import MainWindow
@@ -32,6 +33,7 @@ class SimulationControl(QObject):
         self.scopes = ScopeManager(window)
         self.diagnostics_panel = None  # set by the window once the dock exists
         self.diagnostics: list = []
+        self._run_failed = False  # the diagnostics shown are a run's failure
         if self.runner is not None:
             self.runner.progressChanged.connect(self._progress)
             self.runner.finished.connect(self._finished)
@@ -45,6 +47,9 @@ class SimulationControl(QObject):
         if self.runner.is_running():
             return
         diagram = self.window.doc.diagram
+        if self._run_failed:  # the last run's failure is not this run's
+            self._run_failed = False
+            self._show([], raise_panel=False)
         if self.scopes is not None:
             self.scopes.attach(self.runner, diagram)
             self.window.show_scopes()
@@ -71,10 +76,21 @@ class SimulationControl(QObject):
         self.window.statusBar().showMessage(f"Simulation {status}: {rows} rows, {events} events")
 
     def _failed(self, message: str, partial: Any) -> None:
+        """A run that could not start or ended early: the problem goes to Diagnostics with
+        its block and port, outlined on the canvas (an algebraic loop: all its wires), and
+        the status bar says so; no modal box, the results so far stay in the scopes."""
         self._running(False)
-        self.window.statusBar().showMessage("Simulation failed")
-        self._show([self._diagnostic(message)])
-        dialogs.message(self.window, "Simulation failed", message)
+        error = getattr(self.runner, "error", None)
+        found = validation.diagnostic_of(error) if error is not None else \
+            validation.Diagnostic(message, None)
+        self._show([found])
+        self._run_failed = True
+        where = f" in {found.block}" if found.block else ""
+        self.window.statusBar().showMessage(f"Simulation failed{where}: {found.message}")
+        shown = "/".join(self.window.canvas.level)
+        if found.block and found.block.rpartition("/")[0] != shown:  # on another level:
+            self.window.canvas.locate(found.block)  # show it there
+            self.refresh_marks()
 
     def _running(self, running: bool) -> None:
         actions = self.window.actions_
@@ -92,14 +108,13 @@ class SimulationControl(QObject):
             "No problems found" if not found else f"{len(found)} problem(s) found")
         return found
 
-    def _diagnostic(self, message: str) -> Any:
-        return validation.Diagnostic(message, None)
-
-    def _show(self, found: list) -> None:
+    def _show(self, found: list, raise_panel: bool = True) -> None:
         self.diagnostics = list(found)
+        self._run_failed = False
         if self.diagnostics_panel is not None:
             self.diagnostics_panel.show_diagnostics(self.diagnostics)
-            self.window.show_diagnostics()
+            if raise_panel:
+                self.window.show_diagnostics()
         self.refresh_marks()
 
     def refresh_marks(self) -> None:
@@ -108,6 +123,11 @@ class SimulationControl(QObject):
         level = "/".join(scene.level)
         blocks, wires = set(), set()
         for diag in self.diagnostics:
+            if diag.cycle and self.window.doc.has_level(scene.level):
+                loop_blocks, loop_wires = cycle_marks(
+                    self.window.doc.level(scene.level), scene.level, diag.cycle)
+                blocks |= loop_blocks
+                wires |= loop_wires
             path = getattr(diag, "block", None) or ""
             parent, _, block_id = path.rpartition("/")
             if not block_id or parent != level:
@@ -151,3 +171,52 @@ class SimulationControl(QObject):
         count = len(written) if isinstance(written, (list, tuple)) else 1
         self.window.statusBar().showMessage(f"Exported {count} file(s)")
 
+
+
+def cycle_marks(diagram: Diagram, level: tuple[str, ...],
+                cycle: tuple[tuple[str, str], ...]) -> tuple[set[str], set[str]]:
+    """The blocks and wires (as `scene.wire_key`s) of one diagram level that an algebraic
+    loop runs through.
+
+    The loop comes in flattened paths ("sub/gain.u"); each end stands for the block of this
+    level that contains it. A connection between two blocks of this level marks the wires
+    between them (on the named ports where the block is itself at this level: a subsystem's
+    own port is not in the flattened path, so every wire between the two is marked). Inside
+    a subsystem, a connection that enters from outside marks the Inport wires feeding its
+    end, one that leaves marks the wires to Outports (each of them: which port it passes
+    is not in the flattened path).
+    """
+    prefix = "/".join(level) + "/" if level else ""
+
+    def here(end: str) -> tuple[str, str, bool] | None:
+        path, _, port = end.rpartition(".")
+        if not path.startswith(prefix):
+            return None
+        block, _, rest = path[len(prefix):].partition("/")
+        return block, port, not rest  # the block of this level; its port if it is the end
+
+    types = {blk.id: blk.type for blk in diagram.blocks}
+
+    def matches(ref, end) -> bool:
+        if end is None:  # outside this level: through one of its Inports or Outports
+            return False
+        return ref.block == end[0] and (not end[2] or ref.port == end[1])
+
+    blocks, wires = set(), set()
+    for src, dst in cycle:
+        a, b = here(src), here(dst)
+        for end in (a, b):
+            if end is not None:
+                blocks.add(end[0])
+        if (a is None and b is None) or (a is not None and b is not None and a[0] == b[0]):
+            continue
+        for wire in diagram.wires:
+            enters = a is None and types.get(wire.src.block) == "Inport"
+            leaves = b is None and types.get(wire.dst.block) == "Outport"
+            if ((enters or matches(wire.src, a)) and (leaves or matches(wire.dst, b))):
+                wires.add(f"{wire.src}->{wire.dst}")
+                if enters:
+                    blocks.add(wire.src.block)
+                if leaves:
+                    blocks.add(wire.dst.block)
+    return blocks, wires

@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QProgressBar, QToolBar
 
 from blocksim.gui.window import files
+from blocksim.gui.window.simtoolbar import SimulationFields
 
 if TYPE_CHECKING:
     from blocksim.gui.window.mainwindow import MainWindow
@@ -84,6 +85,16 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
                          "Check the diagram without running it")
     a.export_results = _action(window, "Export &Results…", sim.export_results)
     a.export_images = _action(window, "Export Scope &Images…", sim.export_images)
+    a.name_signal = _action(window, "&Name Signal…", window.name_selected_wire,
+                            tip="Label the selected wire with its signal's name")
+    helps = window.help
+    a.help_block = _action(window, "&Help on Block", helps.help_on_selection,
+                           QKeySequence.HelpContents,
+                           "The reference of the selected block's type (blocksim describe)")
+    a.block_reference = _action(window, "&Block Reference", helps.show_reference,
+                                tip="Ports, parameters and documentation of every block type")
+    a.shortcuts = _action(window, "&Keyboard Shortcuts", helps.show_shortcuts,
+                          tip="Every key and mouse gesture of the editor")
     for action in [a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all] + a.nudges:
         canvas.addAction(action)
     return a
@@ -110,6 +121,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     edit.addActions([a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all])
     edit.addSeparator()
     edit.addActions([a.rotate, a.flip, a.group, a.arrange])
+    edit.addSeparator()
+    edit.addAction(a.name_signal)
     view = bar.addMenu("&View")
     view.addActions([a.zoom_in, a.zoom_out, a.zoom_reset, a.fit])
     view.addSeparator()
@@ -119,6 +132,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     window.panels_menu = view.addMenu("&Panels")
     sim = bar.addMenu("&Simulation")
     sim.addActions([a.run, a.stop, a.validate])
+    help_menu = bar.addMenu("&Help")
+    help_menu.addActions([a.help_block, a.block_reference, a.shortcuts])
     fill_examples(window)
     fill_recent(window)
     window.files.recentChanged.connect(lambda: fill_recent(window))
@@ -135,6 +150,7 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     tools.addActions([a.undo_tool, a.redo_tool])
     tools.addSeparator()
     tools.addActions([a.run, a.stop, a.validate])
+    window.sim_fields = SimulationFields(window, tools)
     window.progress = QProgressBar(tools)
     window.progress.setRange(0, 1000)
     window.progress.setMaximumWidth(180)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -56,3 +56,9 @@ def save_path(parent: QWidget | None, suggested: str = "",
 def folder_path(parent: QWidget | None, title: str = "Choose a folder") -> str | None:
     """A folder, or None."""
     return QFileDialog.getExistingDirectory(parent, title) or None
+
+
+def ask_text(parent: QWidget | None, title: str, label: str, text: str = "") -> str | None:
+    """One line of text from the user (starting as `text`), or None if cancelled."""
+    answer, ok = QInputDialog.getText(parent, title, label, text=text)
+    return answer if ok else None

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 from blocksim.gui.window import dialogs
 from blocksim.gui.window.actions import build_actions, build_menus
 from blocksim.gui.window.autosave import Autosaver
+from blocksim.gui.window.contextmenus import ContextMenus
+from blocksim.gui.window.help import HelpWindows
 from blocksim.gui.canvas.area import Canvas
 from blocksim.gui.panels.docks import Panels
 from blocksim.gui.document.document import DiagramDocument
@@ -26,6 +28,7 @@ from blocksim.gui.scopes.simcontrol import SimulationControl
 log = logging.getLogger(__name__)
 
 SAMPLE_TIME_COLORS = "view/sample_time_colors"  # the setting remembering the View toggle
+DESCRIPTION_WIDTH = 360  # pixels of the description's first line in the status bar
 
 
 class MainWindow(QMainWindow):
@@ -40,18 +43,26 @@ class MainWindow(QMainWindow):
         self.autosaver = Autosaver(self.doc, self, **(
             {"interval": autosave_interval} if autosave_interval else {}))
         self.sim = SimulationControl(self)
+        self.help = HelpWindows(self)
         self.actions_ = build_actions(self)
         build_menus(self, self.actions_)
         self.resize(QSize(1280, 800))  # before the panels, which size their docks to fit
         self.panels = Panels(self)
+        self.context_menus = ContextMenus(self)
+        self.canvas.scene.gestures.notice = self._notice  # why a gesture did nothing
+        self.description_label = QLabel(self)  # the diagram's description, first line
+        self.description_label.setObjectName("diagram-description")
+        self.statusBar().addPermanentWidget(self.description_label)
         self.level_label = QLabel(self)
         self.statusBar().addPermanentWidget(self.level_label)
+        self.doc.reset.connect(self._show_description)
         self.doc.titleChanged.connect(self._update_title)
         self.canvas.levelChanged.connect(self._update_level)
         self.canvas.scene.selectionChanged.connect(self._update_actions)
         self._update_title()
         self._update_level(())
         self._update_actions()
+        self._show_description()
         self.actions_.sample_time_colors.setChecked(
             editor_settings().value(SAMPLE_TIME_COLORS, False, type=bool))
         self.statusBar().showMessage(
@@ -90,6 +101,20 @@ class MainWindow(QMainWindow):
         # the mark is ours: setWindowModified wants a "[*]" in the title and warns without one
         self.setWindowTitle(f"{self.doc.title}{mark} — blocksim")
 
+    def _notice(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10000)
+
+    def _show_description(self) -> None:
+        """The diagram's description: its first line in the status bar, all of it as that
+        line's tooltip (not the canvas's: it would pop up wherever the mouse rests)."""
+        text = self.doc.diagram.description.strip()
+        first = text.splitlines()[0] if text else ""
+        metrics = self.description_label.fontMetrics()  # cut to fit, leaving room for messages
+        self.description_label.setText(
+            metrics.elidedText(first, Qt.TextElideMode.ElideRight, DESCRIPTION_WIDTH))
+        self.description_label.setToolTip(text)
+        self.description_label.setVisible(bool(text))
+
     def _update_level(self, level: tuple) -> None:
         self.level_label.setText(" / ".join(("top",) + tuple(level)))
 
@@ -98,6 +123,9 @@ class MainWindow(QMainWindow):
         a = self.actions_
         for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
+        a.help_block.setEnabled(len(ids) <= 1)
+        wires = self.canvas.scene.selected_wire_indices()
+        a.name_signal.setEnabled(len(wires) == 1 and not ids)
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
                                     .has_diagram)
 
@@ -105,6 +133,12 @@ class MainWindow(QMainWindow):
         """View > Sample Time Colors: on or off, remembered for the next start."""
         self.canvas.set_sample_time_colors(on)
         editor_settings().setValue(SAMPLE_TIME_COLORS, bool(on))
+
+    def name_selected_wire(self) -> None:
+        """Edit > Name Signal: ask for the name of the one selected wire."""
+        wires = self.canvas.scene.selected_wire_indices()
+        if len(wires) == 1:
+            self.context_menus.ask_wire_name(wires[0])
 
     def open_selected_subsystem(self) -> None:
         ids = self.canvas.scene.selected_block_ids()
