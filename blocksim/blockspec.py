@@ -23,6 +23,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from blocksim import param_slots
 from blocksim.sampletime import CONTINUOUS, INHERITED, SampleTime, parse_sample_time
 
 REQUIRED = object()
@@ -131,8 +132,12 @@ class ParamValues:
 
 
 def lit(value: float) -> str:
-    """An exact Python literal for a float (repr round-trips; inf and nan are names)."""
+    """An exact Python literal for a float (repr round-trips; inf and nan are names); in
+    code the generator records, a parameter slot holding it (`blocksim.param_slots`)."""
     value = float(value)
+    name = param_slots.slot(value)
+    if name is not None:
+        return name
     if value != value:
         return "nan"
     if value in (float("inf"), float("-inf")):
