@@ -133,11 +133,14 @@ class ParamValues:
 
 def lit(value: float) -> str:
     """An exact Python literal for a float (repr round-trips; inf and nan are names); in
-    code the generator records, a parameter slot holding it (`blocksim.param_slots`)."""
+    code the generator records, a finite number is a parameter slot holding it
+    (`blocksim.param_slots`). inf stays a name: it means "none" (a limit), and blocks
+    leave out the code it makes moot, so a change between finite and inf is structural."""
     value = float(value)
-    name = param_slots.slot(value)
-    if name is not None:
-        return name
+    if value - value == 0.0:  # finite
+        name = param_slots.slot(value)
+        if name is not None:
+            return name
     if value != value:
         return "nan"
     if value in (float("inf"), float("-inf")):

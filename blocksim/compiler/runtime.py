@@ -72,6 +72,7 @@ class Structure:
     levels: dict[str, Level]
     blocks: list[BlockRecord]
     key: str
+    n_slots: int
     shared: dict[str, Any] = field(default_factory=dict)
 
 
@@ -96,7 +97,7 @@ def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str
                                   sizes[blk.path], in_widths, layout.states[blk.path],
                                   layout.discrete[blk.path], layout.zcs[blk.path]))
     blocks += [BlockRecord(-1, blk, None, [], None, {}) for blk in flat.dissolved]
-    structure = Structure(flat.source, flat.folder, flat.levels, blocks, key)
+    structure = Structure(flat.source, flat.folder, flat.levels, blocks, key, gen.n_slots)
     names = {path: level.names for path, level in flat.levels.items()}
     return Runtime(structure, dict(overrides or {}), names, tuple(r.flat.p for r in blocks))
 
