@@ -140,13 +140,13 @@ class CompiledModel:
     def structure_key(self) -> str:
         """Equal for models that can share generated code and compiled kernels (those that
         differ only in parameter values)."""
-        return self.runtime.structure.key if self.runtime is not None else f"id{id(self)}"
+        return self.runtime.key if self.runtime is not None else f"id{id(self)}"
 
     @property
     def shared(self) -> dict[str, Any]:
         """Engine artefacts that depend on the structure alone (the numba functions),
         shared by every model `with_params` makes from this one."""
-        return self.runtime.structure.shared if self.runtime is not None else self.derived
+        return self.runtime.shared if self.runtime is not None else self.derived
 
     @property
     def n_states(self) -> int:
@@ -307,10 +307,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         for k, i in enumerate(idx):
             names[i] = f"{path}.{port}" + (f"[{k}]" if len(idx) > 1 else "")
     rates = tuple(sampling.block_rates[b.path] for b in flat.blocks)
-    key = runtime.structure_key(source, gen.namespace, repr((
-        [b.path for b in flat.blocks], [b.block_type.name for b in flat.blocks], rates,
-        sampling.clock, sampling.rates, logged, history, layout.m_size)))
-    records = runtime.record(flat, layout, gen, sizes, overrides, key)
+    extra = repr(([b.path for b in flat.blocks], [b.block_type.name for b in flat.blocks], rates,
+                  sampling.clock, sampling.rates, logged, history, layout.m_size))
+    records = runtime.record(flat, layout, gen, sizes, overrides, source, extra)
     log.debug("compiled %s: %d blocks, %d states, %d zero crossings, %d signals",
               diagram.source, len(flat.blocks), layout.n_states, layout.n_zc, layout.n_signals)
     model = CompiledModel(

@@ -64,30 +64,33 @@ class BlockRecord:
 
 @dataclass(eq=False)
 class Structure:
-    """What every model with the same structure shares: the records, and the engine's
-    artefacts that depend on the code alone (`shared`, e.g. the numba functions)."""
+    """What every model with the same code shares: the records of its blocks, and what
+    its structure key hashes besides the code (`extra`)."""
 
     source: str
     folder: str | None
     levels: dict[str, Level]
     blocks: list[BlockRecord]
-    key: str
+    extra: str
     n_slots: int
-    shared: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
 class Runtime:
-    """A model's structure and the parameter values it was made with."""
+    """A model's structure and the parameter values it was made with; its structure key
+    and the engine's artefacts for that key (`shared`, e.g. the numba functions), which
+    every model with the same key made by `with_params` shares."""
 
     structure: Structure
     overrides: Mapping[str, Any]
     names: Mapping[str, Mapping[str, Any]]  # per level: the names its blocks see
     p: tuple[ParamValues, ...]  # per record of `structure.blocks`
+    key: str
+    shared: dict[str, Any] = field(default_factory=dict)
 
 
 def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str, Sizes],
-           overrides: Mapping[str, Any] | None, key: str) -> Runtime:
+           overrides: Mapping[str, Any] | None, code: str, extra: str) -> Runtime:
     """The runtime-parameter records of a model just generated."""
     blocks = []
     for i, blk in enumerate(flat.blocks):
@@ -97,9 +100,10 @@ def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str
                                   sizes[blk.path], in_widths, layout.states[blk.path],
                                   layout.discrete[blk.path], layout.zcs[blk.path]))
     blocks += [BlockRecord(-1, blk, None, [], None, {}) for blk in flat.dissolved]
-    structure = Structure(flat.source, flat.folder, flat.levels, blocks, key, gen.n_slots)
+    structure = Structure(flat.source, flat.folder, flat.levels, blocks, extra, gen.n_slots)
     names = {path: level.names for path, level in flat.levels.items()}
-    return Runtime(structure, dict(overrides or {}), names, tuple(r.flat.p for r in blocks))
+    return Runtime(structure, dict(overrides or {}), names, tuple(r.flat.p for r in blocks),
+                   structure_key(code, gen.namespace, extra))
 
 
 def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledModel":
@@ -125,10 +129,13 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
         params[k] = p
         if rec.index >= 0:
             new.block(st, rec, rt.p[k], p, touched)
-    if not new.any() and overrides.keys() == rt.overrides.keys():
+    if not new.any():
         return model
-    runtime = Runtime(st, overrides, names, tuple(params))
-    result = new.build(runtime)
+    key, shared = rt.key, rt.shared
+    if any(name[:1] == "C" for name in new.globals):  # a table: baked into numba's code
+        namespace = {**model.functions["deriv"].__globals__, **new.globals}
+        key, shared = structure_key(model.code, namespace, st.extra), {}
+    result = new.build(Runtime(st, overrides, names, tuple(params), key, shared))
     compiled._check_results(result, result.settings)  # e.g. a pulse period now too short
     return result
 
@@ -184,8 +191,9 @@ def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any]
 
 def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: ParamValues,
                 touched: frozenset[str]) -> ParamValues | None:
-    """A block's parameters resolved with new names (None: none of them changed);
-    StructuralParameterError for a change the model cannot take."""
+    """A block's parameters resolved with new names (None: a dissolved block's did not
+    change; a block's own are replayed even so, as a formula reads names through its
+    scope); StructuralParameterError for a change the model cannot take."""
     blk = rec.flat
     if not blk.declared:  # a conditional subsystem's gate or hold
         raise _structural(touched, blk.path, "its conditional subsystem's settings are "
@@ -195,7 +203,7 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
     except CompileError as exc:
         raise CompileError(exc.detail, block=exc.block or blk.path, file=st.source) from None
     differ = [name for name in old.as_dict() if not _same(p[name], old[name])]
-    if not differ:
+    if not differ and rec.index < 0:
         return None
     if rec.index < 0:
         raise _structural(touched, blk.path, f"parameter '{differ[0]}' of a "
