@@ -15,6 +15,8 @@ from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, Expr
                              SimulationError)
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 from blocksim.user import UserBlock
+from blocksim.compiler import CompiledModel
+from blocksim.errors import StructuralParameterError
 
 __version__ = "0.1.0"
 
@@ -23,3 +25,4 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "UserBlock",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
+__all__ += ["CompiledModel", "StructuralParameterError"]
