@@ -151,6 +151,8 @@ def lit(value: float) -> str:
 
 def broadcast(values: Any, width: int) -> list[float]:
     """A parameter value (scalar or array) expanded to `width` elements."""
+    if type(values) is float:  # most parameters (no numpy: new values replay code often)
+        return [values] * width
     arr = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
     if arr.size == 1:
         return [float(arr[0])] * width
@@ -171,6 +173,8 @@ def elementwise_width(in_widths: Mapping[str, int | None]) -> int:
 
 def size_of(value: Any) -> int:
     """Number of elements of a scalar or array parameter."""
+    if type(value) is float:
+        return 1
     return int(np.asarray(value).size)
 
 

@@ -13,6 +13,7 @@ bound into a copy of the model whose generated functions are rebound to a new gl
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import types
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from blocksim import expressions, param_slots
-from blocksim.blockspec import Emit, ParamValues, Sizes
+from blocksim.blockspec import BlockType, Emit, ParamValues, Sizes
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.codegen import Generator, Layout, const_value, reset_lines
 from blocksim.compiler.faults import BLOCK_FAULTS, call_block
@@ -53,6 +54,7 @@ class BlockRecord:
     discrete: range = range(0)
     zcs: range = range(0)
     _reads: frozenset[str] | None = None
+    shape: tuple | None = None  # `_shape` at the compile: every model of it has this one
 
     @property
     def reads(self) -> frozenset[str]:
@@ -116,7 +118,7 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
                            "with compile_diagram)", file=model.source)
     st = rt.structure
     overrides = {**rt.overrides, **values}
-    names, changed = _resolve_levels(st, rt, overrides)
+    names, changed = _resolve_levels(st, rt, overrides, frozenset(values))
     new = _Changes(model)
     params = list(rt.p)
     for k, rec in enumerate(st.blocks):
@@ -159,9 +161,11 @@ def structure_key(code: str, namespace: Mapping[str, Any], extra: str) -> str:
 
 # ----- parameter values ---------------------------------------------------------------------
 
-def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any]
+def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any],
+                    given: frozenset[str]
                     ) -> tuple[dict[str, Mapping[str, Any]], dict[str, frozenset[str]]]:
-    """Each level's names with the new overrides, and which of them changed."""
+    """Each level's names with the new overrides (`given`: the names this call sets), and
+    which of them changed."""
     names: dict[str, Mapping[str, Any]] = {}
     changed: dict[str, frozenset[str]] = {}
     budget = ParameterBudget(st.source)
@@ -174,19 +178,71 @@ def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any]
             changed[path] = parent_changed
             continue
         where = "subsystem parameter '{}'" if path else "diagram parameter '{}'"
-        try:
-            own = expressions.resolve_parameters(
-                level.parameters, overrides if not path else None, scope=parent,
-                on_value=lambda name, value: budget.charge(value, where.format(name),
-                                                           block=path or None))
-        except ExpressionError as exc:
-            raise CompileError(str(exc), block=path or None, file=st.source) from None
-        scope = MappingProxyType({**parent, **own})
         old = rt.names.get(path, _EMPTY)
+
+        def charge(name: str, value: Any) -> None:
+            budget.charge(value, where.format(name), block=path or None)
+
+        if not path and given <= level.parameters.keys():  # only what the new values reach
+            own = _changed_only(st, level, overrides, given, old, charge)
+        else:
+            try:
+                own = expressions.resolve_parameters(
+                    level.parameters, overrides if not path else None, scope=parent,
+                    on_value=charge)
+            except ExpressionError as exc:
+                raise CompileError(str(exc), block=path or None, file=st.source) from None
+        scope = MappingProxyType({**parent, **own})
         changed[path] = frozenset(n for n, v in scope.items()
                                   if n not in old or not _same(v, old[n]))
         names[path] = scope
     return names, changed
+
+
+def _changed_only(st: Structure, level: Level, overrides: Mapping[str, Any],
+                  given: frozenset[str], old: Mapping[str, Any], charge) -> dict[str, Any]:
+    """The diagram's parameters with those `given` and the ones that read them evaluated
+    again, the others as they were; an error is reported by a full resolution, so that
+    its message is the compile's."""
+    current = {name: overrides.get(name, raw) for name, raw in level.parameters.items()}
+    readers: dict[str, set[str]] = {}
+    try:
+        for name, raw in current.items():
+            for dep in _reads_of(raw):
+                readers.setdefault(dep, set()).add(name)
+        todo, stack = set(given), list(given)
+        while stack:
+            for reader in readers.get(stack.pop(), ()):
+                if reader not in todo:
+                    todo.add(reader)
+                    stack.append(reader)
+        scope = MappingProxyType({k: v for k, v in old.items() if k not in todo})
+        fresh = expressions.resolve_parameters({k: current[k] for k in current if k in todo},
+                                               scope=scope, on_value=charge)
+    except ExpressionError:
+        try:
+            expressions.resolve_parameters(level.parameters, overrides, on_value=charge)
+        except ExpressionError as exc:
+            raise CompileError(str(exc), file=st.source) from None
+        raise  # pragma: no cover - the full resolution finds every error the part does
+    return {**old, **fresh}
+
+
+def _reads_of(raw: Any) -> frozenset[str]:
+    """The names a parameter's expression reads (none for a number)."""
+    if isinstance(raw, str):
+        return _expression_names(raw)
+    if isinstance(raw, (list, tuple)):
+        return frozenset(_identifiers(raw))
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _expression_names(text: str) -> frozenset[str]:
+    try:
+        return frozenset(expressions.names_in(text, constants=True))
+    except ExpressionError:
+        return frozenset(_IDENTIFIER.findall(text))
 
 
 def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: ParamValues,
@@ -275,10 +331,13 @@ class _Changes:
             shape = _shape(rec, p)
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=st.source) from None
-        if shape != _shape(rec, old):
-            raise _structural(touched, blk.path, _difference(shape, _shape(rec, old)))
+        if rec.shape is None:
+            rec.shape = _shape(rec, old)
+        if shape != rec.shape:
+            raise _structural(touched, blk.path, _difference(shape, rec.shape))
         for call in rec.calls:
-            self._replay(st, rec, call, p, touched)
+            if not _inherited_empty(impl, call):
+                self._replay(st, rec, call, p, touched)
         self._initial(st, rec, p, touched)
         self.p[rec.index] = p
 
@@ -294,7 +353,8 @@ class _Changes:
                     result = reset_lines(rec.states, rec.discrete, x0, m0)
                 else:
                     assert rec.emit is not None
-                    emit = copy.copy(rec.emit)  # its lists are read, never changed
+                    emit = object.__new__(Emit)  # a copy: its lists are read, never changed
+                    emit.__dict__.update(rec.emit.__dict__)
                     emit.p, emit.const = p, recorder.const
                     result = getattr(impl, call.method)(emit)
         except BLOCK_FAULTS as exc:
@@ -360,7 +420,17 @@ class _Changes:
                 replace(src, p=self.p.get(src.block, src.p)) for src in model.time_events)
             changes["after_run"] = tuple(
                 replace(a, p=self.p.get(a.block, a.p)) for a in model.after_run)
-        return replace(model, **changes)
+        new = copy.copy(model)  # (dataclasses.replace would check every field again)
+        for name, value in changes.items():
+            object.__setattr__(new, name, value)
+        return new
+
+
+def _inherited_empty(impl: Any, call: param_slots.SlotCall) -> bool:
+    """A call of the base class's code method that gave nothing: it never depends on the
+    parameters."""
+    return (not call.result and getattr(type(impl), call.method, None)
+            is getattr(BlockType, call.method, None))
 
 
 def _shape(rec: BlockRecord, p: ParamValues) -> tuple:
