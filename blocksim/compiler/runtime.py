@@ -481,7 +481,10 @@ _BOUND = ("observe", "deriv_list", "zc_list", "probe")
 
 
 def _kept(derived: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: derived[key] for key in _CODE_ONLY if key in derived}
+    kept = {key: derived[key] for key in _CODE_ONLY if key in derived}
+    if "deriv_vector" in derived and derived["deriv_vector"] is None:
+        kept["deriv_vector"] = None  # no run to vectorise: a matter of the code alone
+    return kept
 
 
 def _rebound_derived(derived: Mapping[str, Any], old: dict, namespace: dict) -> dict:
