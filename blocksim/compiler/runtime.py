@@ -134,7 +134,7 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
     if not new.any():
         return model
     key, shared = rt.key, rt.shared
-    if any(name[:1] == "C" for name in new.globals):  # a table: baked into numba's code
+    if new.tables:  # new table values: baked into numba's code
         namespace = {**model.functions["deriv"].__globals__, **new.globals}
         key, shared = structure_key(model.code, namespace, st.extra), {}
     result = new.build(Runtime(st, overrides, names, tuple(params), key, shared))
@@ -317,6 +317,7 @@ class _Changes:
         self.zdir: np.ndarray | None = None
         self.tol: np.ndarray | None = None
         self.p: dict[int, ParamValues] = {}
+        self.tables = False  # an array constant (a table) has new values
 
     def any(self) -> bool:
         return bool(self.p)
@@ -368,10 +369,13 @@ class _Changes:
             self.globals[param_slots.slot_name(call.first + k)] = value
         for name, value in recorder.const_values.items():
             value, before = const_value(value), namespace[name]
-            if isinstance(before, np.ndarray) and (not isinstance(value, np.ndarray)
-                                                   or value.shape != before.shape):
-                raise _structural(touched, rec.flat.path, "a table's size changes")
-            self.globals[name] = value
+            if isinstance(before, np.ndarray):
+                if not isinstance(value, np.ndarray) or value.shape != before.shape:
+                    raise _structural(touched, rec.flat.path, "a table's size changes")
+                if _same(value, before):
+                    continue
+                self.tables = True
+            self.globals[name] = value  # (a function: the block's, for the new values)
 
     def _initial(self, st: Structure, rec: BlockRecord, p: ParamValues,
                  touched: frozenset[str]) -> None:

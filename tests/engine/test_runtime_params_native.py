@@ -99,3 +99,24 @@ def test_a_new_table_gets_its_own_kernels():
                  blocksim.simulate(compile_diagram(d, {"tab": [1.0, -1.0, 4.0]}),
                                    backend="numba"))
     run_both(model)
+
+
+def test_a_user_block_with_new_values_compiles_nothing(compiles):
+    """A Python block's parameters are slots too; its functions stay the same objects."""
+    from modia_user_blocks import registered
+    from references import modia_ball_impacts
+
+    with registered():
+        d = diagram([block("ball", "ModiaBall", h0="h0", e="e", g=9.81, v_small=0.01),
+                     block("h", "Output")], [("ball.h", "h.u")], {"h0": 1.0, "e": 0.7},
+                    stop=3.0, rtol=1e-12, atol=1e-12)
+        base = compile_diagram(d)
+        blocksim.simulate(base, backend="numba")
+        model = base.with_params({"h0": 2.0, "e": 0.6})
+        assert model.structure_key == base.structure_key
+        run = blocksim.simulate(model, backend="numba")
+        assert len(compiles) == 1 and run.stats["python_events"] == 0
+        impacts = [e.time for e in run.events if e.kind == "reset"]
+        np.testing.assert_allclose(impacts, modia_ball_impacts(2.0, 0.6, 9.81, 0.01),
+                                   rtol=0, atol=1e-9)
+        run_both(model)
