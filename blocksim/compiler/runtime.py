@@ -95,6 +95,8 @@ def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str
            overrides: Mapping[str, Any] | None, code: str, extra: str) -> Runtime:
     """The runtime-parameter records of a model just generated."""
     blocks = []
+    for emit in gen.emits.values():
+        emit.const = _replaying_only  # a replay gives its own; the generator may go
     for i, blk in enumerate(flat.blocks):
         in_widths = {port: len(layout.signal_of[flat.drivers[(blk.path, port)]])
                      for port in blk.inputs}
@@ -106,6 +108,10 @@ def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str
     names = {path: level.names for path, level in flat.levels.items()}
     return Runtime(structure, dict(overrides or {}), names, tuple(r.flat.p for r in blocks),
                    structure_key(code, gen.namespace, extra))
+
+
+def _replaying_only(value: Any) -> str:
+    raise RuntimeError("array constants are registered only while code is generated")
 
 
 def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledModel":
