@@ -258,7 +258,7 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
     scope); StructuralParameterError for a change the model cannot take."""
     blk = rec.flat
     if not blk.declared:  # a conditional subsystem's gate or hold
-        raise _structural(touched, blk.path, "its conditional subsystem's settings are "
+        raise _structural(st, touched, blk.path, "its conditional subsystem's settings are "
                           "compiled in")
     try:
         p = params_for(blk.block_type, blk.raw, names, blk.path, None, st.folder)
@@ -268,12 +268,12 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
     if not differ and rec.index < 0:
         return None
     if rec.index < 0:
-        raise _structural(touched, blk.path, f"parameter '{differ[0]}' of a "
+        raise _structural(st, touched, blk.path, f"parameter '{differ[0]}' of a "
                           f"{blk.block_type.name} is compiled in")
     kinds = {prm.name: prm.kind for prm in blk.block_type.params}
     for name in differ:
         if kinds.get(name) in _STRUCTURAL_KINDS:
-            raise _structural(touched, blk.path, f"its parameter '{name}' is a "
+            raise _structural(st, touched, blk.path, f"its parameter '{name}' is a "
                               f"{kinds[name]}, compiled in")
     return p
 
@@ -302,12 +302,13 @@ def _identifiers(values: Any) -> set[str]:
     return found
 
 
-def _structural(names: frozenset[str], block: str, why: str) -> StructuralParameterError:
+def _structural(st: Structure, names: frozenset[str], block: str, why: str
+                ) -> StructuralParameterError:
     shown = ", ".join(f"'{n}'" for n in sorted(names))
     what = "parameter" if len(names) == 1 else "parameters"
     return StructuralParameterError(
         f"a new value of {what} {shown} changes the model's structure ({why}); compile "
-        f"the diagram again with it", block=block)
+        f"the diagram again with it", block=block, file=st.source)
 
 
 # ----- the new model ------------------------------------------------------------------------
@@ -341,7 +342,7 @@ class _Changes:
         if rec.shape is None:
             rec.shape = _shape(rec, old)
         if shape != rec.shape:
-            raise _structural(touched, blk.path, _difference(shape, rec.shape))
+            raise _structural(st, touched, blk.path, _difference(shape, rec.shape))
         for call in rec.calls:
             if not _inherited_empty(impl, call):
                 self._replay(st, rec, call, p, touched)
@@ -369,7 +370,7 @@ class _Changes:
                                file=st.source) from None
         if (result != call.result or len(recorder.values) != call.count
                 or len(recorder.const_values) != len(call.consts)):
-            raise _structural(touched, rec.flat.path, f"its code ({call.method}) changes")
+            raise _structural(st, touched, rec.flat.path, f"its code ({call.method}) changes")
         namespace = self.model.functions["deriv"].__globals__
         for k, value in enumerate(recorder.values):
             self.globals[param_slots.slot_name(call.first + k)] = value
@@ -377,7 +378,7 @@ class _Changes:
             value, before = const_value(value), namespace[name]
             if isinstance(before, np.ndarray):
                 if not isinstance(value, np.ndarray) or value.shape != before.shape:
-                    raise _structural(touched, rec.flat.path, "a table's size changes")
+                    raise _structural(st, touched, rec.flat.path, "a table's size changes")
                 if _same(value, before):
                     continue
                 self.tables = True
@@ -403,7 +404,7 @@ class _Changes:
         if nz:
             self.zdir = _put(self.zdir, model.zc_direction, rec.zcs, zdir)
         if tol is not None and model.state_tolerance is None:
-            raise _structural(touched, path, "it declares state tolerances")
+            raise _structural(st, touched, path, "it declares state tolerances")
         if tol is not None:
             pairs = _tolerances(tol, nx, path, st.source)
             if self.tol is None:
