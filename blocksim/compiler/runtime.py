@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import re
 import types
 from dataclasses import dataclass, field, replace
@@ -405,8 +406,9 @@ class _Changes:
             self.zdir = _put(self.zdir, model.zc_direction, rec.zcs, zdir)
         if tol is not None and model.state_tolerance is None:
             raise _structural(st, touched, path, "it declares state tolerances")
-        if tol is not None:
-            pairs = _tolerances(tol, nx, path, st.source)
+        if model.state_tolerance is not None and nx:  # none declared: the run's atol
+            pairs = (_tolerances(tol, nx, path, st.source) if tol is not None
+                     else [(math.nan, 1.0)] * nx)
             if self.tol is None:
                 self.tol = np.array(model.state_tolerance, dtype=float)
             self.tol[rec.states.start:rec.states.stop] = pairs

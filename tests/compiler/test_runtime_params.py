@@ -25,7 +25,7 @@ def assert_same_model(a, b) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert (a.state_tolerance is None) == (b.state_tolerance is None)
     if a.state_tolerance is not None:
-        assert np.array_equal(a.state_tolerance, b.state_tolerance)
+        assert np.array_equal(a.state_tolerance, b.state_tolerance, equal_nan=True)
     assert [s.p.as_dict().keys() for s in a.time_events] == \
         [s.p.as_dict().keys() for s in b.time_events]
     for sa, sb in zip(a.time_events, b.time_events):
@@ -277,3 +277,16 @@ def test_the_model_a_call_started_from_is_unchanged():
         base.with_params({"x0": "1/0"})
     assert_same_results(blocksim.simulate(base, stop_time=3.0),
                         blocksim.simulate(compile_diagram(BALL), stop_time=3.0))
+
+
+def test_state_tolerances():
+    d = diagram([block("c", "Sine", frequency=1.0), block("a", "Integrator", atol="A"),
+                 block("b", "Integrator"), block("y", "Output")],
+                [("c.y", "a.u"), ("a.y", "b.u"), ("b.y", "y.u")], {"A": 1e-8}, stop=2.0,
+                atol=1e-6)
+    _, new = check_equal_to_compile(d, {"A": 1e-10})
+    assert new.state_tolerance[0, 0] == 1e-10 and np.isnan(new.state_tolerance[1, 0])
+    check_equal_to_compile(d, {"A": "inf"})  # out of the error control
+    # no tolerance declared any more: the run's atol, as a compile without any
+    a = blocksim.simulate(compile_diagram(d).with_params({"A": 0.0}))
+    assert_same_results(a, blocksim.simulate(compile_diagram(d, {"A": 0.0})))
