@@ -290,3 +290,17 @@ def test_state_tolerances():
     # no tolerance declared any more: the run's atol, as a compile without any
     a = blocksim.simulate(compile_diagram(d).with_params({"A": 0.0}))
     assert_same_results(a, blocksim.simulate(compile_diagram(d, {"A": 0.0})))
+
+
+def test_a_conditional_subsystems_held_output_is_compiled_in():
+    inner = {"blocks": [{"id": "a", "type": "Inport"},
+                        {"id": "b", "type": "Outport", "params": {"initial": "y0"}}],
+             "wires": [{"src": "a.y", "dst": "b.u"}]}
+    blocks = [block("c", "Constant", value=1.0), block("en", "Sine", frequency=1.0),
+              {"id": "sub", "type": "EnabledSubsystem", "diagram": inner},
+              block("y", "Output")]
+    d = diagram(blocks, [("c.y", "sub.a"), ("en.y", "sub.enable"), ("sub.b", "y.u")],
+                {"y0": 0.0}, stop=1.0)
+    with pytest.raises(StructuralParameterError, match="'y0'") as info:
+        compile_diagram(d).with_params({"y0": 2.0})
+    assert info.value.block.startswith("sub")
