@@ -130,8 +130,8 @@ class CompiledModel:
 
     def with_params(self, values: Mapping[str, Any]) -> "CompiledModel":
         """This model with new values of diagram parameters (keyed and written as for
-        `compile_diagram(overrides=...)`), without generating or compiling code: equal to
-        a compile with those overrides. A value that changes the structure (a width, a
+        `compile_diagram(overrides=...)`, on top of the overrides it was compiled with),
+        without generating or compiling code: equal to a compile with those overrides. A value that changes the structure (a width, a
         choice, the shape of the code, a sample time) raises StructuralParameterError
         naming the parameter and the block; a bad value the compile's CompileError."""
         return runtime.with_params(self, values)
