@@ -9,16 +9,15 @@ numbers stay exact literals.
 """
 from __future__ import annotations
 
-import contextvars
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 PREFIX = "_p"
 SLOT = re.compile(r"\b_p(\d+)\b")  # a slot's name in generated code
 
-_ACTIVE: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar(
-    "blocksim_param_slots", default=None)
+_STATE = threading.local()  # .recorder: the active Recorder of this thread, if any
 
 
 def slot_name(index: int) -> str:
@@ -65,21 +64,22 @@ class Recorder:
         return name
 
     def __enter__(self) -> "Recorder":
-        self._token = _ACTIVE.set(self)
+        self._outer = getattr(_STATE, "recorder", None)
+        _STATE.recorder = self
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _ACTIVE.reset(self._token)
+        _STATE.recorder = self._outer
 
 
 def active() -> "Recorder | None":
     """The recorder of the code being generated, if any."""
-    return _ACTIVE.get()
+    return getattr(_STATE, "recorder", None)
 
 
 def slot(value: float) -> str | None:
     """The slot name for a parameter number in code being recorded, else None."""
-    recorder = _ACTIVE.get()
+    recorder = getattr(_STATE, "recorder", None)
     return None if recorder is None else recorder.name(value)
 
 

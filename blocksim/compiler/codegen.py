@@ -127,13 +127,20 @@ class Generator:
 
     def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any]) -> Any:
         """What `make` returns (a block's code), its numbers as new parameter slots."""
-        with param_slots.Recorder(self.n_slots) as rec:
+        first = self.n_slots
+        with param_slots.Recorder(first) as rec:
             result = make()
-        for k, value in enumerate(rec.values):
-            self.namespace[param_slots.slot_name(self.n_slots + k)] = value
-        self.calls.setdefault(blk.path, []).append(param_slots.SlotCall(
-            method, self.n_slots, len(rec.values), tuple(rec.consts), result))
-        self.n_slots += len(rec.values)
+        values = rec.values
+        if values:
+            namespace = self.namespace
+            for k, value in enumerate(values, first):
+                namespace[param_slots.PREFIX + str(k)] = value
+            self.n_slots += len(values)
+        calls = self.calls.get(blk.path)
+        if calls is None:
+            calls = self.calls[blk.path] = []
+        calls.append(param_slots.SlotCall(method, first, len(values), tuple(rec.consts),
+                                          result))
         return result
 
     def _const(self, value: Any) -> str:
