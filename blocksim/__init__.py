@@ -16,6 +16,8 @@ from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, Expr
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
 from blocksim.user import UserBlock
+from blocksim.compiler import CompiledModel
+from blocksim.errors import StructuralParameterError
 
 __version__ = "0.1.0"
 
@@ -24,3 +26,4 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "UserBlock", "sweep", "SweepTable", "SweepInterrupted",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
+__all__ += ["CompiledModel", "StructuralParameterError"]

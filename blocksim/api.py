@@ -48,10 +48,8 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
                    max_step=max_step, output_interval=output_interval, step=step,
                    backend=backend)
-    if isinstance(diagram, CompiledModel):
-        model = diagram
-        if params:
-            raise ValueError("parameters of a compiled model are fixed: pass the diagram")
+    if isinstance(diagram, CompiledModel):  # new values need no new code (`with_params`)
+        model = diagram.with_params(params) if params else diagram
         settings = model.settings.replaced(**changes)
     else:
         settings = diagram.simulation.replaced(**changes)

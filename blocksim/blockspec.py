@@ -23,6 +23,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from blocksim import param_slots
 from blocksim.sampletime import CONTINUOUS, INHERITED, SampleTime, parse_sample_time
 
 REQUIRED = object()
@@ -131,8 +132,15 @@ class ParamValues:
 
 
 def lit(value: float) -> str:
-    """An exact Python literal for a float (repr round-trips; inf and nan are names)."""
+    """An exact Python literal for a float (repr round-trips; inf and nan are names); in
+    code the generator records, a finite number is a parameter slot holding it
+    (`blocksim.param_slots`). inf stays a name: it means "none" (a limit), and blocks
+    leave out the code it makes moot, so a change between finite and inf is structural."""
     value = float(value)
+    if value - value == 0.0:  # finite
+        name = param_slots.slot(value)
+        if name is not None:
+            return name
     if value != value:
         return "nan"
     if value in (float("inf"), float("-inf")):
@@ -143,6 +151,8 @@ def lit(value: float) -> str:
 
 def broadcast(values: Any, width: int) -> list[float]:
     """A parameter value (scalar or array) expanded to `width` elements."""
+    if type(values) is float:  # most parameters (no numpy: new values replay code often)
+        return [values] * width
     arr = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
     if arr.size == 1:
         return [float(arr[0])] * width
@@ -163,6 +173,8 @@ def elementwise_width(in_widths: Mapping[str, int | None]) -> int:
 
 def size_of(value: Any) -> int:
     """Number of elements of a scalar or array parameter."""
+    if type(value) is float:
+        return 1
     return int(np.asarray(value).size)
 
 

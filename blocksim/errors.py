@@ -76,3 +76,8 @@ class SimulationError(BlocksimError):
 
 class SimulationInterrupted(SimulationError):
     """A run ended by Ctrl-C (KeyboardInterrupt); `.results` holds what was computed so far."""
+
+
+class StructuralParameterError(CompileError):
+    """A new parameter value that would change a compiled model's structure (widths, choices,
+    ports, the shape of its code, sample times): it needs a new compile, not new values."""

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from blocksim import scalar_functions
+from blocksim import param_slots, scalar_functions
 from blocksim.errors import ExpressionError
 
 MAX_LENGTH = 10_000        # characters of expression text
@@ -546,7 +546,8 @@ def to_code(text: str, name_map: Mapping[str, str],
                     raise fail(f"constant '{name}' is not a number") from None
                 if np.ndim(value):
                     raise fail(f"constant '{name}' is an array; formulas take scalars only")
-                return _literal(value)
+                finite = math.isfinite(value)  # inf stays a name, as in `blockspec.lit`
+                return (finite and param_slots.slot(float(value))) or _literal(value)
             raise fail(f"'{name}' is a function; call it like {name}(...)"
                        if name in _FUNCTIONS else f"unknown name '{name}'")
         if isinstance(node, ast.BinOp):

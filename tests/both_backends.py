@@ -16,8 +16,9 @@ SIN = 1.0 / (2.0 * math.pi)  # a Sine block's frequency for sin(t): 2*pi*SIN is 
 
 
 def run_both(d, events_compiled: bool = True, atol: float = 1e-12, **options):
-    """Results of the Python run, after checking the numba run against it."""
-    model = blocksim.compile(d)
+    """Results of the Python run, after checking the numba run against it (`d`: a diagram
+    or a compiled model)."""
+    model = d if isinstance(d, blocksim.CompiledModel) else blocksim.compile(d)
     py = blocksim.simulate(model, **options)
     if not HAS_NUMBA:
         return py

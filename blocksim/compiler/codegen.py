@@ -1,10 +1,12 @@
 """Code generation: the blocks' source lines spliced into one Python function per task.
 
 The engine calls `deriv`, `zc`, `outputs`, `update`, ... once per evaluation; inside, every
-signal is a local variable and every parameter an exact literal, so there is no Python call
-per block in the solver's inner loop. Only our own templates reach the generated text:
-file content enters as numbers (via `lit`) or as formulas re-emitted from a checked syntax
-tree (`expressions.to_code`), never verbatim.
+signal is a local variable and every parameter number a module global (a parameter slot,
+`blocksim.param_slots`, which new values rebind without new code), so there is no Python
+call per block in the solver's inner loop. Only our own templates reach the generated text:
+file content enters as numbers (via `lit`, as slots) or as formulas re-emitted from a
+checked syntax tree (`expressions.to_code`), never verbatim. Each block's calls are kept
+(`calls`) so that `compiler.runtime` can replay them with new parameter values.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from blocksim import expressions, history_ring
+from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import Emit, Sizes, lit
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
@@ -98,6 +100,9 @@ class Generator:
                 self.port_of_signal[i] = endpoint
         self.empty: set[str] = set()  # functions no block contributes code to
         self._n_consts = 0
+        # Per block, its recorded code calls (their parameter slots), in order.
+        self.calls: dict[str, list[param_slots.SlotCall]] = {}
+        self.n_slots = 0
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -111,7 +116,8 @@ class Generator:
     def _code(self, blk: FlatBlock, method: str) -> Any:
         """A block's code lines; a block that cannot write them is named in the error."""
         try:
-            return getattr(blk.impl, method)(self.emits[blk.path])
+            return self._recorded(blk, method, lambda: getattr(blk.impl, method)(
+                self.emits[blk.path]))
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
@@ -119,10 +125,31 @@ class Generator:
             raise CompileError(f"cannot generate code: {type(exc).__name__}: {exc}",
                                block=blk.path, file=self.flat.source) from None
 
+    def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any]) -> Any:
+        """What `make` returns (a block's code), its numbers as new parameter slots."""
+        first = self.n_slots
+        with param_slots.Recorder(first) as rec:
+            result = make()
+        values = rec.values
+        if values:
+            namespace = self.namespace
+            for k, value in enumerate(values, first):
+                namespace[param_slots.PREFIX + str(k)] = value
+            self.n_slots += len(values)
+        calls = self.calls.get(blk.path)
+        if calls is None:
+            calls = self.calls[blk.path] = []
+        calls.append(param_slots.SlotCall(method, first, len(values), tuple(rec.consts),
+                                          result))
+        return result
+
     def _const(self, value: Any) -> str:
         name = f"C{self._n_consts}"
         self._n_consts += 1
-        self.namespace[name] = np.array(value, dtype=float) if not callable(value) else value
+        self.namespace[name] = const_value(value)
+        recorder = param_slots.active()
+        if recorder is not None:
+            recorder.consts.append(name)
         return name
 
     def _emit(self, blk: FlatBlock) -> Emit:
@@ -177,8 +204,8 @@ class Generator:
                 x_slots, m_slots = self.layout.states[blk.path], self.layout.discrete[blk.path]
                 x0 = self._code_call(blk, "initial_states", len(x_slots))
                 m0 = self._code_call(blk, "initial_discrete", len(m_slots))
-                lines += [f"x_[{i}] = {lit(v)}" for i, v in zip(x_slots, x0)]
-                lines += [f"m_[{i}] = {lit(v)}" for i, v in zip(m_slots, m0)]
+                lines += self._recorded(blk, "resets",
+                                        lambda: reset_lines(x_slots, m_slots, x0, m0))
             self.emits[gate.path].resets = lines
 
     def _code_call(self, blk: FlatBlock, method: str, *args: Any) -> Any:
@@ -382,6 +409,18 @@ class Generator:
         names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample",
                  "next_time")
         return {name: self.namespace[name] for name in names}
+
+
+def const_value(value: Any) -> Any:
+    """An array constant as generated code reads it (a callable stays itself)."""
+    return np.array(value, dtype=float) if not callable(value) else value
+
+
+def reset_lines(x_slots: range, m_slots: range, x0: list[float], m0: list[float]) -> list[str]:
+    """The lines that set a block's states back to their initial values (an enabled
+    subsystem enabled with "reset")."""
+    return ([f"x_[{i}] = {lit(v)}" for i, v in zip(x_slots, x0)]
+            + [f"m_[{i}] = {lit(v)}" for i, v in zip(m_slots, m0)])
 
 
 _SIGNAL_INDEX = re.compile(r"\bs(\d+)\b")

@@ -15,7 +15,7 @@ import numpy as np
 
 from blocksim import history_ring
 from blocksim.blockspec import BlockType, ParamValues
-from blocksim.compiler import budget, buses, codegen, conditional, graph
+from blocksim.compiler import budget, buses, codegen, conditional, graph, runtime
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
 from blocksim.compiler.rates import Clock, Rate
@@ -125,6 +125,28 @@ class CompiledModel:
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    # The parameter records and values (`compiler.runtime`) behind `with_params`.
+    runtime: Any = field(repr=False, compare=False, default=None)
+
+    def with_params(self, values: Mapping[str, Any]) -> "CompiledModel":
+        """This model with new values of diagram parameters (keyed and written as for
+        `compile_diagram(overrides=...)`, on top of the overrides it was compiled with),
+        without generating or compiling code: equal to a compile with those overrides. A value that changes the structure (a width, a
+        choice, the shape of the code, a sample time) raises StructuralParameterError
+        naming the parameter and the block; a bad value the compile's CompileError."""
+        return runtime.with_params(self, values)
+
+    @property
+    def structure_key(self) -> str:
+        """Equal for models that can share generated code and compiled kernels (those that
+        differ only in parameter values)."""
+        return self.runtime.key if self.runtime is not None else f"id{id(self)}"
+
+    @property
+    def shared(self) -> dict[str, Any]:
+        """Engine artefacts that depend on the structure alone (the numba functions),
+        shared by every model `with_params` makes from this one."""
+        return self.runtime.shared if self.runtime is not None else self.derived
 
     @property
     def n_states(self) -> int:
@@ -284,6 +306,10 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):
             names[i] = f"{path}.{port}" + (f"[{k}]" if len(idx) > 1 else "")
+    rates = tuple(sampling.block_rates[b.path] for b in flat.blocks)
+    extra = repr(([b.path for b in flat.blocks], [b.block_type.name for b in flat.blocks], rates,
+                  sampling.clock, sampling.rates, logged, history, layout.m_size))
+    records = runtime.record(flat, layout, gen, sizes, overrides, source, extra)
     log.debug("compiled %s: %d blocks, %d states, %d zero crossings, %d signals",
               diagram.source, len(flat.blocks), layout.n_states, layout.n_zc, layout.n_signals)
     model = CompiledModel(
@@ -303,7 +329,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         code=source,
         line_owner=tuple(line_owner),
         empty=frozenset(gen.empty),
-        block_rates=tuple(sampling.block_rates[b.path] for b in flat.blocks),
+        block_rates=rates,
         clock=sampling.clock,
         rates=sampling.rates,
         rate_blocks=_rate_blocks(sampling),
@@ -311,6 +337,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         after_run=tuple(after_run),
         history=tuple(history),
         state_tolerance=np.array(tolerances, dtype=float).reshape(-1, 2) if declared else None,
+        runtime=records,
     )
     _check_results(model, settings)
     return model

@@ -43,7 +43,8 @@ def add(fl: "flatten._Flattener", blk: Block, block_type: type[BlockType],
         gate_type = _internal("EnableGate")
         gate_p = ParamValues({"states_when_enabling": p.states_when_enabling})
     fl.blocks.append(flatten.FlatBlock(gate, gate_type, gate_type(), gate_p, [control], [], {},
-                                       fl.gates, fl.trigger))
+                                       fl.gates, fl.trigger, raw=dict(blk.params),
+                                       level=path.rpartition("/")[0], declared=False))
     outer = fl.gates, fl.trigger
     if triggered:
         fl.trigger = gate
@@ -55,13 +56,15 @@ def add(fl: "flatten._Flattener", blk: Block, block_type: type[BlockType],
         ports = fl._subsystem_ports(blk.subsystem, inner, path)
         by_path = {b.path: b for b in fl.blocks}
         for bid in list(ports["out"]):
-            initial = by_path[f"{path}/{bid}"].p.initial
+            outport = by_path[f"{path}/{bid}"]
+            initial, raw = outport.p.initial, {**blk.params, **outport.raw}
             if triggered:
-                hold = _hold(fl, f"{path}/__out_{bid}", "TriggeredHold", {"initial": initial})
+                hold = _hold(fl, f"{path}/__out_{bid}", "TriggeredHold", {"initial": initial},
+                             raw, outport.level)
             else:
                 hold = _hold(fl, f"{path}/__out_{bid}", "EnabledHold",
                              {"initial": initial,
-                              "reset": p.outputs_when_disabled == "reset"})
+                              "reset": p.outputs_when_disabled == "reset"}, raw, outport.level)
             fl.wires[(hold, "u")] = ports["out"][bid]
             ports["out"][bid] = (hold, "y")
             fl.shown[(hold, "y")] = (path, bid)
@@ -78,10 +81,13 @@ def add(fl: "flatten._Flattener", blk: Block, block_type: type[BlockType],
     return ports
 
 
-def _hold(fl: "flatten._Flattener", path: str, type_name: str, values: dict) -> str:
+def _hold(fl: "flatten._Flattener", path: str, type_name: str, values: dict,
+          raw: dict | None = None, level: str = "") -> str:
+    """A hold block; `raw`: the file's parameters its values come from (`FlatBlock.raw`)."""
     hold_type = _internal(type_name)
     fl.blocks.append(flatten.FlatBlock(path, hold_type, hold_type(), ParamValues(values), ["u"],
-                                       ["y"], {"y": ("u",)}, fl.gates, fl.trigger))
+                                       ["y"], {"y": ("u",)}, fl.gates, fl.trigger, raw=raw or {},
+                                       level=level, declared=False))
     return path
 
 

@@ -49,6 +49,23 @@ class FlatBlock:
     trigger: str | None = None
     # A Merge's sources: per input, the output hold of the conditional subsystem driving it.
     watch: tuple[str, ...] = ()
+    # For new parameter values (`compiler.runtime`): the file's parameters (a copy), the
+    # subsystem level whose names they see ("" the diagram's), and whether the block's
+    # values come from the file's parameters as declared (not so for the gates and holds
+    # of conditional subsystems, which take those of the subsystem and its Outports).
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    level: str = ""
+    declared: bool = True
+
+
+@dataclass
+class Level:
+    """One level's parameter scope: its enclosing level, its own parameters as in the
+    file (a copy) and the names its blocks see."""
+
+    parent: str | None
+    parameters: Mapping[str, Any]
+    names: Mapping[str, Any]
 
 
 @dataclass
@@ -56,6 +73,11 @@ class FlatDiagram:
     blocks: list[FlatBlock]
     drivers: dict[Endpoint, Endpoint]  # input endpoint -> output endpoint driving it
     source: str
+    # The parameter scopes by level path ("" the diagram), and the blocks dissolved into
+    # wires (subsystem ports, Goto/From), whose parameters shape the structure.
+    levels: dict[str, Level] = field(default_factory=dict)
+    dissolved: list[FlatBlock] = field(default_factory=list)
+    folder: str | None = None
 
 
 class _Flattener:
@@ -73,6 +95,7 @@ class _Flattener:
         # The conditional subsystems around the level being added (see FlatBlock).
         self.gates: tuple[str, ...] = ()
         self.trigger: str | None = None
+        self.levels: dict[str, Level] = {}
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
@@ -81,7 +104,9 @@ class _Flattener:
               overrides: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The names a level sees: its own parameters over the enclosing ones, which are
         shared, not copied (a level of 20 arrays costs nothing more per nesting level)."""
+        parent = None if path == "" else path.rpartition("/")[0]
         if not parameters and not overrides:
+            self.levels[path] = Level(parent, {}, names)
             return names
         where = "subsystem parameter '{}'" if path else "diagram parameter '{}'"
 
@@ -93,7 +118,9 @@ class _Flattener:
                                                  on_value=charge)
         except ExpressionError as exc:
             raise self.error(str(exc), block=path or None) from None
-        return MappingProxyType({**names, **own})
+        scope = MappingProxyType({**names, **own})
+        self.levels[path] = Level(parent, dict(parameters), scope)
+        return scope
 
     def add(self, diagram: Diagram, names: Mapping[str, Any], prefix: str,
             depth: int = 0) -> dict[str, dict]:
@@ -154,7 +181,8 @@ class _Flattener:
                     self.tags.gotos.append(tagged)
                 self.aliases.add(path)
             self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed,
-                                         self.gates, self.trigger))
+                                         self.gates, self.trigger, raw=dict(blk.params),
+                                         level=prefix[:-1]))
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
                              "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
         for wire in diagram.wires:
@@ -238,7 +266,8 @@ class _Flattener:
                 continue
             drivers[dst] = origin(src, dst)
         blocks = [b for b in self.blocks if b.path not in self.aliases]
-        return FlatDiagram(blocks, drivers, self.source)
+        dissolved = [b for b in self.blocks if b.path in self.aliases]
+        return FlatDiagram(blocks, drivers, self.source, self.levels, dissolved, self.folder)
 
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:

@@ -127,7 +127,8 @@ def vector_deriv(model: CompiledModel) -> Callable | None:
     """`deriv` with runs of same-type blocks as numpy lines (`vectorize`), or None if the
     model has no such run; it returns an array."""
     if "deriv_vector" not in model.derived:
-        made = vectorize.vector_source(functions(model)["deriv"], "deriv_vector")
+        made = vectorize.vector_source(functions(model)["deriv"], "deriv_vector",
+                                       model.functions["deriv"].__globals__)
         function = None
         if made is not None:
             text, arrays = made

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from blocksim import param_slots
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
@@ -71,7 +72,6 @@ class Compiled:
     zc_owner: np.ndarray
     observed: np.ndarray  # the states observe reads
     selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
-    zdir: np.ndarray  # directions of the zero crossings
     # History rings (`native_history`): per channel its start in m, capacity, width and
     # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
     hch: np.ndarray
@@ -101,9 +101,14 @@ class NativeLoop:
         self.log_k = np.empty(n_log, dtype=np.int64)
         # The parameters that stay the same for every call of the loop in this run.
         max_passes, zeno_events, zeno_span = sim.event_limits
-        self.fpar = fpar = np.zeros(nt.N_FPAR + model.n_states)  # then atol per state
+        # then atol per state, then the parameter slots (the loop copies them after the
+        # signals in its scratch array, where the model's functions read them)
+        slots = param_vector(model)
+        self.fpar = fpar = np.zeros(nt.N_FPAR + model.n_states + slots.size)
         fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
-        fpar[nt.N_FPAR:] = model.state_atol(s.atol)
+        fpar[nt.N_FPAR:nt.N_FPAR + model.n_states] = model.state_atol(s.atol)
+        fpar[nt.N_FPAR + model.n_states:] = slots
+        self.zdir = np.array(model.zc_direction, dtype=float)  # writable, as typed
         fpar[nt.F_START], fpar[nt.F_INTERVAL] = s.start, sim.interval
         fpar[nt.F_BAD_T], fpar[nt.F_HORIZON], fpar[nt.F_ZENO_SPAN] = (
             math.nan, sim.horizon, zeno_span)
@@ -154,8 +159,11 @@ class NativeLoop:
                    f"hold; {model.source} runs in Python")
             return None
         compiled = model.derived.get("native", False)
-        if compiled is False:
-            compiled = model.derived["native"] = _compile(model)
+        if compiled is False:  # one per structure (`CompiledModel.shared`), not per value
+            compiled = model.shared.get("native", False)
+            if compiled is False:
+                compiled = model.shared["native"] = _compile(model)
+            model.derived["native"] = compiled
         return cls(compiled, sim) if compiled is not None else None
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
@@ -179,7 +187,7 @@ class NativeLoop:
                 self.sched[:, 2] = hits.k
                 self.hit_t[:] = hits.times
             ipar[nt.I_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
-            nk.segment(c.addresses, st.x, st.m, st.z, c.zdir, c.zmove, c.zc_owner,
+            nk.segment(c.addresses, st.x, st.m, st.z, self.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
                        self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
                        self.hit_t, self.trig, c.hch, c.hfl, c.hup)
@@ -275,6 +283,18 @@ class NativeLoop:
         stats["hits"] += counts[nt.I_HITS]
 
 
+def param_vector(model: CompiledModel) -> np.ndarray:
+    """The values of the model's parameter slots (`blocksim.param_slots`), in order."""
+    found = model.derived.get("param_vector")
+    if found is None:
+        namespace = model.functions["deriv"].__globals__
+        count = model.runtime.structure.n_slots if model.runtime is not None else 0
+        found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
+                         dtype=float)
+        model.derived["param_vector"] = found
+    return found
+
+
 def _exact_hits(rates, clock, s) -> bool:
     """Whether every hit up to the stop time has tick * p below 2**53 (`rates.Clock.time`
     divides two exact doubles then; the loop computes hit times only so)."""
@@ -341,6 +361,9 @@ def _compile(model: CompiledModel) -> Compiled | None:
         extra = ("probe",)
     timing = tuple(name for name, needed in (("sample", sampled),
                                              ("next_time", bool(model.time_events))) if needed)
+    offset = len(model.signal_names)  # parameter slot k is S[offset + k] in compiled code
+    functions = {name: native_source.slots_as_signals(fn, offset)
+                 for name, fn in functions.items()}
     attempts = ([events + timing] if timing else []) + [events, None]
     module, compiled, pending = None, (), None
     for attempt in attempts:
@@ -389,7 +412,6 @@ def _compile(model: CompiledModel) -> Compiled | None:
                                                                     dtype=np.int64),
                     np.array(derived.observe_reads(model), dtype=np.int64),
                     np.array(derived.observed_states(model) or [], dtype=np.int64),
-                    np.array(model.zc_direction, dtype=float),  # writable, as typed
                     *_channels(model))
 
 

@@ -24,6 +24,7 @@ import numpy as np
 _TOKEN = re.compile(
     r"(?P<slot>\b(?:x_|dx_|g_|m_|zn_|z_)\[\d+\])"
     r"|(?P<sig>\bs\d+\b)"
+    r"|(?P<par>\b_p\d+\b)"  # a parameter slot (`param_slots`; S after the signals here)
     r"|(?P<num>(?<![\w.])(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))")
 MIN_RUN = 4  # shorter runs stay straight-line
 

@@ -209,7 +209,10 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     accepted = ipar[I_ACCEPTED]  # accepted steps of the run (stiffness tests are due by it)
     t_stop, stiff_budget = fpar[F_STOP], fpar[F_STIFF_BUDGET]
     k_grid, n_grid, max_steps = ipar[I_GRID], ipar[I_N_GRID], ipar[I_MAX_STEPS]
-    S = np.empty(max(ipar[I_SIGNALS], 1))  # the signals: scratch space of model functions
+    # The signals (scratch space of the model functions), then the parameter slots.
+    n_sig, n_par = ipar[I_SIGNALS], fpar.size - N_FPAR - x.size
+    S = np.empty(max(n_sig + n_par, 1))
+    S[n_sig:n_sig + n_par] = fpar[N_FPAR + x.size:]
     K = np.empty((7, n))
     rc = np.empty((4, n))
     xs, x_new, xd, f = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
@@ -244,7 +247,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                 running = False
                 restarts = -1  # the run ends at its start: no segment after it
             elif timed:  # the first bound, from the settled start
-                t_source = next_time(t, m) if has_next else np.inf
+                t_source = next_time(t, m, S) if has_next else np.inf
                 if not t_source > t:
                     status = STUCK
                     running = False
@@ -498,7 +501,7 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
         while k_grid <= n_grid and start + k_grid * interval <= t + 4.0 * ulp(t):
             k_grid += 1  # the event rows stand for a grid point at the event instant
         if timed:  # the next bound (`Simulator._next_bound`)
-            t_source = next_time(t, m) if has_next else np.inf
+            t_source = next_time(t, m, S) if has_next else np.inf
             if not t_source > t:
                 status = STUCK
                 break

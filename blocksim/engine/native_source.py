@@ -4,12 +4,14 @@ The compiled loop (`native_kernel`) calls the model through function addresses w
 signatures (`native_types`): `deriv`, `zc` and `observe` as f(t, x, m, z, out, S), and,
 when numba can compile them, the event functions `update`, `pre_event` and `after_event`
 as changed = f(t, x, m, z, zn, init, ev, S), and those of time events: `sample` as
-f(t, x, m, z, hits, S) and `next_time` as t_next = f(t, m). So the loop is compiled once per machine and
+f(t, x, m, z, hits, S) and `next_time` as t_next = f(t, m, S). So the loop is compiled once per machine and
 each model only compiles its own small functions. They are rewritten from the generated
 Python text (the code generator stays the single source of the model's equations): lists
 become the engine's arrays, signals live in the scratch array S, results are written into
 `out`, and an event entry `ev.append((block, 'kind'))` becomes a (block, kind code) pair
-in `ev` (codes index `kinds`).
+in `ev` (codes index `kinds`). Parameter slots (`blocksim.param_slots`) are read from S
+after the signals, which the loop fills from its parameters: the module's text, hence its
+machine code, is the same for any parameter values.
 
 The rewritten module is written to a cache directory under the hash of its text and
 imported from there, which lets numba's `cache=True` store the machine code next to it:
@@ -27,6 +29,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from blocksim import param_slots
 from blocksim.compiler import dataflow
 from blocksim.engine import native_fusion
 
@@ -195,7 +198,25 @@ def _rewrite_time(fn: dataflow.Function, name: str, constants: dict[str, object]
         return st
     if name == "sample":
         return _translate(fn, name, "_SIG", "t, x, m, z, hits, S", constants, special)
-    return _translate(fn, name, "_TSIG", "t, m", constants, special)
+    return _translate(fn, name, "_TSIG", "t, m, S", constants, special)
+
+
+def slots_as_signals(fn: dataflow.Function, offset: int) -> dataflow.Function:
+    """The function with parameter slot k read as signal offset + k (an element of S that
+    no statement writes), so that runs of blocks fuse over it as over signals."""
+    def rename(match: re.Match) -> str:
+        return f"s{offset + int(match.group(1))}"
+
+    statements = []
+    for st in fn.statements:
+        if not any(param_slots.PREFIX in line for line in st.lines):
+            statements.append(st)
+            continue
+        reads = {param_slots.SLOT.sub(rename, name) for name in st.reads}
+        statements.append(dataflow.Statement(
+            [param_slots.SLOT.sub(rename, line) for line in st.lines], st.owner, st.writes,
+            reads, st.states, st.dynamic_state, st.stores))
+    return dataflow.Function(fn.name, fn.args, statements)
 
 
 def module_source(functions: dict[str, dataflow.Function], constants: dict[str, object],

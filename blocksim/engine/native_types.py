@@ -21,9 +21,9 @@ MODEL_SIGNATURE = types.void(types.float64, types.float64[::1], types.float64[::
 EVENT_SIGNATURE = types.int64(types.float64, types.float64[::1], types.float64[::1],
                               types.float64[::1], types.float64[::1], types.int64,
                               types.int64[::1], types.float64[::1])
-# next_time: t_next = f(t, m), the first time event after t (inf: none). `sample` has the
-# model signature, the hits vector in place of `out`.
-TIME_SIGNATURE = types.float64(types.float64, types.float64[::1])
+# next_time: t_next = f(t, m, S), the first time event after t (inf: none). `sample` has
+# the model signature, the hits vector in place of `out`.
+TIME_SIGNATURE = types.float64(types.float64, types.float64[::1], types.float64[::1])
 MODEL_FN = types.FunctionType(MODEL_SIGNATURE)
 EVENT_FN = types.FunctionType(EVENT_SIGNATURE)
 TIME_FN = types.FunctionType(TIME_SIGNATURE)
@@ -41,7 +41,7 @@ F_EVENT_T, F_TIME_EVENT, F_NEXT_STEP, F_BAD_T, F_HORIZON, F_ZENO_SPAN = range(8,
 F_STOP, F_STIFF_BUDGET, F_HLAMB, F_STIFF_T = range(14, 18)
 # time events: the next time event of the blocks (next_time) when the bound was set
 F_SOURCE_T = 18
-N_FPAR = 19  # then the absolute tolerance of each state
+N_FPAR = 19  # then the absolute tolerance of each state, then the parameter slots
 # ipar slots
 (I_STATUS, I_GRID, I_N_GRID, I_ROWS, I_EVENT, I_STEPS, I_NFEV, I_MAX_STEPS, I_RESUME,
  I_EVENTS_ON, I_LOG, I_EVENTS, I_RESTARTS, I_STOP_KIND, I_MAX_PASSES,

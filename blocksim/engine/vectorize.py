@@ -15,7 +15,8 @@ backend's block-type kernels (`native_fusion`).
 from __future__ import annotations
 
 import re
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def _slice(values: list[int]) -> str | None:
 
 
 def _vector_line(text: str, run: list[tuple[Any, str, list[tuple[str, str]]]],
-                 arrays: dict[str, np.ndarray]) -> str | None:
+                 arrays: dict[str, np.ndarray], slots: Mapping[str, Any]) -> str | None:
     """The run as one numpy line, or None if it does not qualify."""
     fields = []
     written = run[0][2][0][1].split("[", 1)[0]
@@ -56,9 +57,9 @@ def _vector_line(text: str, run: list[tuple[Any, str, list[tuple[str, str]]]],
                 return None  # reads what the run writes
             fields.append(token)
             continue
-        if kind == "num":
+        if kind in ("num", "par"):  # a parameter slot: its value (`slots`)
             name = f"_V{len(arrays)}"
-            arrays[name] = np.array([float(c) for c in column])
+            arrays[name] = np.array([float(c if kind == "num" else slots[c]) for c in column])
             fields.append(name)
             continue
         base = token.split("[", 1)[0]
@@ -76,9 +77,11 @@ def _vector_line(text: str, run: list[tuple[Any, str, list[tuple[str, str]]]],
     return text.format(*fields)
 
 
-def vector_source(fn: dataflow.Function, name: str) -> tuple[str, dict[str, np.ndarray]] | None:
+def vector_source(fn: dataflow.Function, name: str, slots: Mapping[str, Any] = MappingProxyType({})
+                  ) -> tuple[str, dict[str, np.ndarray]] | None:
     """Source of `name(t, x, m, z)`, `deriv` with its qualifying runs vectorised, and the
-    index and parameter arrays it uses; None if no run qualifies."""
+    index and parameter arrays it uses (parameter slots read from `slots`, the generated
+    globals: the result holds their values); None if no run qualifies."""
     arrays: dict[str, np.ndarray] = {}
     chunks = native_fusion.group(fn.statements)
     templated = native_fusion.templates(chunks)
@@ -88,7 +91,7 @@ def vector_source(fn: dataflow.Function, name: str) -> tuple[str, dict[str, np.n
     while i < len(templated):
         text = templated[i][1]
         j = native_fusion.run_end(templated, i) if _candidate(text) else i + 1
-        line = _vector_line(text, templated[i:j], arrays) if j - i >= MIN_RUN else None
+        line = _vector_line(text, templated[i:j], arrays, slots) if j - i >= MIN_RUN else None
         if line is not None:
             body.append(line)
             found = True

@@ -6,6 +6,8 @@ import pytest
 from builders import block, diagram
 
 import blocksim
+from blocksim import param_slots
+from blocksim.blockspec import lit
 from blocksim.compiler.compiled import compile_diagram
 from blocksim.errors import CompileError
 
@@ -76,7 +78,9 @@ def test_generated_code_is_straight_line_with_exact_literals():
     d = diagram([block("c", "Constant"),
                  block("t", "TransferFunction", num=[0.1, 0.0], den=[1.0, 0.0, 3.0]),
                  block("y", "Output")], [("c.y", "t.u"), ("t.y", "y.u")])
-    code = compile_diagram(d).code
+    model = compile_diagram(d)
+    values = model.functions["deriv"].__globals__  # the parameter slots' values
+    code = param_slots.SLOT.sub(lambda slot: lit(values[slot.group(0)]), model.code)
     assert "0.1 * x_[1]" in code          # y = 0.1 x2 (zero terms skipped)
     assert "= s0 - 3.0 * x_[0]" in code   # x2' = u - 3 x1
     assert "np." not in code and "C0" not in code
