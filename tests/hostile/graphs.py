@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import tempfile
 import traceback
 import warnings
 from time import monotonic as _clock
@@ -399,6 +401,10 @@ class Hang(TimeLimit):
     """The run used up its cap (CPU seconds; wall seconds: three times that)."""
 
 
+# Where generated diagrams live while they run (removed when the process ends).
+_SCRATCH = tempfile.TemporaryDirectory(prefix="blocksim-fuzz-")
+
+
 def run_example(document: dict, settings: dict, backend: str = "python",
                 cap: float = 10.0, info: dict | None = None) -> tuple[str | None, str]:
     """Run one generated diagram; (None, "") if the contract holds, else (kind, detail).
@@ -419,6 +425,7 @@ def run_example(document: dict, settings: dict, backend: str = "python",
         diagram = diagram_from_dict(document, source="fuzz.json")
     except BlocksimError as exc:
         return "generator: the format refused a generated diagram", str(exc)
+    diagram.path = os.path.join(_SCRATCH.name, "fuzz.json")  # a ToFile writes beside it
     info = info if info is not None else {}
     info["outcome"], info["results"] = "?", None
     t0 = _clock()
