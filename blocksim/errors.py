@@ -80,4 +80,13 @@ class SimulationInterrupted(SimulationError):
 
 class StructuralParameterError(CompileError):
     """A new parameter value that would change a compiled model's structure (widths, choices,
-    ports, the shape of its code, sample times): it needs a new compile, not new values."""
+    ports, the shape of its code, sample times): it needs a new compile, not new values.
+
+    `code_only`: the model's shape (ports, widths, states, sample times) stays and only the
+    generated code differs (a block leaves out a zero term or a unit factor), so a sweep can
+    compile such values as a model of their own; otherwise the diagram itself changes."""
+
+    def __init__(self, message: str, block: str | None = None, file: str | None = None,
+                 code_only: bool = False):
+        super().__init__(message, block=block, file=file)
+        self.code_only = code_only

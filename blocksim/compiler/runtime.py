@@ -260,7 +260,7 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
     blk = rec.flat
     if not blk.declared:  # a conditional subsystem's gate or hold
         raise _structural(st, touched, blk.path, "its conditional subsystem's settings are "
-                          "compiled in")
+                          "compiled in", code_only=True)
     try:
         p = params_for(blk.block_type, blk.raw, names, blk.path, None, st.folder)
     except CompileError as exc:
@@ -270,7 +270,7 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
         return None
     if rec.index < 0:
         raise _structural(st, touched, blk.path, f"parameter '{differ[0]}' of a "
-                          f"{blk.block_type.name} is compiled in")
+                          f"{blk.block_type.name} is compiled in", code_only=True)
     kinds = {prm.name: prm.kind for prm in blk.block_type.params}
     for name in differ:
         if kinds.get(name) in _STRUCTURAL_KINDS:
@@ -303,13 +303,13 @@ def _identifiers(values: Any) -> set[str]:
     return found
 
 
-def _structural(st: Structure, names: frozenset[str], block: str, why: str
-                ) -> StructuralParameterError:
+def _structural(st: Structure, names: frozenset[str], block: str, why: str,
+                code_only: bool = False) -> StructuralParameterError:
     shown = ", ".join(f"'{n}'" for n in sorted(names))
     what = "parameter" if len(names) == 1 else "parameters"
     return StructuralParameterError(
         f"a new value of {what} {shown} changes the model's structure ({why}); compile "
-        f"the diagram again with it", block=block, file=st.source)
+        f"the diagram again with it", block=block, file=st.source, code_only=code_only)
 
 
 # ----- the new model ------------------------------------------------------------------------
@@ -371,7 +371,8 @@ class _Changes:
                                file=st.source) from None
         if (result != call.result or len(recorder.values) != call.count
                 or len(recorder.const_values) != len(call.consts)):
-            raise _structural(st, touched, rec.flat.path, f"its code ({call.method}) changes")
+            raise _structural(st, touched, rec.flat.path, f"its code ({call.method}) changes",
+                              code_only=True)
         namespace = self.model.functions["deriv"].__globals__
         for k, value in enumerate(recorder.values):
             self.globals[param_slots.slot_name(call.first + k)] = value
@@ -405,7 +406,7 @@ class _Changes:
         if nz:
             self.zdir = _put(self.zdir, model.zc_direction, rec.zcs, zdir)
         if tol is not None and model.state_tolerance is None:
-            raise _structural(st, touched, path, "it declares state tolerances")
+            raise _structural(st, touched, path, "it declares state tolerances", code_only=True)
         if model.state_tolerance is not None and nx:  # none declared: the run's atol
             pairs = (_tolerances(tol, nx, path, st.source) if tol is not None
                      else [(math.nan, 1.0)] * nx)

@@ -1,5 +1,6 @@
 """Sweeps through the Python API: both backends against the closed form, the same bits
 from 1 and 2 workers, failures as rows, output files and resuming, refusals up front."""
+import logging
 import math
 
 import numpy as np
@@ -7,8 +8,7 @@ import pytest
 
 import blocksim
 from both_backends import HAS_NUMBA
-from blocksim.errors import BlocksimError, CompileError
-from blocksim.sweeps import models
+from blocksim.errors import BlocksimError, StructuralParameterError
 from sweep_models import BALL, assert_same_tables, log_diagram, log_integral
 
 BACKENDS = ["python"] + (["numba"] if HAS_NUMBA else [])
@@ -121,44 +121,34 @@ def test_names_and_settings_are_checked_before_any_run():
         blocksim.sweep(log_diagram(), grid={"c": [2]}, keep="all")
 
 
-class _RuntimeModel:
-    """A compiled model with the runtime-parameter contract: `with_params` refuses a change
-    of the structural parameter `n` (as StructuralParameterError, a CompileError, will)."""
-
-    def __init__(self, model, compile_args):
-        self._model, self._args = model, compile_args
-
-    def __getattr__(self, name):
-        return getattr(self._model, name)
-
-    def with_params(self, values):
-        if "n" in values:
-            raise CompileError("parameter 'n' sets a width: it cannot change between runs "
-                               "of one compiled model")
-        diagram, fixed, settings = self._args
-        return models.compile_diagram.real(diagram, {**fixed, **values}, settings)
-
-
-def test_a_structural_parameter_is_refused_up_front_with_runtime_parameters(monkeypatch):
-    def compile_with_runtime_params(*args):
-        return _RuntimeModel(real(*args), args)
-
-    real = compile_with_runtime_params.real = models.compile_diagram
-    monkeypatch.setattr(models, "compile_diagram", compile_with_runtime_params)
+def test_a_parameter_that_sets_a_width_is_refused_up_front():
     d = _width_diagram()
-    with pytest.raises(CompileError, match="parameter 'n' sets a width"):
+    with pytest.raises(StructuralParameterError, match="parameter 'n'") as caught:
         blocksim.sweep(d, grid={"n": [1, 2]}, metrics=["final:out[0]"], workers=1)
+    assert not caught.value.code_only
     table = blocksim.sweep(d, grid={"k": [1, 2]}, metrics=["final:out[0]"], workers=1)
     assert table.column("final:out[0]") == [1.0, 2.0]
 
 
-def test_without_runtime_parameters_a_width_just_compiles_per_run():
-    table = blocksim.sweep(_width_diagram(), grid={"n": [2, 3, 1]}, workers=1, keep="signals",
-                           metrics=["final:out[0]"])
-    assert table.column("status") == ["finished", "finished", "error"]
-    assert [table.results[i]["out"].shape[1] for i in (0, 1)] == [2, 3]
-    assert table.column("message")[2] == ("metric 'final:out[0]': LookupError: this run logs "
-                                          "no signal 'out[0]' (a width that changed?)")
+def test_values_that_change_only_the_code_compile_a_model_of_their_own(caplog):
+    """a/(s + a) leaves out a zero and folds signs and unit factors: a = 0, 1 and negative
+    values each get their own compiled structure, all equal to fresh compiles; the step
+    response at t = 1 is 1 - exp(-a)."""
+    d = blocksim.DiagramBuilder(stop=1, parameters={"a": 2.0})
+    step, tf = d.add("Step", id="s", time=0.0), d.add("TransferFunction", id="tf", num="[a]",
+                                                         den="[1, a]")
+    step.y >> tf.u
+    tf.y >> d.add("Output", id="out").u
+    values = [2.0, 1.0, 0.0, -0.5, 3.0, 1.0]
+    with caplog.at_level(logging.INFO, logger="blocksim.sweeps"):
+        table = blocksim.sweep(d, grid={"a": values}, metrics=["final:out"], workers=1,
+                               rtol=1e-12, atol=1e-12)
+    assert table.column("status") == ["finished"] * len(values)
+    for a, y in zip(values, table.column("final:out")):
+        assert y == pytest.approx(1 - math.exp(-a), abs=1e-9)
+        fresh = blocksim.simulate(d.compile({"a": a}, rtol=1e-12, atol=1e-12))
+        assert y == fresh["out"][-1]
+    assert "compile a model of their own" in caplog.text
 
 
 def _width_diagram() -> blocksim.DiagramBuilder:
