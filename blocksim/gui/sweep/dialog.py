@@ -56,7 +56,6 @@ class SweepDialog(QDialog):
 
         self.form = SweepForm(self.choices, diagram.simulation.resolved_backend, self)
         self.start_button = QPushButton("Start", self)
-        self.start_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar(self)
@@ -100,6 +99,8 @@ class SweepDialog(QDialog):
         self.rerunner.failed.connect(lambda text: self.overlay.status.setText(text))
         self.run_table.itemSelectionChanged.connect(self._selection_timer.start)
         self.metric_plot.pointClicked.connect(self._point_clicked)
+        for button in self.findChildren(QPushButton):  # Return in a field adds, not starts
+            button.setAutoDefault(False)
         if self.choices.parameters:
             self.form.add_row()
         self.resize(1180, 900)

@@ -26,6 +26,7 @@ class ParameterRow:
         self.kind.addItems(KINDS)
         self.fields = [QLineEdit(parent) for _ in range(3)]
         self.remove = QPushButton("Remove", parent)
+        self.remove.setAutoDefault(False)
         self.kind.currentTextChanged.connect(self._kind_changed)
         self._kind_changed(GRID)
 
