@@ -206,3 +206,25 @@ def test_reopened_after_close_is_fresh(qtbot, window, dialog):
     again = open_sweep_dialog(window)
     assert again is not dialog and again.table is None
     again.close()
+
+
+def test_rows_start_from_the_parameters_values(qtbot, window):
+    from blocksim.gui.document.commands import SetDiagramParameters
+
+    window.doc.push(SetDiagramParameters(window.doc, (), {"tau": 0.5, "gain": 2.0}))
+    dialog = open_sweep_dialog(window)
+    first = dialog.form.rows[0]
+    assert first.name.currentText() == "tau"
+    assert [e.text() for e in first.fields] == ["0.5", "0.5", "5"]
+    second = dialog.form.add_row()
+    assert second.name.currentText() == "gain"  # the next one not swept yet
+    first.name.setCurrentText("gain")  # fields untouched: the new parameter's value
+    assert [e.text() for e in first.fields] == ["2", "2", "5"]
+    type_text(first.fields[1], "3")
+    first.name.setCurrentText("tau")  # typed over: kept
+    assert [e.text() for e in first.fields] == ["2", "3", "5"]
+    assert first.labels[2].text() == "N" and first.labels[2].isVisibleTo(dialog)
+    first.kind.setCurrentText("uniform")
+    assert [lbl.text() for lbl in first.labels[:2]] == ["a", "b"]
+    assert not first.fields[2].isVisibleTo(dialog) and dialog.form.seed.isEnabled()
+    dialog.close()

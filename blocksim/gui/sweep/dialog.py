@@ -80,6 +80,7 @@ class SweepDialog(QDialog):
         split = QSplitter(Qt.Vertical, self)
         split.addWidget(top)
         split.addWidget(self.overlay)
+        split.setSizes([400, 360])
         layout = QVBoxLayout(self)
         layout.addWidget(self.form)
         layout.addLayout(buttons)

@@ -25,18 +25,24 @@ class ParameterRow:
         self.kind = QComboBox(parent)
         self.kind.addItems(KINDS)
         self.fields = [QLineEdit(parent) for _ in range(3)]
+        self.labels = [QLabel(parent) for _ in range(3)]
         self.remove = QPushButton("Remove", parent)
         self.remove.setAutoDefault(False)
+        self.filled: tuple[str, ...] = ()  # the defaults put in the fields, while unedited
         self.kind.currentTextChanged.connect(self._kind_changed)
         self._kind_changed(GRID)
 
     def widgets(self) -> list[QWidget]:
-        return [self.name, self.kind, *self.fields, self.remove]
+        pairs = [w for pair in zip(self.labels, self.fields) for w in pair]
+        return [self.name, self.kind, *pairs, self.remove]
 
     def _kind_changed(self, kind: str) -> None:
-        for edit, label in zip(self.fields, FIELD_NAMES[kind]):
+        for edit, name, label in zip(self.fields, self.labels, FIELD_NAMES[kind]):
             edit.setPlaceholderText(label)
+            edit.setToolTip(label)
             edit.setVisible(bool(label))
+            name.setText(label)
+            name.setVisible(bool(label))
 
     def value(self) -> SweptParameter:
         kind = self.kind.currentText()
@@ -54,7 +60,9 @@ class SweepForm(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.grid = QGridLayout()
-        for column, title in enumerate(("Parameter", "Varies as", "", "", "")):
+        for column in (3, 5, 7):  # the fields share the width
+            self.grid.setColumnStretch(column, 1)
+        for column, title in enumerate(("Parameter", "Varies as")):
             self.grid.addWidget(QLabel(f"<b>{title}</b>", self), 0, column)
         layout.addLayout(self.grid)
         self.add_button = QPushButton("Add Parameter", self)
@@ -65,7 +73,7 @@ class SweepForm(QWidget):
         form = QFormLayout()
         metrics = QHBoxLayout()
         self.metric_list = QListWidget(self)
-        self.metric_list.setMaximumHeight(70)
+        self.metric_list.setMaximumHeight(56)
         self.metric_edit = QComboBox(self)
         self.metric_edit.setEditable(True)
         self.metric_edit.addItems(choices.metric_suggestions())
@@ -113,12 +121,10 @@ class SweepForm(QWidget):
         free = [p for p in self.choices.parameters if p not in taken]
         row.name.setCurrentText(name or (free[0] if free else ""))
         row.kind.setCurrentText(kind)
-        if not texts and kind == GRID:  # a start the user edits: the current value
-            value = self.choices.parameters.get(row.name.currentText())
-            if isinstance(value, (int, float)):
-                texts = (f"{value:g}", f"{value:g}", "5")
-        for edit, text in zip(row.fields, texts):
+        row.filled = () if texts else self._defaults(row.name.currentText())
+        for edit, text in zip(row.fields, texts or row.filled):
             edit.setText(text)
+        row.name.currentTextChanged.connect(lambda name: self._refill(row, name))
         line = len(self.rows) + 1
         for column, widget in enumerate(row.widgets()):
             self.grid.addWidget(widget, line, column)
@@ -128,6 +134,21 @@ class SweepForm(QWidget):
         self.add_button.setEnabled(len(self.rows) < MAX_ROWS)
         self._update_draws()
         return row
+
+    def _defaults(self, name: str) -> tuple[str, ...]:
+        """Grid fields to start from: the parameter's current value, 5 points."""
+        value = self.choices.parameters.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return (f"{value:g}", f"{value:g}", "5")
+        return ()
+
+    def _refill(self, row: ParameterRow, name: str) -> None:
+        """Another parameter picked: its value replaces fields still holding a default."""
+        texts = tuple(e.text() for e in row.fields)
+        if row.kind.currentText() == GRID and (not any(texts) or texts == row.filled):
+            row.filled = self._defaults(name)
+            for edit, text in zip(row.fields, row.filled):
+                edit.setText(text)
 
     def remove_row(self, row: ParameterRow) -> None:
         self.rows.remove(row)

@@ -33,6 +33,7 @@ class OverlayScope(QWidget):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(_FOREGROUND))
             axis.setTextPen(pg.mkPen(_FOREGROUND))
+            axis.enableAutoSIPrefix(name == "bottom")  # time in s; signals have no units here
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor=_FOREGROUND)
         self.curves: list[pg.PlotDataItem] = []
         self.runs: list[tuple[str, Results]] = []

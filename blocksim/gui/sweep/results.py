@@ -99,7 +99,8 @@ class MetricPlot(QWidget):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(_FOREGROUND))
             axis.setTextPen(pg.mkPen(_FOREGROUND))
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=_FOREGROUND)
+            axis.enableAutoSIPrefix(False)  # parameters have no units: "mu", not "mu (x0.001)"
+        self.legend = item.addLegend(offset=(10, 10), labelTextColor=_FOREGROUND)
         self.good = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(COLORS[0]),
                                        pen=pg.mkPen("w"), name="finished")
         self.line = pg.PlotDataItem(pen=pg.mkPen(COLORS[0], width=1))
