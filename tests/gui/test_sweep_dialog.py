@@ -11,7 +11,7 @@ pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from shiboken6 import isValid
+from shiboken6 import delete, isValid
 
 import blocksim
 from blocksim.errors import BlocksimError
@@ -132,8 +132,9 @@ def test_failed_runs_are_rows_and_marked_apart_in_the_plot(qtbot, dialog):
     assert "1 invalid" in dialog.message.text()
 
 
-def test_cancel_stops_and_keeps_the_finished_rows(qtbot, window, dialog):
-    _fill(dialog, "grid", ("0.1", "1", "2000"), ["final:y"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cancel_stops_and_keeps_the_finished_rows(qtbot, window, dialog, workers):
+    _fill(dialog, "grid", ("0.1", "1", "2000"), ["final:y"], workers=workers)
     qtbot.mouseClick(dialog.start_button, Qt.LeftButton)
     assert dialog.cancel_button.isEnabled() and not dialog.start_button.isEnabled()
     qtbot.waitUntil(lambda: dialog.progress.value() >= 2, timeout=WAIT_MS)
@@ -141,7 +142,8 @@ def test_cancel_stops_and_keeps_the_finished_rows(qtbot, window, dialog):
     qtbot.waitUntil(lambda: not dialog.runner.is_running(), timeout=WAIT_MS)
     table = dialog.table
     assert table.interrupted and 2 <= len(table) < 2000
-    assert sorted(table.rows) == list(range(len(table)))  # one worker: in order
+    if workers == 1:
+        assert sorted(table.rows) == list(range(len(table)))  # in order
     plan = make_plan(grid={"tau": "0.1:1:2000"})
     done = [plan.values(i) for i in sorted(table.rows)]
     direct = blocksim.sweep(window.doc.diagram, samples=done, metrics=["final:y"], workers=1)
@@ -191,6 +193,10 @@ def test_the_request_uses_the_cli_rules():
     request = SweepRequest((row,), ("count:ball.reset",), workers=2)
     assert request.plan == make_plan(grid={"mu": "0.5:0.9:5"})
     assert request.arguments()["grid"] == {"mu": "0.5:0.9:5"}
+    assert request.arguments()["batch_size"] == 1  # 5 runs: every worker gets some
+    big = SweepRequest((SweptParameter("mu", "grid", ("0", "1", "1000")),), ("final:x",),
+                       workers=2)
+    assert big.arguments()["batch_size"] == 8  # a Cancel waits for 8 runs at most
     with pytest.raises(BlocksimError, match="swept twice"):
         SweepRequest((row, row), ("final:x",))
     with pytest.raises(BlocksimError, match="add a metric"):
@@ -228,3 +234,14 @@ def test_rows_start_from_the_parameters_values(qtbot, window):
     assert [lbl.text() for lbl in first.labels[:2]] == ["a", "b"]
     assert not first.fields[2].isVisibleTo(dialog) and dialog.form.seed.isEnabled()
     dialog.close()
+
+
+def test_a_sweep_under_way_stops_when_its_dialog_is_deleted(qtbot, dialog):
+    import threading
+
+    _fill(dialog, "grid", ("0.1", "1", "20000"), ["final:y"])  # minutes if not stopped
+    qtbot.mouseClick(dialog.start_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.progress.value() >= 1, timeout=WAIT_MS)
+    delete(dialog)  # as when its window is deleted: no close event, just gone
+    qtbot.waitUntil(lambda: not any(t.name == "blocksim-sweep" for t in threading.enumerate()),
+                    timeout=WAIT_MS)

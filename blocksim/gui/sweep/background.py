@@ -16,7 +16,7 @@ import threading
 import time as clock
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from blocksim.errors import BlocksimError
 from blocksim.gui.window import gcguard
@@ -92,6 +92,9 @@ class SweepRunner(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
         self._timer.timeout.connect(self._poll)
+        app = QCoreApplication.instance()
+        if app is not None:  # quitting mid-sweep: its pool stopped, not waited for to the end
+            app.aboutToQuit.connect(self.wait)
 
     def start(self, diagram: Any, **arguments: Any) -> None:
         """`blocksim.sweep(copy of diagram, **arguments)` in the background."""
@@ -100,6 +103,7 @@ class SweepRunner(QObject):
         frozen = copy.deepcopy(diagram)  # edits made meanwhile do not reach the sweep
         worker = _Worker(lambda progress: sweep(frozen, progress=progress, **arguments))
         self._worker = worker
+        self.destroyed.connect(worker.cancel.set)  # its dialog deleted with its window
         gcguard.watch(worker.thread)
         worker.thread.start()
         self._timer.start()

@@ -114,6 +114,7 @@ class SweepDialog(QDialog):
         try:
             request = self.form.request()
         except BlocksimError as exc:
+            self.progress.setValue(0)
             self.say(str(exc), error=True)
             return
         self.request = request
@@ -121,6 +122,7 @@ class SweepDialog(QDialog):
         self.table = None
         self._picked = []
         self.overlay.show_runs([])
+        self.overlay.status.setText("Select runs in the table or click points in the plot.")
         self.progress.setRange(0, len(request.plan))
         self.progress.setValue(0)
         self.say(f"Running {len(request.plan)} runs…")

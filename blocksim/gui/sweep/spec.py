@@ -18,6 +18,7 @@ from blocksim.sweeps.plan import Plan, make_plan
 
 GRID, NORMAL, UNIFORM = "grid", "normal", "uniform"
 KINDS = (GRID, NORMAL, UNIFORM)
+MAX_BATCH = 8  # runs per pool task at most: a Cancel waits for the batches under way
 FIELD_NAMES = {GRID: ("start", "stop", "N"), NORMAL: ("mu", "sigma", ""),
                UNIFORM: ("a", "b", "")}
 
@@ -82,8 +83,10 @@ class SweepRequest:
 
     def arguments(self) -> dict[str, Any]:
         """Keyword arguments of blocksim.sweep (besides the diagram and progress)."""
+        runs_per_worker = -(-len(self.plan) // (8 * self.workers))  # the sweep's own share
         return {**self._plan_arguments(), "metrics": list(self.metrics),
-                "workers": self.workers, "backend": self.backend}
+                "workers": self.workers, "backend": self.backend,
+                "batch_size": max(1, min(MAX_BATCH, runs_per_worker))}
 
 
 def _number(name: str, label: str, text: str) -> float:
