@@ -245,3 +245,16 @@ def test_a_sweep_under_way_stops_when_its_dialog_is_deleted(qtbot, dialog):
     delete(dialog)  # as when its window is deleted: no close event, just gone
     qtbot.waitUntil(lambda: not any(t.name == "blocksim-sweep" for t in threading.enumerate()),
                     timeout=WAIT_MS)
+
+
+def test_a_diagram_without_parameters_is_told_how_to_get_some(qtbot, window):
+    from blocksim.gui.document.commands import SetDiagramParameters, SetParams
+
+    window.doc.push(SetParams(window.doc, (), "fb", {"k": 2}))
+    window.doc.push(SetDiagramParameters(window.doc, (), {}))
+    dialog = open_sweep_dialog(window)
+    assert not dialog.form.rows and not dialog.form.add_button.isEnabled()
+    assert "no named parameters" in dialog.message.text()
+    qtbot.mouseClick(dialog.start_button, Qt.LeftButton)
+    assert "add a parameter to sweep" in dialog.message.text()
+    dialog.close()

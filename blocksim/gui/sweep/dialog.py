@@ -104,6 +104,10 @@ class SweepDialog(QDialog):
             button.setAutoDefault(False)
         if self.choices.parameters:
             self.form.add_row()
+        elif not self.choices.problem:
+            self.say("This diagram has no named parameters to sweep: add them in the "
+                     "Diagram panel (Diagram parameters) and use their names in blocks.",
+                     error=True)
         self.resize(1180, 900)
 
     # ----- the sweep -----
