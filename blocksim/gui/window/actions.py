@@ -83,6 +83,8 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.stop.setEnabled(False)
     a.validate = _action(window, "&Validate", sim.validate, "F7",
                          "Check the diagram without running it")
+    a.sweep = _action(window, "S&weep…", lambda: _open_sweep(window),
+                      tip="Run the diagram over ranges of its parameters and plot a metric")
     a.export_results = _action(window, "Export &Results…", sim.export_results)
     a.export_images = _action(window, "Export Scope &Images…", sim.export_images)
     a.name_signal = _action(window, "&Name Signal…", window.name_selected_wire,
@@ -132,6 +134,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     window.panels_menu = view.addMenu("&Panels")
     sim = bar.addMenu("&Simulation")
     sim.addActions([a.run, a.stop, a.validate])
+    sim.addSeparator()
+    sim.addAction(a.sweep)
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a.help_block, a.block_reference, a.shortcuts])
     fill_examples(window)
@@ -162,6 +166,12 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     tools.addSeparator()
     tools.addActions([a.zoom_in, a.zoom_out, a.fit])
     window.addToolBar(tools)
+
+
+def _open_sweep(window: "MainWindow") -> None:
+    from blocksim.gui.sweep.dialog import open_sweep_dialog  # pyqtgraph's plots, when asked
+
+    open_sweep_dialog(window)
 
 
 def _redo_keys() -> list[QKeySequence]:
