@@ -7,7 +7,10 @@ Ctrl-C is not reported), the pool's workers ignore SIGINT and are told through a
 and Dask's pending tasks are cancelled.
 
 The pool forks where the platform can (workers inherit user block types and metric
-functions; nothing is pickled but the batches), and spawns elsewhere.
+functions; nothing is pickled but the batches), and spawns elsewhere. A process with other
+threads running (the editor's sweep dialog, a notebook) starts its workers from a fork
+server instead where the job can travel by pickle: a child forked while another thread held
+a lock (logging, numba's compiler, malloc) could wait for it forever.
 """
 from __future__ import annotations
 
@@ -54,15 +57,32 @@ def run_here(job: Job, runs: Sequence[tuple[int, Sequence[float]]]) -> Iterator[
             yield [row]
 
 
+def _start_method(job: Job) -> str:
+    """fork where it is safe and available, else forkserver or spawn (see module)."""
+    import multiprocessing
+    import pickle
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" not in methods or sys.platform == "darwin":
+        return "spawn"
+    if threading.active_count() > 1 and "forkserver" in methods and not job.diagram.python:
+        try:
+            pickle.dumps(job)
+        except Exception:  # a metric function defined in place (a lambda) needs fork
+            log.debug("sweep job cannot be pickled: forking although threads run")
+            return "fork"
+        return "forkserver"
+    return "fork"
+
+
 def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
     """On a local process pool of `workers` processes; on Ctrl-C (KeyboardInterrupt here)
     the workers are stopped, their finished rows yielded, then KeyboardInterrupt raised."""
     import multiprocessing  # (here: `import blocksim` need not load them)
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
-        else "spawn")
+    context = multiprocessing.get_context(_start_method(job))
     stop = context.Event()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=worker.start_pool_worker, initargs=(job, stop))
