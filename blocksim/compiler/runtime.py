@@ -422,6 +422,7 @@ class _Changes:
             namespace = {**old, **self.globals}
             functions = {name: _rebind(fn, old, namespace) for name, fn in functions.items()}
             derived.update(_rebound_derived(model.derived, old, namespace))
+        derived = SharedDerived(runtime.shared.setdefault("code_derived", {}), derived)
         changes: dict[str, Any] = dict(functions=functions, derived=derived, runtime=runtime)
         for name, value in (("x0", self.x0), ("m0", self.m0), ("zc_direction", self.zdir)):
             if value is not None:
@@ -492,6 +493,41 @@ def _rebind(fn: Any, old: dict, namespace: dict) -> Any:
 _CODE_ONLY = ("split", "output_order", "observe_source", "observe_reads", "observed_states",
               "zc_moves", "zc_reads_states", "jac_sparsity", "line_owners")
 _BOUND = ("observe", "deriv_list", "zc_list", "probe")
+
+
+class SharedDerived(dict):
+    """A model's engine artefacts, where those that depend on the code alone (`_CODE_ONLY`)
+    are read from and written to a dict shared by every model of one structure: a sweep's
+    runs, each a new model from `with_params`, analyse the generated code once, not per run
+    (tens of milliseconds for the ball)."""
+
+    def __init__(self, shared: dict[str, Any], own: Mapping[str, Any]):
+        super().__init__(own)
+        self.shared = shared
+        for key, value in own.items():
+            if key in _CODE_ONLY:
+                shared.setdefault(key, value)
+
+    def __missing__(self, key: str) -> Any:
+        if key in _CODE_ONLY and key in self.shared:
+            return self.shared[key]
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (key in _CODE_ONLY and key in self.shared)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        if key in _CODE_ONLY:
+            self.shared[key] = value
 
 
 def _kept(derived: Mapping[str, Any]) -> dict[str, Any]:
