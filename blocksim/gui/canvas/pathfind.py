@@ -74,13 +74,14 @@ class Occupied:
 
 def find_path(start: Point, start_dir: Point, end: Point, end_dir: Point,
               obstacles: Sequence[Rect], occupied: Occupied | None = None,
-              reach: float = REACH) -> list[Point] | None:
+              reach: float = REACH, lead: float = 2 * STUB) -> list[Point] | None:
     """Bend points of a short orthogonal path from an output port to an input port that
     avoids `obstacles` (and keeps clear of the wires in `occupied`); None if there is none
     nearby (the caller then routes plainly). The path stays within `reach` of the box
-    spanned by its ends: the search costs about the area of that box."""
-    s = _cell((start[0] + start_dir[0] * STUB * 2, start[1] + start_dir[1] * STUB * 2))
-    e = _cell((end[0] + end_dir[0] * STUB * 2, end[1] + end_dir[1] * STUB * 2))
+    spanned by its ends: the search costs about the area of that box. It leaves and enters
+    the ports straight for `lead`."""
+    s = _cell((start[0] + start_dir[0] * lead, start[1] + start_dir[1] * lead))
+    e = _cell((end[0] + end_dir[0] * lead, end[1] + end_dir[1] * lead))
     reach = int(reach / GRID)
     lo = (min(s[0], e[0]) - reach, min(s[1], e[1]) - reach)
     hi = (max(s[0], e[0]) + reach, max(s[1], e[1]) + reach)

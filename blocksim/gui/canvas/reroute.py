@@ -32,6 +32,7 @@ from blocksim.model import Diagram, Wire
 log = logging.getLogger(__name__)
 
 Points = list[Point]
+PASSES = 3  # rounds over the wires still spoiled
 REACHES = (40.0, 120.0, 240.0)  # a path is searched near its ends first, then wider
 
 
@@ -58,19 +59,20 @@ class Router:
         self.blocks = RectIndex(self.drawing.rects)
         self.lines = LineIndex()
         self.routes: dict[int, Points] = {}
+        self.pending: set[int] = set()  # spoiled wires not settled yet
         for r in self.drawing.routes:
             self.routes[r.index] = r.points
             self.lines.add(r.net, r.index, r.points)
 
     # ----- judging -----
     def faults(self, index: int, points: Sequence[Point]) -> int:
-        """How many things are wrong with wire `index` drawn along these corners."""
+        """How many things are wrong with wire `index` drawn along these corners (wires
+        still waiting to be settled do not count: they will make way)."""
         net = str(self.diagram.wires[index].src)
         count = sum(len(self.blocks.hits(a, b)) for a, b in segments(points))
         count += doubles_back(points)
-        count += len(self.lines.overlaps(net, points) - {index})
-        count += len(self.lines.touches(net, points) - {index})
-        return count
+        others = (self.lines.overlaps(net, points) | self.lines.touches(net, points))
+        return count + len(others - self.pending - {index})
 
     def spoiled(self) -> list[int]:
         """Wires with a fault, in the level's order."""
@@ -81,18 +83,62 @@ class Router:
                ) -> dict[int, Points]:
         """Make each of these wires clean if it is not; returns the new bend points of
         the wires that changed. `kept_end` says, per wire, which end stayed ("src" or
-        "dst"): the user's bends are kept from that end as far as they can be."""
-        changed: dict[int, Points] = {}
-        for index in dict.fromkeys(indices):
-            route = self.routes.get(index)
-            if route is None or not self.faults(index, route):
+        "dst"): the user's bends are kept from that end as far as they can be.
+
+        The spoiled wires are settled in order, each making way for the ones before it
+        only. A wire left with a fault (no clean path near) is settled first in the next
+        round, and the wires in its way are settled again after it ("rip-up and
+        re-route")."""
+        self.changed: dict[int, Points] = {}
+        self.kept_end = dict(kept_end or {})
+        todo = [i for i in dict.fromkeys(indices)
+                if i in self.routes and self.faults(i, self.routes[i])]
+        self._round(todo)
+        for _ in range(PASSES - 1):
+            left = [i for i in todo if self.faults(i, self.routes[i])]
+            if not left:
+                break
+            for index in left:
+                if self.faults(index, self.routes[index]):
+                    self._round([index] + self._in_way(index))
+            todo = list(dict.fromkeys(todo + [w for i in left for w in self._in_way(i)]))
+        return self.changed
+
+    def _round(self, order: list[int]) -> None:
+        """Settle these wires in this order, each making way for the ones before it."""
+        self.pending = set(order)
+        for index in order:
+            self.pending.discard(index)
+            now = self.faults(index, self.routes[index])
+            if not now:
                 continue
-            end = (kept_end or {}).get(index)
-            new = self._best(index, end)
-            if new is not None and new != self.points[index]:
+            new = self._best(index, self.kept_end.get(index))
+            if new is None or new == self.points[index]:
+                continue
+            if self.faults(index, wire_route(self.drawing, self.diagram.wires[index],
+                                             new)) < now:
                 self._set(index, new)
-                changed[index] = new
-        return changed
+                self.changed[index] = new
+        self.pending = set()
+
+    def _in_way(self, index: int) -> list[int]:
+        """The wires of other nets that wire `index`'s plain route would overlap or touch,
+        and those passing right by its ports (where it has to go straight)."""
+        wire = self.diagram.wires[index]
+        route = wire_route(self.drawing, wire, [])
+        ends = wire_ends(self.drawing, wire)
+        if route is None or ends is None:
+            return []
+        net = str(wire.src)
+        found = self.lines.overlaps(net, route) | self.lines.touches(net, route)
+        for (x, y), (dx, dy) in ends:
+            x, y = x + dx * 2 * STUB, y + dy * 2 * STUB
+            lo_x, hi_x, lo_y, hi_y = x - 2 * GRID, x + 2 * GRID, y - 2 * GRID, y + 2 * GRID
+            found |= {other for other, points in self.routes.items()
+                      if str(self.diagram.wires[other].src) != net
+                      and any(_box_meets([a, b], lo_x, hi_x, lo_y, hi_y)
+                              for a, b in segments(points))}
+        return sorted(found)
 
     def _set(self, index: int, points: Points) -> None:
         wire = self.diagram.wires[index]
@@ -147,10 +193,12 @@ class Router:
             lo_y, hi_y = min(start[1], end[1]) - near, max(start[1], end[1]) + near
             nearby = [(str(self.diagram.wires[other].src), points)
                       for other, points in self.routes.items()
-                      if other != index and _box_meets(points, lo_x, hi_x, lo_y, hi_y)]
+                      if other != index and other not in self.pending
+                      and _box_meets(points, lo_x, hi_x, lo_y, hi_y)]
             rects = [r for r in self.drawing.rects.values() if r[0] < hi_x
                      and r[0] + r[2] > lo_x and r[1] < hi_y and r[1] + r[3] > lo_y]
-            found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach)
+            found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach,
+                              lead=STUB)
             if found is not None:
                 return bend_points([start, *found, end])
         return None
@@ -158,8 +206,9 @@ class Router:
 
 def _box_meets(points: Sequence[Point], lo_x: float, hi_x: float, lo_y: float,
                hi_y: float) -> bool:
+    """Whether the bounding box of these points meets the box given (edges included)."""
     xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs) < hi_x and max(xs) > lo_x and min(ys) < hi_y and max(ys) > lo_y
+    return min(xs) <= hi_x and max(xs) >= lo_x and min(ys) <= hi_y and max(ys) >= lo_y
 
 
 def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
