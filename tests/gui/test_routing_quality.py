@@ -127,3 +127,100 @@ def test_scripted_block_moves_keep_wires_clean(path):
         doc.undo_stack.redo()
         assert snapshot(diagram) == after
     assert moves >= min(MOVES, len(diagram.blocks))
+
+
+# ----- the edits that move wires -----
+def test_moving_a_block_in_math003_leaves_no_stub(qtbot):
+    """Issue 13's case: dragging part2 down left its input wires running to the old bend
+    points and back (a dangling stub). Dragged with the mouse, it is re-routed in the
+    same undo step."""
+    from editor_helpers import block_point, drag
+    from PySide6.QtCore import QPoint
+
+    doc = DiagramDocument(load_diagram(next(p for p in EXAMPLES if p.stem == "math003")))
+    canvas = Canvas(doc)
+    qtbot.addWidget(canvas)
+    canvas.resize(900, 700)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    layout = dict(doc.diagram.block("part2").layout)
+    stale = ChangeLayout(doc, (), {"part2": {**layout, "y": layout["y"] + 60}}, reroute=False)
+    doc.push(stale)  # the move as it was before: wires keep their bends
+    assert level_quality(doc.diagram).stubs
+    doc.undo_stack.undo()
+    before, steps = snapshot(doc.diagram), doc.undo_stack.index()
+    start = block_point(canvas, "part2")
+    scale = canvas.view.transform().m11()
+    drag(canvas.view.viewport(), start, start + QPoint(0, round(60 * scale)), steps=6)
+    assert doc.undo_stack.index() == steps + 1
+    assert doc.diagram.block("part2").layout["y"] != layout["y"]
+    quality = level_quality(doc.diagram)
+    assert quality.faults == 0, quality
+    drawn = {item.index: [tuple(p) for p in item.route] for item in canvas.scene.wires}
+    assert drawn == {r.index: r.points for r in draw(doc.diagram).routes}
+    doc.undo_stack.undo()
+    assert snapshot(doc.diagram) == before
+
+
+def _two_blocks(points):
+    from blocksim.format import diagram_from_dict
+
+    return diagram_from_dict({
+        "format": "blocksim", "version": 1,
+        "blocks": [{"id": "a", "type": "Constant", "layout": {"x": 0, "y": 0}},
+                   {"id": "b", "type": "Scope", "layout": {"x": 400, "y": 0}}],
+        "wires": [{"src": "a.y", "dst": "b.u", "points": [list(p) for p in points]}]})
+
+
+def test_the_users_bends_are_kept_while_they_stay_clean():
+    from blocksim.gui.canvas.reroute import after_move
+
+    user = [(100.0, 20.0), (100.0, 120.0), (250.0, 120.0), (250.0, 20.0)]  # a detour
+    diagram = _two_blocks(user)
+    assert level_quality(diagram).faults == 0
+    # b a little lower: the route through the bends is still clean, so it stays
+    assert after_move(diagram, None, {"b": {"x": 400, "y": 40}}) == {}
+    # b under the detour: the route would loop round and cross itself; the bends from
+    # a's end that still give a clean route are kept and the rest is routed afresh
+    changed = after_move(diagram, None, {"b": {"x": 200, "y": 200}})
+    assert list(changed) == [0] and changed[0][:2] == user[:2]
+    diagram.block("b").layout = {"x": 200, "y": 200}
+    diagram.wires[0].points = changed[0]
+    assert level_quality(diagram).faults == 0
+
+
+def test_a_new_wire_keeps_off_another_nets_wire():
+    """Two wires swapping rows between the same columns cannot both take the plain route
+    (their vertical runs would share one line); the second one drawn goes round."""
+    from blocksim.format import diagram_from_dict
+    from blocksim.gui.canvas.reroute import settle_wire
+    from blocksim.model import PortRef, Wire
+
+    diagram = diagram_from_dict({
+        "format": "blocksim", "version": 1,
+        "blocks": [{"id": "a", "type": "Constant", "layout": {"x": 0, "y": 0}},
+                   {"id": "b", "type": "Constant", "layout": {"x": 0, "y": 100}},
+                   {"id": "c", "type": "Scope", "layout": {"x": 300, "y": 100}},
+                   {"id": "d", "type": "Scope", "layout": {"x": 300, "y": 0}}],
+        "wires": [{"src": "a.y", "dst": "c.u"}]})
+    new = Wire(PortRef("b", "y"), PortRef("d", "u"))
+    diagram.wires.append(Wire(new.src, new.dst))
+    assert level_quality(diagram).shared  # the plain route would share a's line
+    diagram.wires.pop()
+    new.points = settle_wire(diagram, None, new)
+    diagram.wires.append(new)
+    assert new.points and level_quality(diagram).faults == 0
+
+
+def test_nudges_and_their_re_routing_are_one_undo_step(qtbot):
+    doc = DiagramDocument(load_diagram(next(p for p in EXAMPLES if p.stem == "math003")))
+    canvas = Canvas(doc)
+    qtbot.addWidget(canvas)
+    before, steps = snapshot(doc.diagram), doc.undo_stack.count()
+    canvas.scene.select_only(["part2"])
+    for _ in range(6):
+        canvas.editor.nudge(0.0, 10.0)
+    assert doc.undo_stack.count() == steps + 1
+    assert level_quality(doc.diagram).faults == 0
+    doc.undo_stack.undo()
+    assert snapshot(doc.diagram) == before

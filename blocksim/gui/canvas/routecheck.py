@@ -4,7 +4,8 @@
 placement, same glyph, same router), and `check` counts what makes a drawing misleading:
 segments through a block, segments of two different nets on one line (they look branched),
 a bend or end of one net lying on another net's wire (it looks like a join), wires doubling
-back on themselves (a dangling stub), plus crossings and bends. Tests, the benchmark and the
+back on themselves (a dangling stub) or crossing themselves (a loop), plus crossings and
+bends. Tests, the benchmark and the
 re-router (`reroute`) all use these numbers, so "clean" means one thing everywhere.
 """
 from __future__ import annotations
@@ -62,7 +63,7 @@ class Quality:
     through_blocks: list[tuple[int, str]] = field(default_factory=list)
     shared: list[tuple[int, int]] = field(default_factory=list)  # different nets, one line
     touching: list[tuple[int, int]] = field(default_factory=list)  # a bend on another net
-    stubs: list[int] = field(default_factory=list)  # wires that double back
+    stubs: list[int] = field(default_factory=list)  # wires that double back or loop
 
     @property
     def faults(self) -> int:
@@ -144,9 +145,21 @@ def crosses_rect(a: Point, b: Point, rect: Rect) -> bool:
 
 
 def doubles_back(points: Sequence[Point]) -> bool:
-    """Whether a route turns straight back on itself somewhere (a dangling stub)."""
-    dirs = [_unit(a, b) for a, b in segments(points)]
-    return any(d1 == (-d2[0], -d2[1]) for d1, d2 in zip(dirs, dirs[1:]))
+    """Whether a route turns straight back on itself somewhere (a dangling stub) or
+    crosses itself (a loop)."""
+    segs = list(segments(points))
+    dirs = [_unit(a, b) for a, b in segs]
+    if any(d1 == (-d2[0], -d2[1]) for d1, d2 in zip(dirs, dirs[1:])):
+        return True
+    return any(_meet(segs[i], segs[j]) for i in range(len(segs))
+               for j in range(i + 2, len(segs)))
+
+
+def _meet(s: Segment, t: Segment) -> bool:
+    """Whether two axis-parallel segments share a point."""
+    (a, b), (c, d) = s, t
+    return (min(a[0], b[0]) <= max(c[0], d[0]) and min(c[0], d[0]) <= max(a[0], b[0])
+            and min(a[1], b[1]) <= max(c[1], d[1]) and min(c[1], d[1]) <= max(a[1], b[1]))
 
 
 def _unit(a: Point, b: Point) -> tuple[int, int]:
