@@ -48,12 +48,15 @@ class Occupied:
             mine = other == net
             h, v = (occupied.own_h, occupied.own_v) if mine else \
                 (occupied.along_h, occupied.along_v)
-            for a, b in zip(points, points[1:]):
+            grow = 0 if mine else 1  # another net's run, one cell longer at each end: a
+            for a, b in zip(points, points[1:]):  # wire in line with it must leave a gap
                 ca, cb = _cell(a), _cell(b)
                 if ca[1] == cb[1] and a[1] == b[1]:
-                    h.update((x, ca[1]) for x in range(min(ca[0], cb[0]), max(ca[0], cb[0]) + 1))
+                    h.update((x, ca[1]) for x in range(min(ca[0], cb[0]) - grow,
+                                                       max(ca[0], cb[0]) + 1 + grow))
                 elif ca[0] == cb[0] and a[0] == b[0]:
-                    v.update((ca[0], y) for y in range(min(ca[1], cb[1]), max(ca[1], cb[1]) + 1))
+                    v.update((ca[0], y) for y in range(min(ca[1], cb[1]) - grow,
+                                                       max(ca[1], cb[1]) + 1 + grow))
             if not mine:
                 occupied.corners.update(_cell(p) for p in points)
         return occupied

@@ -112,7 +112,9 @@ class Router:
             now = self.faults(index, self.routes[index])
             if not now:
                 continue
-            new = self._best(index, self.kept_end.get(index))
+            new = self._clear_of_all(index)
+            if new is None:
+                new = self._best(index, self.kept_end.get(index))
             if new is None or new == self.points[index]:
                 continue
             if self.faults(index, wire_route(self.drawing, self.diagram.wires[index],
@@ -120,6 +122,18 @@ class Router:
                 self._set(index, new)
                 self.changed[index] = new
         self.pending = set()
+
+    def _clear_of_all(self, index: int) -> Points | None:
+        """The best choice for a wire that is clean even of the wires still waiting
+        (so they need not move for it), or None."""
+        waiting, self.pending = self.pending, set()
+        try:
+            new = self._best(index, self.kept_end.get(index))
+            clean = new is not None and not self.faults(
+                index, wire_route(self.drawing, self.diagram.wires[index], new))
+        finally:
+            self.pending = waiting
+        return new if clean else None
 
     def _in_way(self, index: int) -> list[int]:
         """The wires of other nets that wire `index`'s plain route would overlap or touch,

@@ -3,7 +3,8 @@
 `draw` works out the same block rectangles and wire routes the canvas items show (same
 placement, same glyph, same router), and `check` counts what makes a drawing misleading:
 segments through a block, segments of two different nets on one line (they look branched),
-a bend or end of one net lying on another net's wire (it looks like a join), wires doubling
+a bend or end of one net lying on another net's wire, or two nets' wires on one line with
+only a short gap between them (both look like a join), wires doubling
 back on themselves (a dangling stub) or crossing themselves (a loop), plus crossings and
 bends. Tests, the benchmark and the
 re-router (`reroute`) all use these numbers, so "clean" means one thing everywhere.
@@ -29,6 +30,7 @@ from blocksim.model import Diagram, Wire
 
 CELL = 200.0  # bucket size of the spatial index over block rectangles
 INSET = 1.0  # a segment on a block's edge (a port stub) is not through it
+GAP = 15.0  # two nets' wires on one line closer than this look like one wire
 
 Segment = tuple[Point, Point]
 
@@ -240,10 +242,21 @@ class LineIndex:
                         found.add(wire)
         return found
 
+    def in_line(self, net: Any, points: Sequence[Point]) -> set[int]:
+        """Wires of other nets with a segment on the same line as one of these, less than
+        GAP from it: the eye joins them into one wire."""
+        found = set()
+        for a, b in segments(points):
+            key, lo, hi = _line(a, b)
+            for o_lo, o_hi, o_net, wire in self.lines.get(key, ()):
+                if o_net != net and max(lo, o_lo) - min(hi, o_hi) < GAP:
+                    found.add(wire)
+        return found
+
     def touches(self, net: Any, points: Sequence[Point]) -> set[int]:
-        """Wires of other nets this route touches at a bend or end of either: both look
-        like a junction."""
-        found = self.corners_on_others(net, points)
+        """Wires of other nets this route touches at a bend or end of either, or that
+        continue one of its segments after a short gap: all look like a junction."""
+        found = self.corners_on_others(net, points) | self.in_line(net, points)
         for a, b in segments(points):
             key, lo, hi = _line(a, b)
             found |= {wire for along, o_net, wire in self.corners.get(key, ())
@@ -274,8 +287,8 @@ def check(drawing: Drawing) -> Quality:
             quality.stubs.append(r.index)
         quality.shared += [(r.index, w) for w in sorted(lines.overlaps(r.net, r.points))
                            if w > r.index]
-        quality.touching += [(r.index, w)
-                             for w in sorted(lines.corners_on_others(r.net, r.points))]
+        touched = lines.corners_on_others(r.net, r.points) | lines.in_line(r.net, r.points)
+        quality.touching += [(r.index, w) for w in sorted(touched)]
     quality.through_blocks = sorted(set(quality.through_blocks))
     return quality
 
