@@ -77,12 +77,13 @@ class Occupied:
 
 def find_path(start: Point, start_dir: Point, end: Point, end_dir: Point,
               obstacles: Sequence[Rect], occupied: Occupied | None = None,
-              reach: float = REACH, lead: float = 2 * STUB) -> list[Point] | None:
+              reach: float = REACH, lead: float = 2 * STUB,
+              max_nodes: int = MAX_NODES) -> list[Point] | None:
     """Bend points of a short orthogonal path from an output port to an input port that
     avoids `obstacles` (and keeps clear of the wires in `occupied`); None if there is none
     nearby (the caller then routes plainly). The path stays within `reach` of the box
     spanned by its ends: the search costs about the area of that box. It leaves and enters
-    the ports straight for `lead`."""
+    the ports straight for `lead`, and gives up after looking at `max_nodes` states."""
     s = _cell((start[0] + start_dir[0] * lead, start[1] + start_dir[1] * lead))
     e = _cell((end[0] + end_dir[0] * lead, end[1] + end_dir[1] * lead))
     reach = int(reach / GRID)
@@ -101,8 +102,8 @@ def find_path(start: Point, start_dir: Point, end: Point, end_dir: Point,
         _, _, spent, cell, heading = heapq.heappop(frontier)
         if cell == e and heading == last:
             return _points(start, end, _trace(came, (cell, heading)))
-        if spent > cost.get((cell, heading), float("inf")) or len(cost) > MAX_NODES:
-            if len(cost) > MAX_NODES:
+        if spent > cost.get((cell, heading), float("inf")) or len(cost) > max_nodes:
+            if len(cost) > max_nodes:
                 return None
             continue
         for turn in (heading, (heading[1], -heading[0]), (-heading[1], heading[0])):

@@ -33,7 +33,10 @@ log = logging.getLogger(__name__)
 
 Points = list[Point]
 PASSES = 3  # rounds over the wires still spoiled
-REACHES = (40.0, 120.0, 240.0)  # a path is searched near its ends first, then wider
+REACHES = (40.0, 160.0)  # a path is searched near its ends first, then wider
+SEARCH_NODES = 3000  # states a search may look at before it gives up (some 30 ms),
+# plus one per grid cell of its box: a long wire may look further
+NEAR = 600.0  # what lies this much beyond an edit's blocks and wires cannot matter to it
 
 
 class Router:
@@ -41,9 +44,12 @@ class Router:
 
     def __init__(self, diagram: Diagram, names: Mapping[str, Any] | None = None,
                  layouts: Mapping[str, dict | None] | None = None,
-                 points: Mapping[int, Sequence[Point]] | None = None):
+                 points: Mapping[int, Sequence[Point]] | None = None,
+                 focus: Iterable[str] | None = None):
         """`layouts` and `points` override blocks' layouts and wires' bends (an edit not
-        yet applied); the diagram itself is not changed."""
+        yet applied); the diagram itself is not changed. With `focus`, only what lies
+        near those blocks and their wires is drawn (see `neighbourhood`): an edit of one
+        block in a big diagram costs what its surroundings cost."""
         self.diagram = diagram
         if layouts:
             diagram = replace(diagram, blocks=[
@@ -55,13 +61,16 @@ class Router:
             diagram = replace(diagram, wires=[
                 replace(w, points=self.points[i]) if i in points else w
                 for i, w in enumerate(diagram.wires)])
-        self.drawing: Drawing = draw(diagram, names)
+        only = None if focus is None else neighbourhood(diagram, set(focus))
+        self.drawing: Drawing = draw(diagram, names, only)
         self.blocks = RectIndex(self.drawing.rects)
         self.lines = LineIndex()
         self.routes: dict[int, Points] = {}
         self.pending: set[int] = set()  # spoiled wires not settled yet
+        self.boxes: dict[int, tuple[float, float, float, float]] = {}  # route bounds
         for r in self.drawing.routes:
             self.routes[r.index] = r.points
+            self.boxes[r.index] = _bounds(r.points)
             self.lines.add(r.net, r.index, r.points)
 
     # ----- judging -----
@@ -148,11 +157,16 @@ class Router:
         for (x, y), (dx, dy) in ends:
             x, y = x + dx * 2 * STUB, y + dy * 2 * STUB
             lo_x, hi_x, lo_y, hi_y = x - 2 * GRID, x + 2 * GRID, y - 2 * GRID, y + 2 * GRID
-            found |= {other for other, points in self.routes.items()
+            found |= {other for other in self._near(lo_x, hi_x, lo_y, hi_y)
                       if str(self.diagram.wires[other].src) != net
                       and any(_box_meets([a, b], lo_x, hi_x, lo_y, hi_y)
-                              for a, b in segments(points))}
+                              for a, b in segments(self.routes[other]))}
         return sorted(found)
+
+    def _near(self, lo_x: float, hi_x: float, lo_y: float, hi_y: float) -> list[int]:
+        """Wires whose bounds meet the box given."""
+        return [i for i, (x0, x1, y0, y1) in self.boxes.items()
+                if x0 <= hi_x and x1 >= lo_x and y0 <= hi_y and y1 >= lo_y]
 
     def _set(self, index: int, points: Points) -> None:
         wire = self.diagram.wires[index]
@@ -161,6 +175,7 @@ class Router:
         self.lines.remove(index)
         self.lines.add(str(wire.src), index, route)
         self.routes[index] = route
+        self.boxes[index] = _bounds(route)
 
     def _best(self, index: int, kept_end: str | None) -> Points | None:
         """The first clean choice of: the user's bends from the end that stayed, no bends,
@@ -205,17 +220,22 @@ class Router:
             near = reach + 2 * STUB + GRID
             lo_x, hi_x = min(start[0], end[0]) - near, max(start[0], end[0]) + near
             lo_y, hi_y = min(start[1], end[1]) - near, max(start[1], end[1]) + near
-            nearby = [(str(self.diagram.wires[other].src), points)
-                      for other, points in self.routes.items()
-                      if other != index and other not in self.pending
-                      and _box_meets(points, lo_x, hi_x, lo_y, hi_y)]
+            nearby = [(str(self.diagram.wires[other].src), self.routes[other])
+                      for other in self._near(lo_x, hi_x, lo_y, hi_y)
+                      if other != index and other not in self.pending]
             rects = [r for r in self.drawing.rects.values() if r[0] < hi_x
                      and r[0] + r[2] > lo_x and r[1] < hi_y and r[1] + r[3] > lo_y]
+            cells = (hi_x - lo_x) * (hi_y - lo_y) / (GRID * GRID)
             found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach,
-                              lead=STUB)
+                              lead=STUB, max_nodes=int(SEARCH_NODES + cells))
             if found is not None:
                 return bend_points([start, *found, end])
         return None
+
+
+def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), max(xs), min(ys), max(ys)
 
 
 def _box_meets(points: Sequence[Point], lo_x: float, hi_x: float, lo_y: float,
@@ -225,13 +245,44 @@ def _box_meets(points: Sequence[Point], lo_x: float, hi_x: float, lo_y: float,
     return min(xs) <= hi_x and max(xs) >= lo_x and min(ys) <= hi_y and max(ys) >= lo_y
 
 
+def neighbourhood(diagram: Diagram, focus: set[str]) -> set[str]:
+    """Ids of the blocks that can matter to re-routing the wires at `focus`: those near
+    the focus blocks or the other ends of their wires, and the ends of every wire passing
+    there (judged from layout positions and bend points, without drawing anything)."""
+    where = {b.id: (_coordinate(b.layout, "x"), _coordinate(b.layout, "y"))
+             for b in diagram.blocks}
+    spots = [where[b] for b in focus if b in where]
+    for wire in diagram.wires:
+        if wire.src.block in focus or wire.dst.block in focus:
+            spots += [where.get(wire.src.block, (0.0, 0.0)),
+                      where.get(wire.dst.block, (0.0, 0.0)), *wire.points]
+    if not spots:
+        return set(focus)
+    lo_x, hi_x = min(p[0] for p in spots) - NEAR, max(p[0] for p in spots) + NEAR
+    lo_y, hi_y = min(p[1] for p in spots) - NEAR, max(p[1] for p in spots) + NEAR
+    found = {b for b, (x, y) in where.items() if lo_x <= x <= hi_x and lo_y <= y <= hi_y}
+    for wire in diagram.wires:
+        ends = [where.get(wire.src.block, (0.0, 0.0)), where.get(wire.dst.block, (0.0, 0.0))]
+        if _box_meets([*ends, *wire.points], lo_x - NEAR, hi_x + NEAR, lo_y - NEAR,
+                      hi_y + NEAR):
+            found |= {wire.src.block, wire.dst.block}
+    return found | focus
+
+
+def _coordinate(layout: Mapping[str, Any] | None, key: str) -> float:
+    try:
+        return float((layout or {}).get(key, 0.0))
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
                layouts: Mapping[str, dict | None],
                points: Mapping[int, Sequence[Point]] | None = None) -> dict[int, Points]:
     """Bend points to change, besides `points`, when blocks take these `layouts`: the wires
     at the moved blocks and the wires the moved blocks now cover are made clean."""
-    router = Router(diagram, names, layouts, points)
     moved = set(layouts)
+    router = Router(diagram, names, layouts, points, focus=moved)
     first, kept = [], {}
     for i, wire in enumerate(diagram.wires):
         a, b = wire.src.block in moved, wire.dst.block in moved
@@ -265,6 +316,7 @@ def settle_wire(diagram: Diagram, names: Mapping[str, Any] | None, wire: Wire,
         wires.append(wire)
     else:
         wires[index] = wire
-    router = Router(replace(diagram, wires=wires), names)
+    router = Router(replace(diagram, wires=wires), names,
+                    focus={wire.src.block, wire.dst.block})
     changed = router.settle([index])
     return changed.get(index, list(wire.points))

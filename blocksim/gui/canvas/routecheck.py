@@ -79,23 +79,27 @@ class Quality:
 
 
 # ----- the drawing -----
-def drawn_glyphs(diagram: Diagram) -> dict[str, str]:
-    """The text drawn in each block: its port number for an Inport or Outport, else its
-    glyph (the canvas sizes blocks to fit it)."""
+def drawn_glyphs(diagram: Diagram, only: Iterable[str] | None = None) -> dict[str, str]:
+    """The text drawn in each block (or in the blocks `only`): its port number for an
+    Inport or Outport, else its glyph (the canvas sizes blocks to fit it)."""
     ins, outs = subsystem_ports(diagram)
     numbers = {bid: str(i + 1) for ports in (ins, outs) for i, bid in enumerate(ports)}
+    wanted = None if only is None else set(only)
     return {b.id: numbers.get(b.id, "") if b.type in ("Inport", "Outport") else glyph(b)
-            for b in diagram.blocks}
+            for b in diagram.blocks if wanted is None or b.id in wanted}
 
 
-def draw(diagram: Diagram, names: Mapping[str, Any] | None = None) -> Drawing:
-    """The level as the canvas draws it (wires whose ports do not exist are left out)."""
+def draw(diagram: Diagram, names: Mapping[str, Any] | None = None,
+         only: Iterable[str] | None = None) -> Drawing:
+    """The level as the canvas draws it (wires whose ports do not exist are left out);
+    with `only`, just those blocks and the wires between them."""
     names = scope_names(diagram) if names is None else names
-    texts = drawn_glyphs(diagram)
+    texts = drawn_glyphs(diagram, only)
     places = {}
     for blk in diagram.blocks:
-        info = port_info(blk, names, diagram.wires)
-        places[blk.id] = (block_placement(blk, info, texts[blk.id]), info)
+        if blk.id in texts:
+            info = port_info(blk, names, diagram.wires)
+            places[blk.id] = (block_placement(blk, info, texts[blk.id]), info)
     drawing = Drawing({bid: place.rect for bid, (place, _) in places.items()}, [], places)
     for index, wire in enumerate(diagram.wires):
         points = wire_route(drawing, wire)
