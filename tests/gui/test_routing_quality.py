@@ -51,6 +51,12 @@ def test_check_counts_each_kind_of_fault():
     assert check(through).through_blocks == [(0, "blk")]
     edge = Drawing(rects, [_route(0, "a.y", (0, 100), (200, 100))])  # along its edge: fine
     assert check(edge).through_blocks == []
+    label = Drawing(rects, [_route(0, "a.y", (0, 150), (200, 150))],
+                    labels={"blk": (105.0, 144.0, 30.0, 10.0)})
+    assert check(label).through_labels == [(0, "blk")] and check(label).faults == 1
+    in_line = Drawing({}, [_route(0, "a.y", (0, 0), (100, 0)),
+                           _route(1, "b.y", (110, 0), (200, 0))])  # 10 px apart: one wire?
+    assert check(in_line).touching and not check(in_line).shared
     shared = Drawing({}, [_route(0, "a.y", (0, 0), (100, 0), (100, 50)),
                           _route(1, "b.y", (60, 0), (200, 0))])
     assert check(shared).shared == [(0, 1)]

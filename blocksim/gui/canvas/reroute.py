@@ -64,6 +64,7 @@ class Router:
         only = None if focus is None else neighbourhood(diagram, set(focus))
         self.drawing: Drawing = draw(diagram, names, only)
         self.blocks = RectIndex(self.drawing.rects)
+        self.labels = RectIndex(self.drawing.labels)
         self.lines = LineIndex()
         self.routes: dict[int, Points] = {}
         self.pending: set[int] = set()  # spoiled wires not settled yet
@@ -78,7 +79,8 @@ class Router:
         """How many things are wrong with wire `index` drawn along these corners (wires
         still waiting to be settled do not count: they will make way)."""
         net = str(self.diagram.wires[index].src)
-        count = sum(len(self.blocks.hits(a, b)) for a, b in segments(points))
+        count = sum(len(self.blocks.hits(a, b)) + len(self.labels.hits(a, b))
+                    for a, b in segments(points))
         count += doubles_back(points)
         others = (self.lines.overlaps(net, points) | self.lines.touches(net, points))
         return count + len(others - self.pending - {index})
@@ -223,8 +225,9 @@ class Router:
             nearby = [(str(self.diagram.wires[other].src), self.routes[other])
                       for other in self._near(lo_x, hi_x, lo_y, hi_y)
                       if other != index and other not in self.pending]
-            rects = [r for r in self.drawing.rects.values() if r[0] < hi_x
-                     and r[0] + r[2] > lo_x and r[1] < hi_y and r[1] + r[3] > lo_y]
+            rects = [r for table in (self.drawing.rects, self.drawing.labels)
+                     for r in table.values() if r[0] < hi_x and r[0] + r[2] > lo_x
+                     and r[1] < hi_y and r[1] + r[3] > lo_y]
             cells = (hi_x - lo_x) * (hi_y - lo_y) / (GRID * GRID)
             found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach,
                               lead=STUB, max_nodes=int(SEARCH_NODES + cells))
@@ -280,7 +283,8 @@ def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
                layouts: Mapping[str, dict | None],
                points: Mapping[int, Sequence[Point]] | None = None) -> dict[int, Points]:
     """Bend points to change, besides `points`, when blocks take these `layouts`: the wires
-    at the moved blocks and the wires the moved blocks now cover are made clean."""
+    at the moved blocks and the wires the moved blocks (or their labels) now cover are made
+    clean."""
     moved = set(layouts)
     router = Router(diagram, names, layouts, points, focus=moved)
     first, kept = [], {}
@@ -291,7 +295,8 @@ def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
             if a != b and i not in (points or {}):
                 kept[i] = "dst" if a else "src"
     covered = [i for i, route in router.routes.items() if i not in set(first) and any(
-        bid in moved for a, b in segments(route) for bid in router.blocks.hits(a, b))]
+        bid in moved for a, b in segments(route)
+        for bid in router.blocks.hits(a, b) + router.labels.hits(a, b))]
     changed = router.settle(first + covered, kept)
     log.debug("re-routed %d wires after moving %d blocks", len(changed), len(moved))
     return changed

@@ -2,7 +2,7 @@
 
 `draw` works out the same block rectangles and wire routes the canvas items show (same
 placement, same glyph, same router), and `check` counts what makes a drawing misleading:
-segments through a block, segments of two different nets on one line (they look branched),
+segments through a block or over a block's label, segments of two different nets on one line (they look branched),
 a bend or end of one net lying on another net's wire, or two nets' wires on one line with
 only a short gap between them (both look like a join), wires doubling
 back on themselves (a dangling stub) or crossing themselves (a loop), plus crossings and
@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from blocksim.gui.canvas.geometry import Placement, Point
+from blocksim.gui.canvas.geometry import LABEL_HEIGHT, Placement, Point, label_width
 from blocksim.gui.canvas.portinfo import (
     PortInfo,
     block_placement,
@@ -26,7 +26,7 @@ from blocksim.gui.canvas.portinfo import (
 )
 from blocksim.gui.canvas.routing import Rect, route
 from blocksim.gui.layout.layoutscore import measure
-from blocksim.model import Diagram, Wire
+from blocksim.model import Block, Diagram, Wire
 
 CELL = 200.0  # bucket size of the spatial index over block rectangles
 INSET = 1.0  # a segment on a block's edge (a port stub) is not through it
@@ -53,6 +53,7 @@ class Drawing:
     rects: dict[str, Rect]
     routes: list[WireRoute]
     places: dict[str, tuple[Placement, PortInfo]] = field(default_factory=dict)
+    labels: dict[str, Rect] = field(default_factory=dict)  # the ids drawn under blocks
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Quality:
     bends: int = 0
     length: float = 0.0
     through_blocks: list[tuple[int, str]] = field(default_factory=list)
+    through_labels: list[tuple[int, str]] = field(default_factory=list)  # over a block's id
     shared: list[tuple[int, int]] = field(default_factory=list)  # different nets, one line
     touching: list[tuple[int, int]] = field(default_factory=list)  # a bend on another net
     stubs: list[int] = field(default_factory=list)  # wires that double back or loop
@@ -70,11 +72,13 @@ class Quality:
     @property
     def faults(self) -> int:
         """Everything that misleads a reader (crossings and bends are only untidy)."""
-        return len(self.through_blocks) + len(self.shared) + len(self.touching) + len(self.stubs)
+        return (len(self.through_blocks) + len(self.through_labels) + len(self.shared)
+                + len(self.touching) + len(self.stubs))
 
     def summary(self) -> dict[str, Any]:
         return {"crossings": self.crossings, "bends": self.bends,
-                "through blocks": len(self.through_blocks), "shared segments": len(self.shared),
+                "through blocks": len(self.through_blocks),
+                "through labels": len(self.through_labels), "shared segments": len(self.shared),
                 "touching": len(self.touching), "stubs": len(self.stubs)}
 
 
@@ -101,12 +105,22 @@ def draw(diagram: Diagram, names: Mapping[str, Any] | None = None,
             info = port_info(blk, names, diagram.wires)
             places[blk.id] = (block_placement(blk, info, texts[blk.id]), info)
     drawing = Drawing({bid: place.rect for bid, (place, _) in places.items()}, [], places)
+    drawing.labels = {blk.id: label_rect(drawing.rects[blk.id], blk)
+                      for blk in diagram.blocks if blk.id in places}
     for index, wire in enumerate(diagram.wires):
         points = wire_route(drawing, wire)
         if points is not None:
             drawing.routes.append(WireRoute(index, str(wire.src), wire.src.block,
                                             wire.dst.block, points))
     return drawing
+
+
+def label_rect(rect: Rect, block: Block) -> Rect:
+    """Where the canvas writes a block's label (its id) under it, a little inside the
+    text's line so that a wire passing just above or below does not count."""
+    x, y, w, h = rect
+    width = label_width(str((block.layout or {}).get("label") or block.id))
+    return x + w / 2 - width / 2, y + h + 4.0, width, LABEL_HEIGHT - 6.0
 
 
 def wire_ends(drawing: Drawing, wire: Wire) -> tuple[tuple[Point, Point], tuple[Point, Point]] | None:
@@ -281,12 +295,14 @@ def check(drawing: Drawing) -> Quality:
     quality.crossings, quality.length, quality.bends = measure(
         (r.net, r.points) for r in drawing.routes)
     blocks = RectIndex(drawing.rects)
+    labels = RectIndex(drawing.labels)
     lines = LineIndex()
     for r in drawing.routes:
         lines.add(r.net, r.index, r.points)
     for r in drawing.routes:
         for a, b in segments(r.points):
             quality.through_blocks += [(r.index, bid) for bid in blocks.hits(a, b)]
+            quality.through_labels += [(r.index, bid) for bid in labels.hits(a, b)]
         if doubles_back(r.points):
             quality.stubs.append(r.index)
         quality.shared += [(r.index, w) for w in sorted(lines.overlaps(r.net, r.points))
@@ -294,6 +310,7 @@ def check(drawing: Drawing) -> Quality:
         touched = lines.corners_on_others(r.net, r.points) | lines.in_line(r.net, r.points)
         quality.touching += [(r.index, w) for w in sorted(touched)]
     quality.through_blocks = sorted(set(quality.through_blocks))
+    quality.through_labels = sorted(set(quality.through_labels))
     return quality
 
 
