@@ -230,3 +230,14 @@ def test_nudges_and_their_re_routing_are_one_undo_step(qtbot):
     assert level_quality(doc.diagram).faults == 0
     doc.undo_stack.undo()
     assert snapshot(doc.diagram) == before
+
+
+def test_dots_only_where_a_net_really_joins():
+    from blocksim.gui.canvas.routing import junctions
+
+    trunk = [(0, 0), (100, 0)]
+    branch = [(0, 0), (50, 0), (50, 50)]  # leaves the trunk at (50, 0)
+    assert junctions([trunk, branch]) == [(50, 0)]
+    crossing = [(0, 0), (0, -20), (60, -20), (60, 40)]  # crosses the trunk at (60, 0)
+    assert junctions([trunk, crossing]) == []  # same net, but no join is drawn there
+    assert junctions([trunk, branch, crossing]) == [(50, 0)]

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 from blocksim.gui.document.document import DiagramDocument, Level
 from blocksim.gui.canvas.interaction import Gestures
 from blocksim.gui.canvas.items import BlockItem, WireItem
-from blocksim.gui.canvas.portinfo import glyph, port_info, subsystem_ports
+from blocksim.gui.canvas.portinfo import port_info
+from blocksim.gui.canvas.routecheck import drawn_glyphs
 from blocksim.gui.canvas.routing import junctions
 from blocksim.gui.canvas.sampletimes import SampleTimes
 
@@ -119,11 +120,10 @@ class DiagramScene(QGraphicsScene):
             connected[wire.src.block].add(("out", wire.src.port))
             connected[wire.dst.block].add(("in", wire.dst.port))
         keep: dict[str, BlockItem] = {}
-        ins, outs = subsystem_ports(diagram)
-        numbers = {bid: str(i + 1) for ports in (ins, outs) for i, bid in enumerate(ports)}
+        texts = drawn_glyphs(diagram)  # the same the routing check sizes blocks by
         for blk in diagram.blocks:
             info = port_info(blk, names, diagram.wires)
-            text = numbers.get(blk.id, "") if blk.type in ("Inport", "Outport") else glyph(blk)
+            text = texts[blk.id]
             signature = (blk.type, repr(blk.params), repr(blk.layout), info, text,
                          frozenset(connected[blk.id]))
             item = self.blocks.get(blk.id)
