@@ -143,15 +143,25 @@ class DiagramScene(QGraphicsScene):
                 self._signatures.pop(block_id, None)
         self.blocks = keep
         self._models = {blk.id: blk for blk in diagram.blocks}
-        for item in self.wires:
-            self.removeItem(item)
-        self.wires = []
+        # A wire item is kept while its wire, bends and end blocks' items are the same:
+        # after a move only the moved blocks' wires (and the re-routed ones) are rebuilt.
+        old = {item.signature: item for item in self.wires}
+        wires = []
         for index, wire in enumerate(diagram.wires):
-            item = WireItem(index, wire, self.blocks.get)
+            src, dst = self.blocks.get(wire.src.block), self.blocks.get(wire.dst.block)
+            signature = (index, id(wire), str(wire.src), str(wire.dst),
+                         tuple(map(tuple, wire.points)), id(src), id(dst))
+            item = old.pop(signature, None)
+            if item is None:
+                item = WireItem(index, wire, self.blocks.get)
+                item.signature = signature
+                self.addItem(item)
             item.marked = wire_key(wire) in self.marked_wires
-            self.addItem(item)
             item.setSelected(wire_key(wire) in selected_wires)
-            self.wires.append(item)
+            wires.append(item)
+        for item in old.values():
+            self.removeItem(item)
+        self.wires = wires
         self._update_junctions()
         if self.sample_times is not None:
             self._colour_items()
