@@ -441,12 +441,6 @@ def document(cases: list[Case], args: argparse.Namespace,
                          f"{ms(FRAME_BUDGET)} | {ms(frames.median)} | "
                          f"{'yes' if frames.median < FRAME_BUDGET else '**no**'} |")
     for case in cases:
-        if case.moves:
-            worst = max(case.moves)
-            lines.append(f"| move a block {case.name} (re-routing included): slowest of "
-                         f"{len(case.moves)} under 0.1 s | {ms(worst)} | "
-                         f"{'yes' if worst < 0.1 else '**no**'} |")
-    for case in cases:
         faults = sum(case.quality.get(k, 0) for k in FAULT_KEYS)
         lines.append(f"| {case.name}: no wire through a block or its label, on another "
                      f"net's line, touching one or doubling back | {faults} | "
