@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 Points = list[Point]
 PASSES = 3  # rounds over the wires still spoiled
 REACHES = (40.0, 160.0)  # a path is searched near its ends first, then wider
+REPAIR_REACHES = (40.0,)  # the automatic layout's few spoiled wires need only local jogs
 SEARCH_NODES = 3000  # states a search may look at before it gives up (some 30 ms),
 # plus one per grid cell of its box: a long wire may look further
 NEAR = 600.0  # what lies this much beyond an edit's blocks and wires cannot matter to it
@@ -45,7 +46,7 @@ class Router:
     def __init__(self, diagram: Diagram, names: Mapping[str, Any] | None = None,
                  layouts: Mapping[str, dict | None] | None = None,
                  points: Mapping[int, Sequence[Point]] | None = None,
-                 focus: Iterable[str] | None = None):
+                 focus: Iterable[str] | None = None, reaches: Sequence[float] = REACHES):
         """`layouts` and `points` override blocks' layouts and wires' bends (an edit not
         yet applied); the diagram itself is not changed. With `focus`, only what lies
         near those blocks and their wires is drawn (see `neighbourhood`): an edit of one
@@ -61,6 +62,7 @@ class Router:
             diagram = replace(diagram, wires=[
                 replace(w, points=self.points[i]) if i in points else w
                 for i, w in enumerate(diagram.wires)])
+        self.reaches = tuple(reaches)
         only = None if focus is None else neighbourhood(diagram, set(focus))
         self.drawing: Drawing = draw(diagram, names, only)
         self.blocks = RectIndex(self.drawing.rects)
@@ -218,7 +220,7 @@ class Router:
             return None
         (start, sdir), (end, edir) = ends
         net = str(wire.src)
-        for reach in REACHES:
+        for reach in self.reaches:
             near = reach + 2 * STUB + GRID
             lo_x, hi_x = min(start[0], end[0]) - near, max(start[0], end[0]) + near
             lo_y, hi_y = min(start[1], end[1]) - near, max(start[1], end[1]) + near
@@ -304,7 +306,7 @@ def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
 
 def repair(diagram: Diagram, names: Mapping[str, Any] | None = None) -> int:
     """Re-route every spoiled wire of one level in place; returns how many changed."""
-    router = Router(diagram, names)
+    router = Router(diagram, names, reaches=REPAIR_REACHES)
     changed = router.settle(router.spoiled())
     for index, points in changed.items():
         diagram.wires[index].points = points
