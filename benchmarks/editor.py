@@ -1,6 +1,6 @@
 """Time the desktop editor on 1,000-block diagrams: open, pan, zoom to fit, render.
 
-    python benchmarks/editor.py [--blocks 1000] [--steps 60] [--repeats 3]
+    python benchmarks/editor.py [--blocks 1000] [--steps 60] [--repeats 3] [--moves 20]
                                 [--out docs/editor-performance.md] [--show]
 
 Issue 4's acceptance: "opening a diagram of 1,000 blocks takes under 2 s, and panning it
@@ -11,7 +11,11 @@ save from the editor, and (b) without layout, so the automatic layout runs on op
 is timed from the call until the scene is populated, zoomed to fit and one frame painted.
 Panning moves the view in `--steps` steps diagonally across the diagram at 100 % and at an
 overview zoom, forcing a full repaint of the viewport at each step (more than Qt repaints
-when a user drags, so the numbers are an upper bound). Runs offscreen unless `--show`.
+when a user drags, so the numbers are an upper bound). Before the pans, `--moves` blocks
+are moved one by one as a mouse drag commits a move (one undo command, re-routing the wires
+the move spoils), each timed until the scene shows it. The routing-quality check
+(`blocksim.gui.canvas.routecheck`) is reported on the open diagrams after those moves and
+on every example in diagrams/. Runs offscreen unless `--show`.
 Writes docs/editor-performance.md (generated: do not edit by hand).
 """
 from __future__ import annotations
@@ -163,6 +167,8 @@ class Case:
     render: float = 0.0
     render_size: str = ""
     export: float = 0.0
+    moves: list[float] = field(default_factory=list)  # seconds per block move
+    quality: dict[str, int] = field(default_factory=dict)  # routecheck after the moves
 
     @property
     def open(self) -> float:
@@ -233,6 +239,77 @@ def pan(view, zoom: float, steps: int) -> Frames:
     return frames
 
 
+def move_blocks(window, count: int, seed: int = 13) -> list[float]:
+    """Move `count` blocks, one at a time, to free spots nearby as a drag commits them;
+    seconds per move until the scene has followed (re-routing included)."""
+    import random
+
+    from PySide6.QtWidgets import QApplication
+
+    from blocksim.gui.canvas.routecheck import draw
+    from blocksim.gui.document.commands import ChangeLayout
+
+    doc = window.doc
+    rng = random.Random(seed)
+    rects = draw(doc.diagram).rects
+    times = []
+    for block in rng.sample(doc.diagram.blocks, min(count, len(doc.diagram.blocks))):
+        spot = _free_spot(rects, block.id, rng)
+        if spot is None:
+            continue
+        layout = {**block.layout, "x": block.layout["x"] + spot[0],
+                  "y": block.layout["y"] + spot[1]}
+        started = time.perf_counter()
+        doc.push(ChangeLayout(doc, (), {block.id: layout}, text=f"Move {block.id}"))
+        QApplication.processEvents()
+        window.canvas.view.viewport().repaint()
+        times.append(time.perf_counter() - started)
+        x, y, w, h = rects[block.id]
+        rects[block.id] = (x + spot[0], y + spot[1], w, h)
+    return times
+
+
+def _free_spot(rects, block_id: str, rng, room: float = 60.0):
+    """A move of up to 150 px leaving `room` to every other block, or None."""
+    x, y, w, h = rects[block_id]
+    near = [r for other, r in rects.items() if other != block_id
+            and abs(r[0] - x) < 600 and abs(r[1] - y) < 600]
+    for _ in range(40):
+        dx = rng.choice((-1, 1)) * rng.randrange(2, 16) * 10.0
+        dy = rng.choice((-1, 1)) * rng.randrange(2, 16) * 10.0
+        if all(x + dx + w + room < ox or ox + ow + room < x + dx
+               or y + dy + h + room < oy or oy + oh + room < y + dy
+               for ox, oy, ow, oh in near):
+            return dx, dy
+    return None
+
+
+def routing_quality(diagram) -> dict[str, int]:
+    """The routing-quality check summed over every level of a (laid out) diagram."""
+    from blocksim.gui.canvas.routecheck import all_levels, level_quality
+
+    total: dict[str, int] = {}
+    for _, level, names in all_levels(diagram):
+        for key, value in level_quality(level, names).summary().items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def example_quality() -> list[tuple[str, int, int, dict[str, int]]]:
+    """(name, blocks, wires, check) of every example as the editor opens it."""
+    from blocksim.format import load_diagram
+    from blocksim.gui.layout.autolayout import layout_diagram
+    from blocksim.gui.window.files import examples
+
+    found = []
+    for path in examples():
+        diagram = load_diagram(path)
+        layout_diagram(diagram)
+        found.append((path.stem, len(diagram.blocks), len(diagram.wires),
+                      routing_quality(diagram)))
+    return found
+
+
 def timed(fn: Callable[[], object]) -> float:
     started = time.perf_counter()
     fn()
@@ -278,8 +355,9 @@ def export_time(path: Path, folder: Path, longest: int = 4000) -> float:
     return timed(lambda: render_diagram(diagram, folder / "export.png", scale=scale))
 
 
-def measure(name: str, path: Path, steps: int, repeats: int) -> Case:
-    """Open `path` `repeats` times (each in a new window), then pan, fit and render."""
+def measure(name: str, path: Path, steps: int, repeats: int, moves: int = 0) -> Case:
+    """Open `path` `repeats` times (each in a new window), then move blocks, pan, fit and
+    render."""
     import copy
 
     from blocksim.format import load_diagram
@@ -298,6 +376,11 @@ def measure(name: str, path: Path, steps: int, repeats: int) -> Case:
         case.opens.append(seconds)
         log.info("%s: opened in %.3f s", name, seconds)
     view = window.canvas.view
+    if moves:
+        case.moves = move_blocks(window, moves)
+        log.info("%s: %d moves, median %.1f ms, max %.1f ms", name, len(case.moves),
+                 statistics.median(case.moves) * 1e3, max(case.moves) * 1e3)
+    case.quality = routing_quality(window.doc.diagram)
     for zoom in PAN_ZOOMS:
         frames = pan(view, zoom, steps)
         case.pans.append(frames)
@@ -317,7 +400,17 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
-def document(cases: list[Case], args: argparse.Namespace) -> str:
+QUALITY_KEYS = ("through blocks", "through labels", "shared segments", "touching", "stubs",
+                "crossings", "bends")
+FAULT_KEYS = QUALITY_KEYS[:5]
+
+
+def quality_cells(quality: dict[str, int]) -> str:
+    return " | ".join(f"{quality.get(k, 0):,}" for k in QUALITY_KEYS)
+
+
+def document(cases: list[Case], args: argparse.Namespace,
+             examples: list[tuple[str, int, int, dict[str, int]]] = ()) -> str:
     from PySide6 import __version__ as pyside_version
     from PySide6.QtGui import QGuiApplication
 
@@ -347,6 +440,11 @@ def document(cases: list[Case], args: argparse.Namespace) -> str:
             lines.append(f"| pan {case.name} at {frames.zoom:.0%}: median frame under "
                          f"{ms(FRAME_BUDGET)} | {ms(frames.median)} | "
                          f"{'yes' if frames.median < FRAME_BUDGET else '**no**'} |")
+    for case in cases:
+        faults = sum(case.quality.get(k, 0) for k in FAULT_KEYS)
+        lines.append(f"| {case.name}: no wire through a block or its label, on another "
+                     f"net's line, touching one or doubling back | {faults} | "
+                     f"{'yes' if faults == 0 else '**no**'} |")
     lines += ["", "## Opening", "",
               "From File > Open's call until the scene is populated, zoomed to fit and one "
               "frame painted. The parts are timed separately on the same file.", "",
@@ -367,6 +465,31 @@ def document(cases: list[Case], args: argparse.Namespace) -> str:
         for f in case.pans:
             lines.append(f"| {case.name} | {f.zoom:.0%} | {ms(f.median)} | {ms(f.p95)} | "
                          f"{ms(f.worst)} | {1 / f.median:.0f} |")
+    lines += ["", "## Moving blocks", "",
+              "Blocks picked at random (fixed seed) are moved one at a time by up to 150 px "
+              "to a spot that leaves 60 px to every other block, each as one Move command "
+              "like a finished mouse drag: the wires the move spoils are re-routed in the "
+              "same command. Timed from the push until the scene has followed and one "
+              "frame is painted; the pans above were made after these moves.", "",
+              "| diagram | moves | median | max |", "|---|---:|---:|---:|"]
+    for case in cases:
+        if case.moves:
+            lines.append(f"| {case.name} | {len(case.moves)} | "
+                         f"{ms(statistics.median(case.moves))} | {ms(max(case.moves))} |")
+    lines += ["", "## Wire routing quality", "",
+              "The routing-quality check (`blocksim/gui/canvas/routecheck.py`) over the "
+              "routes the canvas draws, every level summed: wires through a block, wires "
+              "over a block's label, pairs of wires of different nets on one line, pairs "
+              "touching at a bend or end or in line with a short gap (all look joined), "
+              "wires doubling back or crossing themselves, crossings of different nets, "
+              "bends. The first five must be zero.", "",
+              "| diagram | blocks | wires | " + " | ".join(QUALITY_KEYS) + " |",
+              "|---|---:|---:|" + "---:|" * len(QUALITY_KEYS)]
+    for case in cases:
+        lines.append(f"| generated, {case.name}, after the moves | {case.blocks:,} | "
+                     f"{case.wires:,} | {quality_cells(case.quality)} |")
+    for name, blocks, wires, quality in examples:
+        lines.append(f"| example {name} | {blocks} | {wires} | {quality_cells(quality)} |")
     lines += ["", "## Zoom to fit and whole-picture render", "",
               "Zoom to fit: View > Fit to View and one repaint, every item visible (texts "
               "are left out below 20 %, where they would be 2 px high). Render: the whole "
@@ -405,7 +528,7 @@ def run(args: argparse.Namespace) -> list[Case]:
         paths = write_cases(warm, 30)  # imports and the block registry
         close_window(open_window(paths["with saved layout"])[0])
         paths = write_cases(Path(tmp), args.blocks)
-        return [measure(name, paths[name], args.steps, args.repeats)
+        return [measure(name, paths[name], args.steps, args.repeats, args.moves)
                 for name in ("with saved layout", "without layout")]
 
 
@@ -414,13 +537,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--steps", type=int, default=60, help="pan steps")
     parser.add_argument("--repeats", type=int, default=3, help="opens of each diagram")
+    parser.add_argument("--moves", type=int, default=20, help="block moves on each diagram")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "editor-performance.md")
     parser.add_argument("--show", action="store_true", help="use the real display")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     cases = run(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(document(cases, args), encoding="utf-8")
+    args.out.write_text(document(cases, args, example_quality()), encoding="utf-8")
     log.info("wrote %s", args.out)
     return 0
 

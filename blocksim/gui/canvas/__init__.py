@@ -1,1 +1,1 @@
-"""The canvas and its wires: scene, items, view, mouse gestures, edit operations, wire routing (Qt-free: geometry, portinfo, routing, pathfind, sampletimes)."""
+"""The canvas and its wires: scene, items, view, mouse gestures, edit operations, wire routing (Qt-free: geometry, portinfo, routing, pathfind, routecheck, reroute, sampletimes)."""

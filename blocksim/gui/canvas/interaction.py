@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsSceneMouseEvent
 
 from blocksim.gui.document.commands import AddItems, ChangeLayout, ChangeWire
 from blocksim.gui.canvas.geometry import snap
-from blocksim.gui.canvas.pathfind import find_path
+from blocksim.gui.canvas.reroute import settle_wire
 from blocksim.gui.canvas.routing import bend_points, route, simplify
 from blocksim.model import PortRef, Wire
 
@@ -85,14 +85,13 @@ class _WireDrag:
             old = scene.doc.level(scene.level).wires[self.reconnect]
             if old.dst == free:
                 return
-            new = Wire(copy.deepcopy(old.src), free, scene.gestures.clear_path(old.src, free),
-                       old.name)
+            new = Wire(copy.deepcopy(old.src), free,
+                       scene.gestures.clear_path(old.src, free, index=self.reconnect), old.name)
             scene.doc.push(ChangeWire(scene.doc, scene.level, self.reconnect, new,
                                       f"Reconnect {old.src} to {free}"))
             return
         src, dst = (self.fixed, free) if self.from_output else (free, self.fixed)
-        points = [(float(x), float(y)) for x, y in self.prefix] if self.prefix else \
-            scene.gestures.clear_path(src, dst)
+        points = scene.gestures.clear_path(src, dst, self.prefix)
         wire = Wire(src, dst, points)
         scene.doc.push(AddItems(scene.doc, scene.level, wires=[wire],
                                 text=f"Connect {src} to {dst}"))
@@ -260,22 +259,15 @@ class Gestures:
         scene.doc.push(ChangeLayout(scene.doc, scene.level, layouts, points, text))
 
     # ----- paths -----
-    def clear_path(self, src: PortRef, dst: PortRef) -> list[tuple[float, float]]:
-        """Bend points for a new wire: none if the plain route is clear of other blocks,
-        else a path found around them."""
+    def clear_path(self, src: PortRef, dst: PortRef, points=(), index: int | None = None
+                   ) -> list[tuple[float, float]]:
+        """Bend points for a new wire (or for wire `index` reconnected): `points` if the
+        route through them is clean, else none if the plain route is, else a path found
+        round the blocks and other nets' wires (see `reroute`)."""
         scene = self.scene
-        a, b = scene.blocks.get(src.block), scene.blocks.get(dst.block)
-        start = a.port_position("out", src.port) if a else None
-        end = b.port_position("in", dst.port) if b else None
-        if start is None or end is None:
-            return []
-        plain = route(start[0], start[1], end[0], end[1], (), a.placement.rect,
-                      b.placement.rect)
-        rects = [item.placement.rect for item in scene.blocks.values()]
-        if not any(_hits(p, q, rect) for p, q in zip(plain, plain[1:]) for rect in rects):
-            return []
-        found = find_path(start[0], start[1], end[0], end[1], rects)
-        return found or []
+        wire = Wire(src, dst, [(float(x), float(y)) for x, y in points])
+        return settle_wire(scene.doc.level(scene.level), scene.doc.names(scene.level),
+                           wire, index)
 
     # ----- targets -----
     def target_for(self, drag: _WireDrag, pos: QPointF):
@@ -309,14 +301,6 @@ class Gestures:
             if wire.wire.dst == ref and wire.index != drag.reconnect:
                 return False
         return True
-
-
-def _hits(p, q, rect) -> bool:
-    """Whether the axis-parallel segment p-q passes through the inside of a rectangle."""
-    x, y, w, h = rect
-    if p[1] == q[1]:  # horizontal
-        return y < p[1] < y + h and min(p[0], q[0]) < x + w and max(p[0], q[0]) > x
-    return x < p[0] < x + w and min(p[1], q[1]) < y + h and max(p[1], q[1]) > y
 
 
 def _distance(point, pos: QPointF) -> float:

@@ -403,6 +403,7 @@ class WireItem(QGraphicsPathItem):
         self.rate: tuple[str | None, str] = (None, "")
         self._rate_pen: QPen | None = None
         self._rate_brush: QBrush | None = None
+        self.signature: tuple = ()  # what the scene built it from (see scene._rebuild)
         self.update_path()
 
     def set_rate(self, color: str | None, text: str) -> None:

@@ -123,24 +123,37 @@ def bend_points(path: Sequence[Point]) -> list[Point]:
 
 
 def junctions(paths: Iterable[Sequence[Point]]) -> list[Point]:
-    """Where routes of one net (same source port) split: points with three or more arms."""
-    arms: dict[Point, set[tuple[int, int]]] = defaultdict(set)
-    segments: list[tuple[Point, Point]] = []
-    for path in paths:
-        for a, b in zip(path, path[1:]):
-            d = _direction(a, b)
-            if d is None:
-                continue
-            segments.append((a, b))
-            arms[a].add(d)
-            arms[b].add((-d[0], -d[1]))
+    """Where routes of one net (same source port) split: points with three or more arms.
+
+    A point where two of the net's wires merely cross (each going straight through, sharing
+    no arm) is not a junction: a dot there would claim a join that is not drawn.
+    """
+    routes = [[(a, b, d) for a, b in zip(path, path[1:])
+               if (d := _direction(a, b)) is not None] for path in paths]
+    corners = {p for segments in routes for a, b, _ in segments for p in (a, b)}
+    arms: dict[Point, list[set[tuple[int, int]]]] = defaultdict(list)  # per route
+    for segments in routes:
+        mine: dict[Point, set[tuple[int, int]]] = defaultdict(set)
+        for a, b, d in segments:
+            mine[a].add(d)
+            mine[b].add((-d[0], -d[1]))
+        for a, b, d in segments:  # corners of other routes inside this one's segments
+            for p in corners:
+                if p != a and p != b and _between(a, p, b):
+                    mine[p] |= {d, (-d[0], -d[1])}
+        for p, dirs in mine.items():
+            arms[p].append(dirs)
     found = []
-    for p, dirs in arms.items():
-        through = set(dirs)
-        for a, b in segments:
-            if p != a and p != b and _between(a, p, b):
-                d = _direction(a, b)
-                through |= {d, (-d[0], -d[1])}
-        if len(through) >= 3:
+    for p, per_route in arms.items():
+        union = set().union(*per_route)
+        if len(union) < 3:
+            continue
+        crossing = all(len(d) == 2 and _opposite(*d) for d in per_route) and \
+            sum(len(d) for d in per_route) == len(union)
+        if not crossing:
             found.append(p)
     return sorted(found)
+
+
+def _opposite(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a == (-b[0], -b[1])

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 from blocksim.gui.document.document import DiagramDocument, Level
 from blocksim.gui.canvas.interaction import Gestures
 from blocksim.gui.canvas.items import BlockItem, WireItem
-from blocksim.gui.canvas.portinfo import glyph, port_info, subsystem_ports
+from blocksim.gui.canvas.portinfo import port_info
+from blocksim.gui.canvas.routecheck import drawn_glyphs
 from blocksim.gui.canvas.routing import junctions
 from blocksim.gui.canvas.sampletimes import SampleTimes
 from blocksim.gui.canvas.wirelabels import WireLabels
@@ -121,11 +122,10 @@ class DiagramScene(QGraphicsScene):
             connected[wire.src.block].add(("out", wire.src.port))
             connected[wire.dst.block].add(("in", wire.dst.port))
         keep: dict[str, BlockItem] = {}
-        ins, outs = subsystem_ports(diagram)
-        numbers = {bid: str(i + 1) for ports in (ins, outs) for i, bid in enumerate(ports)}
+        texts = drawn_glyphs(diagram)  # the same the routing check sizes blocks by
         for blk in diagram.blocks:
             info = port_info(blk, names, diagram.wires)
-            text = numbers.get(blk.id, "") if blk.type in ("Inport", "Outport") else glyph(blk)
+            text = texts[blk.id]
             signature = (blk.type, repr(blk.params), repr(blk.layout), info, text,
                          frozenset(connected[blk.id]))
             item = self.blocks.get(blk.id)
@@ -145,15 +145,25 @@ class DiagramScene(QGraphicsScene):
                 self._signatures.pop(block_id, None)
         self.blocks = keep
         self._models = {blk.id: blk for blk in diagram.blocks}
-        for item in self.wires:
-            self.removeItem(item)
-        self.wires = []
+        # A wire item is kept while its wire, bends and end blocks' items are the same:
+        # after a move only the moved blocks' wires (and the re-routed ones) are rebuilt.
+        old = {item.signature: item for item in self.wires}
+        wires = []
         for index, wire in enumerate(diagram.wires):
-            item = WireItem(index, wire, self.blocks.get)
+            src, dst = self.blocks.get(wire.src.block), self.blocks.get(wire.dst.block)
+            signature = (index, id(wire), str(wire.src), str(wire.dst),
+                         tuple(map(tuple, wire.points)), id(src), id(dst))
+            item = old.pop(signature, None)
+            if item is None:
+                item = WireItem(index, wire, self.blocks.get)
+                item.signature = signature
+                self.addItem(item)
             item.marked = wire_key(wire) in self.marked_wires
-            self.addItem(item)
             item.setSelected(wire_key(wire) in selected_wires)
-            self.wires.append(item)
+            wires.append(item)
+        for item in old.values():
+            self.removeItem(item)
+        self.wires = wires
         self.labels.sync()
         self._update_junctions()
         if self.sample_times is not None:

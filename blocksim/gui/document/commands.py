@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from PySide6.QtGui import QUndoCommand
 
+from blocksim.gui.canvas.reroute import after_move
 from blocksim.gui.document.document import DiagramDocument, Level
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
@@ -132,18 +133,23 @@ class ChangeWire(LevelCommand):
 class ChangeLayout(LevelCommand):
     """New layouts for some blocks and new bend points for some wires (move, rotate, flip).
 
+    The wires the change would spoil (through a block, doubling back, on another net's
+    wire) are re-routed in the same step (`reroute.after_move`), so undo puts both back.
     Keyboard nudges of the same blocks merge into one step.
     """
 
     def __init__(self, doc: DiagramDocument, level: Level,
                  layouts: Mapping[str, dict[str, Any] | None],
                  points: Mapping[int, list[tuple[float, float]]] | None = None,
-                 text: str = "Move", merge: bool = False):
+                 text: str = "Move", merge: bool = False, reroute: bool = True):
         super().__init__(doc, level, text)
         diagram = doc.level(level)
         self.new_layouts = copy.deepcopy(dict(layouts))
         self.old_layouts = {i: copy.deepcopy(diagram.block(i).layout) for i in layouts}
         self.new_points = {i: list(p) for i, p in (points or {}).items()}
+        if reroute and self.new_layouts:
+            self.new_points.update(after_move(diagram, doc.names(level), self.new_layouts,
+                                              self.new_points))
         self.old_points = {i: list(diagram.wires[i].points) for i in self.new_points}
         self.merge = merge
 
@@ -164,13 +170,15 @@ class ChangeLayout(LevelCommand):
         return _MERGE_NUDGE if self.merge else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
+        """Take a following nudge of the same blocks into this step. The wires each nudge
+        re-routed may differ: the step keeps the first old and the last new value of each."""
         if not (isinstance(other, ChangeLayout) and other.merge and self.merge
                 and other.level == self.level
-                and set(other.new_layouts) == set(self.new_layouts)
-                and set(other.new_points) == set(self.new_points)):
+                and set(other.new_layouts) == set(self.new_layouts)):
             return False
         self.new_layouts = other.new_layouts
-        self.new_points = other.new_points
+        self.new_points = {**self.new_points, **other.new_points}
+        self.old_points = {**other.old_points, **self.old_points}
         return True
 
 

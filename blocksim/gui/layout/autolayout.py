@@ -6,9 +6,11 @@ reduce crossings (`ordering`) and aligned so that chains of single wires are str
 Every forward wire passes through a reserved slot in each column between its ends; each
 feedback wire gets one straight row, hugging its loop or going round what it spans,
 whichever crosses less (`feedback`), with slots reserved for it too, so no wire ever runs
-through a block. `autoroute` puts the vertical runs on tracks in the gaps. A small level is
-laid out several ways and the most readable picture kept (`layoutscore`). The result is
-deterministic, and the work grows about linearly with the diagram.
+through a block. `autoroute` puts the vertical runs on tracks in the gaps; the few wires that
+would still share a line with another net (two wires swapping rows in one gap) are then
+re-routed (`reroute.repair`). A small level is laid out several ways and the most readable
+picture kept (`layoutscore`). The result is deterministic, and the work grows about linearly
+with the diagram.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from blocksim.gui.layout.layering import Layering
 from blocksim.gui.layout.layoutscore import readability
 from blocksim.gui.layout.ordering import Orderer, number
 from blocksim.gui.canvas.portinfo import PortInfo, block_placement, port_info, scope_names
+from blocksim.gui.canvas.reroute import repair
 from blocksim.gui.canvas.routing import route
 from blocksim.model import Diagram
 
@@ -159,6 +162,9 @@ def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
         if best is None or score < best[0]:
             best = (score, run)
     best[1].write()
+    repaired = repair(diagram, names)
+    if repaired:
+        log.debug("%d wires of the layout re-routed to keep nets apart", repaired)
 
 
 class _Layered:

@@ -121,9 +121,12 @@ def _crossings(a: _Run, b: _Run) -> float:
         if side == "L" and a_lo < y < a_hi:
             count += 1
     rights = {y for y, side in a.attach if side == "R"}
-    for y, side in b.attach:  # two wires on one line would look connected
-        if side == "L" and y in rights:
+    lefts = {y for y, side in a.attach if side == "L"}
+    for y, side in b.attach:
+        if side == "L" and y in rights:  # two wires on one line would look connected
             count += 10
+        if side == "R" and y in lefts:  # ... so would two in line with a track's gap
+            count += 5
     return count
 
 
