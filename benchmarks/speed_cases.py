@@ -10,15 +10,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
 import chain
 import references as ref
+import relays
 from bench_suite import Suite, best_of, fmt_time, ratio
 
 import blocksim
+from blocksim.format import save_diagram
 
 log = logging.getLogger("benchmarks.performance")
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,4 +130,61 @@ def case_logging(suite: Suite) -> None:
                      "vectorised", f"{factor:.2f}×", factor >= 1.5)
 
 
-CASES = {"startup": case_startup, "logging": case_logging}
+# ---------------------------------------------------------------- cost per event
+RELAY_RUNS = {7: 100.0, 67: 12.0}  # oscillators: stop time (some 700 and 5,000 events)
+
+
+def case_events(suite: Suite) -> None:
+    runs = {2: 20.0, 20: 4.0} if suite.quick else RELAY_RUNS
+    rows, per_event = [], {}
+    for n, stop in runs.items():
+        model = blocksim.compile(relays.diagram(n, stop))
+        blocksim.simulate(model, backend="python")
+        wall, res = best_of(lambda: blocksim.simulate(model, backend="python"),
+                            1 if suite.quick else 3)
+        events = res.stats["events"]
+        per_event[n] = wall / events
+        rows.append([f"{len(model.block_ids)} ({n} relays)", f"{stop:g} s", f"{events:,}",
+                     fmt_time(wall), fmt_time(per_event[n]),
+                     f"{relays.error(res, n, stop):.1e}"])
+    suite.section(
+        "Cost per event as a diagram grows",
+        "Relay oscillators side by side (benchmarks/relays.py: an integrator, a relay with "
+        "hysteresis and a gain each, switching at exactly known times, never two together), "
+        "DOPRI5 at rtol = atol = 1e-10, python backend. Per event: run time / events. Error: "
+        "max error of every switching time against the exact one.",
+        ["blocks", "simulated", "events", "run time", "per event", "switch time error"], rows)
+    small, large = sorted(per_event)
+    growth = per_event[large] / per_event[small]
+    suite.target(f"python backend: cost per event within 1.5× from {3 * small + 1} to "
+                 f"{3 * large + 1} blocks", f"{growth:.2f}×", growth <= 1.5)
+
+
+# ---------------------------------------------------------------- 10,000 blocks
+def case_first_simulate(suite: Suite) -> None:
+    n = 1000 if suite.quick else 10000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"chain_{n}.json"
+        save_diagram(chain.diagram(n), path)
+        started = time.process_time()
+        diagram = blocksim.load(path)
+        loaded = time.process_time()
+        model = blocksim.compile(diagram)
+        compiled = time.process_time()
+        res = blocksim.simulate(model, backend="python")
+        done = time.process_time()
+    total = done - started
+    suite.section(
+        f"{n:,} blocks: load, compile, first simulate",
+        f"The lag chain of {n:,} blocks from its JSON file, once each (the first simulate "
+        "derives the engine's functions from the generated code), CPU time of this process. "
+        "Error: max abs error of the logged lags against P(k, t).",
+        ["load", "compile", "first simulate", "total", "max error"],
+        [[fmt_time(loaded - started), fmt_time(compiled - loaded), fmt_time(done - compiled),
+          fmt_time(total), f"{chain.error(res, n):.1e}"]])
+    suite.target(f"{n:,} blocks: load + compile + first simulate under 1.5 s",
+                 fmt_time(total), total < 1.5)
+
+
+CASES = {"startup": case_startup, "logging": case_logging, "events": case_events,
+         "first_simulate": case_first_simulate}

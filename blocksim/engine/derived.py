@@ -153,6 +153,15 @@ def zc_component(model: CompiledModel, i: int) -> Callable:
     return cache[i]
 
 
+def zc_component_states(model: CompiledModel, i: int) -> tuple[int, ...] | None:
+    """The states zero crossing i reads (`zc_component`'s), or None if it may read any."""
+    cache = model.derived.setdefault("zc_component_states", {})
+    if i not in cache:
+        found = dataflow.component_states(functions(model)["zc"], "g_", i)
+        cache[i] = None if found is None else tuple(found)
+    return cache[i]
+
+
 def next_time_parts(model: CompiledModel) -> list[tuple[int, Callable]]:
     """(block, f(t, m_)) for each block's own next time event, its lines of the generated
     `next_time` (`BlockType.next_time`): to name a block whose time event does not

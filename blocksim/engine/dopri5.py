@@ -53,6 +53,7 @@ BOUND_ULPS = 4
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
 SMALL = 12  # up to this many states, dense output is evaluated in float arithmetic
+SMALL_BATCH = 2048  # up to this many values, DenseBatch evaluates `dense`'s Horner scheme
 STIFF_LIMIT = LIMITS["dopri5"]  # h*lambda at the edge of the stability region
 
 
@@ -230,6 +231,33 @@ class Dopri5Stepper(Stepper):
         s1 = 1.0 - s
         return [x0 + s * (a + s1 * (b + s * (c + s1 * d))) for x0, a, b, c, d in rows]
 
+    def column_rows(self, columns: "tuple[int, ...]") -> list[tuple[float, ...]]:
+        """For some states, (x0, a, b, c, d, x1) of the last step as Python floats: what
+        `dense_into` evaluates (event location reads only the states a guard reads)."""
+        cols = list(columns)
+        if self._rcont is None and self.x.size > SMALL:  # only these states' coefficients
+            r = self._coefficients(cols).tolist()
+        else:
+            r, rows = self._rc()
+            if rows is not None:
+                return [rows[k] + (x1,) for k, x1 in zip(cols, self.x[cols].tolist())]
+            r = r[:, cols].tolist()
+        return list(zip(self.x_old[cols].tolist(), *r, self.x[cols].tolist()))
+
+    def dense_into(self, t: float, columns: "tuple[int, ...]", rows: list[tuple[float, ...]],
+                   out: list[float]) -> None:
+        """`dense(t)` of the states `columns` (rows from `column_rows`) written into the
+        list `out` at their indices: the same arithmetic, element by element."""
+        h = self.t - self.t_old
+        if t == self.t or h <= 0:
+            for k, row in zip(columns, rows):
+                out[k] = row[5]
+            return
+        s = (t - self.t_old) / h
+        s1 = 1.0 - s
+        for k, (x0, a, b, c, d, _) in zip(columns, rows):
+            out[k] = x0 + s * (a + s1 * (b + s * (c + s1 * d)))
+
     def dense_many(self, ts: list[float]) -> list[np.ndarray]:
         """Dense output at several times of the last step at once (the output grid)."""
         if len(ts) < 3 or self.x.size <= SMALL:
@@ -310,32 +338,37 @@ class DenseBatch:
     def take(self) -> tuple[np.ndarray, np.ndarray]:
         """(times, rows) of everything added since the last call, in order.
 
-        Hairer's CONTD5 coefficients are computed once per step for all steps at once (as
-        `_coefficients`); each step's rows are then one small matrix product of the powers
-        of s, [1, s, s s1, s^2 s1, s^2 s1^2] (s1 = 1 - s), with them: `dense`'s polynomial
-        multiplied out, equal to it to rounding. Gathering every coefficient for every row
-        instead cost more than the run's steps when a model logs a hundred states."""
+        Hairer's CONTD5 coefficients are computed once per step, for all steps at once (as
+        `_coefficients`). A small batch (a segment between two events) gathers them per row
+        and evaluates `dense`'s Horner scheme; a large one evaluates each step's rows as one
+        small matrix product of the powers [1, s, s s1, s^2 s1, s^2 s1^2] (s1 = 1 - s) with
+        them, `dense`'s polynomial multiplied out, equal to it to rounding: gathering every
+        coefficient for every row cost more than the run's steps when a model logs a
+        hundred states."""
         counts = [len(t) for t in self._times]
         times = np.concatenate(self._times)
         t0, t1, h = (np.array(col) for col in zip(*self._steps))
         x0, x1, K = np.array(self._x0), np.array(self._x1), np.array(self._k)
         hc = h[:, None]
-        coef = np.empty((len(counts), 5, x0.shape[1]))  # per step: x0, r0, r1, r2, r3
-        coef[:, 0] = x0
-        r0 = coef[:, 1] = x1 - x0
-        r1 = coef[:, 2] = hc * K[:, 0] - r0
-        coef[:, 3] = r0 - hc * K[:, 6] - r1
-        coef[:, 4] = hc * np.einsum("r,nrc->nc", D, K)
+        r0 = x1 - x0
+        r1 = hc * K[:, 0] - r0
+        r2 = r0 - hc * K[:, 6] - r1
+        r3 = hc * np.einsum("r,nrc->nc", D, K)
         step = np.repeat(np.arange(len(counts)), counts)  # each row's step
         s = (times - t0[step]) / h[step]
         s1 = 1.0 - s
-        s_s1 = s * s1
-        powers = np.stack([np.ones_like(s), s, s_s1, s * s_s1, s_s1 * s_s1], axis=1)
-        rows = np.empty((len(times), x0.shape[1]))
-        start = 0
-        for k, count in enumerate(counts):
-            np.matmul(powers[start:start + count], coef[k], out=rows[start:start + count])
-            start += count
+        if times.size * x0.shape[1] <= SMALL_BATCH:
+            s, s1 = s[:, None], s1[:, None]
+            rows = x0[step] + s * (r0[step] + s1 * (r1[step] + s * (r2[step] + s1 * r3[step])))
+        else:
+            coef = np.stack([x0, r0, r1, r2, r3], axis=1)  # (steps, 5, columns)
+            s_s1 = s * s1
+            powers = np.stack([np.ones_like(s), s, s_s1, s * s_s1, s_s1 * s_s1], axis=1)
+            rows = np.empty((len(times), x0.shape[1]))
+            start = 0
+            for k, count in enumerate(counts):
+                np.matmul(powers[start:start + count], coef[k], out=rows[start:start + count])
+                start += count
         at_end = times == t1[step]
         rows[at_end] = x1[step[at_end]]  # exactly the state at a step's end
         if self._order is not None:
