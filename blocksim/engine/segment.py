@@ -30,9 +30,18 @@ from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoSt
 if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState, Simulator
 
-ACCURATE_LOCATION = ("radau", "bdf")  # dense output too coarse: locate on integrated states
+IMPLICIT = ("radau", "bdf")  # scipy's implicit solvers: the Jacobian's sparsity helps them
+# Radau's collocation polynomial is too coarse to locate on: crossings are located on states
+# integrated to each trial time. Not bdf's: such a trial integration is a fresh BDF from
+# order 1, less accurate than the running solver's interpolant (on the ball at rtol 1e-10 it
+# put impacts 7x further off the closed form than scipy's own BDF locating on it).
+ACCURATE_LOCATION = ("radau",)
+# bdf restarts at order 1: a first step sized for the order the last segment reached would
+# be accepted with a far larger error; scipy's own initial step suits order 1.
+OWN_FIRST_STEP = ("bdf",)
 SMALL = 16  # up to this many states and zero crossings, event-time values stay in lists
 BATCH_STEPS = 256  # steps whose grid rows are interpolated together (see DenseBatch)
+FEW_FIRED = 3  # more crossings fired in a step: ordered by estimate, checked all at once
 NARROW_RETRY = 16  # events between tries of a narrow bracket that failed (`_refine`)
 
 
@@ -187,7 +196,9 @@ class PythonLoop:
         if s.solver == "dop853":
             return Dop853Stepper(rhs, st.t, st.x, t_bound, s.rtol, atol, s.max_step,
                                  first_step, sim.stiffness)
-        sparsity = derived.jac_sparsity(sim.model) if s.solver in ACCURATE_LOCATION else None
+        sparsity = derived.jac_sparsity(sim.model) if s.solver in IMPLICIT else None
+        if s.solver in OWN_FIRST_STEP:
+            first_step = None
         return AdaptiveStepper(s.solver, rhs, st.t, st.x, t_bound, s.rtol, atol, s.max_step,
                                first_step, sparsity)
 
@@ -222,10 +233,11 @@ class PythonLoop:
         None, signs at the step end).
 
         Only the earliest crossing is located, at a cost that does not grow with the number
-        that fired: the one whose linear estimate (from all values at the step's ends) comes
-        first is located, then all crossings are evaluated once at that instant, and only
-        one whose sign has already changed there is located too (rare: a curved guard that
-        its estimate put later). Ties go to the lowest index, as when every one was located.
+        that fired: the first (by index; of many, the one whose linear estimate from all
+        values at the step's ends comes first) is located, the others are evaluated at that
+        instant (many: all at once), and only one whose sign has already changed there is
+        located too (a tie, or a curved guard that its estimate put later). Ties go to the
+        lowest index, as when every one was located.
         """
         model = self.sim.model
         idx, s_new, g_new = self._signs_at_end(st, stepper)
@@ -236,22 +248,24 @@ class PythonLoop:
             return (t_new, stepper.x.copy(), [(model.zc_owner[idx[0]], "state")]), s_new
         m_, z_ = st.m.tolist(), st.z.tolist()
         scratch = stepper.x.tolist()  # states a guard reads are interpolated into it
-        if len(idx) > 1:
-            idx = self._by_estimate(idx, self._values(st, t_old, stepper.x_old), g_new)
+        many = len(idx) > FEW_FIRED  # else: index order, each checked alone at the earliest
+        if many:
+            idx = self._by_estimate(idx, self._values(st, t_old, stepper.x_old), g_new, z_)
         guard = functools.partial(self._guard, st, stepper, m_=m_, z_=z_, scratch=scratch)
         best_i = idx[0]
         best_t = ev_mod.locate(guard(best_i), z_[best_i], t_old, t_new)
-        x_best = None
-        if len(idx) > 1:
+        x_best, rest = None, idx[1:]
+        if many:
             x_best = stepper.dense(best_t)
             at_best = self._values(st, best_t, x_best.tolist() if self.small else x_best)
-            for i in [i for i in idx[1:] if ev_mod.sign(at_best[i]) != z_[i]]:
-                g = guard(i)
-                if ev_mod.sign(g(best_t)) == z_[i]:
-                    continue  # crosses after the earliest crossing found so far
-                t_i = ev_mod.locate(g, z_[i], t_old, best_t)
-                if t_i < best_t or (t_i == best_t and i < best_i):
-                    best_t, best_i, x_best = t_i, i, None
+            rest = [i for i in rest if ev_mod.sign(at_best[i]) != z_[i]]
+        for i in rest:
+            g = guard(i)
+            if ev_mod.sign(g(best_t)) == z_[i]:
+                continue  # crosses after the earliest crossing found so far
+            t_i = ev_mod.locate(g, z_[i], t_old, best_t)
+            if t_i < best_t or (t_i == best_t and i < best_i):
+                best_t, best_i, x_best = t_i, i, None
         located = [(model.zc_owner[best_i], "state")]
         if self.sim.settings.solver in ACCURATE_LOCATION and isinstance(stepper, AdaptiveStepper):
             if self.reads_states[best_i]:
@@ -286,12 +300,16 @@ class PythonLoop:
         return g
 
     @staticmethod
-    def _by_estimate(idx: list[int], g_old: list[float], g_new) -> list[int]:
+    def _by_estimate(idx: list[int], g_old: list[float], g_new, z_: list[float]) -> list[int]:
         """The fired crossings, earliest linear estimate of their crossing time first (as
-        fractions of the step; one that cannot be estimated last), ties by index."""
+        fractions of the step), ties by index. One whose value at the step's start is not
+        of its latched sign (zero after a reset onto its guard: it left and came back) has
+        no estimate from the ends and goes last, as one that cannot be estimated."""
         def key(i: int) -> tuple[float, int]:
             g0, g1 = g_old[i], float(g_new[i])
-            fraction = g0 / (g0 - g1) if g0 != g1 else 2.0
+            if ev_mod.sign(g0) != z_[i]:
+                return 2.0, i
+            fraction = g0 / (g0 - g1)  # g0 and g1 differ in sign: no division by zero
             return (fraction if 0.0 <= fraction <= 1.0 else 2.0), i  # NaN: last
         return sorted(idx, key=key)
 
