@@ -87,10 +87,10 @@ def _analyse(lines: list[str], owner: int | None) -> Statement:
     return _parsed(lines, owner)
 
 
-# One assignment to a name or a constant slot, whose value has no string, comment, colon
+# One assignment to a name or a constant slot, or a return, whose value has no string, comment, colon
 # (slice, lambda, dict), semicolon, assignment of its own (keyword argument, walrus) or
 # comprehension.
-_SIMPLE = re.compile(r"^([A-Za-z_]\w*)(?:\[(\d+)\])? = ([^'\"#;:]*)$")
+_SIMPLE = re.compile(r"^(?:([A-Za-z_]\w*)(?:\[(\d+)\])? = |return )([^'\"#;:]*)$")
 _NOT_SIMPLE = re.compile(r"(?<![=!<>])=(?!=)|\blambda\b|\bfor\b")
 # A name (not an attribute, not inside a number), with what follows it: [constant] or [.
 _NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(\[(?:(\d+)\])?)?")
@@ -99,7 +99,8 @@ _NOT_NAMES = frozenset(keyword.kwlist)  # and/or/not/if/else/in/is, True/False/N
 
 
 def _simple(line: str, owner: int | None) -> Statement | None:
-    """`_parsed`'s result for a plain assignment, without parsing; None for any other."""
+    """`_parsed`'s result for a plain assignment or return, without parsing; None for any
+    other statement."""
     match = _SIMPLE.match(line)
     if match is None:
         return None
@@ -118,7 +119,9 @@ def _simple(line: str, owner: int | None) -> Statement | None:
                 states.add(int(constant))
             else:
                 dynamic = True
-    if index is None:
+    if target is None:  # return VALUE
+        writes, stores = set(), set()
+    elif index is None:
         writes, stores = {target}, set()
     else:  # a slot: the array is read (loaded, then stored into), the slot stored
         writes = set()
@@ -167,6 +170,7 @@ class Source(str):
     derived from the generated ones still names its block (`CompiledModel.register_lines`)."""
 
     owners: tuple[int | None, ...] = ()
+    function: "Function | None" = None  # the text's one function, split, when known
 
 
 def _source(lines: list[tuple[str, int | None]]) -> Source:
@@ -180,7 +184,7 @@ def _indented(st: Statement) -> list[tuple[str, int | None]]:
 
 
 def observe_source(functions: dict[str, Function], signals: list[int],
-                   name: str = "observe") -> str:
+                   name: str = "observe") -> Source:
     """Source of `observe(t, x, m, z)` (or `name`): the logged signals only (or any
     others), pruned from `outputs`."""
     outputs = functions["outputs"]
@@ -194,8 +198,13 @@ def observe_source(functions: dict[str, Function], signals: list[int],
     lines: list[tuple[str, int | None]] = [(f"def {name}({outputs.args}):", None)]
     for st in reversed(kept):
         lines += _indented(st)
-    lines.append((f"    return [{', '.join(f's{i}' for i in signals)}]", None))
-    return _source(lines)
+    result = f"return [{', '.join(f's{i}' for i in signals)}]"
+    lines.append(("    " + result, None))
+    text = _source(lines)
+    # What `split(text)[name]` would give, kept: the engine reads it again (which signals
+    # are copies of states), and splitting a 10,000-block model's text again is not free.
+    text.function = Function(name, outputs.args, kept[::-1] + [_analyse([result], None)])
+    return text
 
 
 def list_source(function: Function, name: str) -> str:

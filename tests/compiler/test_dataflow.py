@@ -33,7 +33,8 @@ def test_the_fast_reading_agrees_with_parsing_on_generated_code(path):
     "s4 = math.sin(s3) + np.pi", "s5 = foo(a=1)", "s6 = [v for v in x_]", "s7 = lambda: 1",
     "s8 = 'x_[1]'", "s9 = ev.append((1, 'on'))", "s9 = ev.append(s1)", "q[2] = s1",
     "m_[1] = 0.0 if s1 is None else not s2", "s10 = (s11 := 2)", "s12 = s1 == s2 >= s3",
-    "x_[4] = x_[4] + 1", "s13 = 1.e5 + 2.5E-3 + abs(s1).real",
+    "x_[4] = x_[4] + 1", "s13 = 1.e5 + 2.5E-3 + abs(s1).real", "return [s0, s1, x_[2]]",
+    "return dx_", "return None", "return", "return ev.append(s1)", "return s1 if s2 else s3",
 ])
 def test_the_fast_reading_agrees_with_parsing_on_edge_cases(line):
     assert agrees([line])
