@@ -7,19 +7,29 @@
 
     d = blocksim.DiagramBuilder(stop=5)        # a diagram built in Python (docs/python.md)
     d.add("Step", id="s").y >> d.add("Scope", id="out").u
+
+The names below are imported on first use (PEP 562), so that `blocksim --help` and a
+command that needs only part of the package do not pay for importing all of it.
 """
-from blocksim.api import compile, load, simulate
-from blocksim.builder import BlockHandle, BuildError, DiagramBuilder, InPort, OutPort
-from blocksim.engine import Event, Results
-from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
-                             SimulationError)
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
-from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
-from blocksim.user import UserBlock
-from blocksim.compiler import CompiledModel
-from blocksim.errors import StructuralParameterError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    "blocksim.api": ("load", "compile", "simulate"),
+    "blocksim.builder": ("BlockHandle", "BuildError", "DiagramBuilder", "InPort", "OutPort"),
+    "blocksim.engine": ("Event", "Results"),
+    "blocksim.compiler": ("CompiledModel",),
+    "blocksim.errors": ("BlocksimError", "CompileError", "DiagramFileError", "ExpressionError",
+                        "SimulationError", "StructuralParameterError"),
+    "blocksim.model": ("Block", "Diagram", "PortRef", "SimulationSettings", "Wire"),
+    "blocksim.sweeps": ("sweep", "SweepInterrupted", "SweepTable"),
+    "blocksim.user": ("UserBlock",),
+}
+_MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
 __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block", "Wire",
            "PortRef", "SimulationSettings", "DiagramBuilder", "BlockHandle", "InPort", "OutPort",
@@ -27,3 +37,28 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
 __all__ += ["CompiledModel", "StructuralParameterError"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'blocksim' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from blocksim.api import compile, load, simulate
+    from blocksim.builder import BlockHandle, BuildError, DiagramBuilder, InPort, OutPort
+    from blocksim.compiler import CompiledModel
+    from blocksim.engine import Event, Results
+    from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
+                                 SimulationError, StructuralParameterError)
+    from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+    from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
+    from blocksim.user import UserBlock

@@ -14,19 +14,18 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from blocksim import registry
-from blocksim.api import load
-from blocksim.compiler import compile_diagram
-from blocksim.engine import Results, Simulator
 from blocksim.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
 from blocksim.examples import examples, examples_dir, find_example
 from blocksim.model import SOLVERS
-from blocksim.shadowing import shadowing_notes
-from blocksim.run_outputs import (Output, check_outputs, count, events_output, results_output,
-                                  write_outputs)
+
+# The compiler, the engine (numpy) and the block library are imported by the commands that
+# use them, not here: `blocksim --help` or a mistyped command answers at once.
+if TYPE_CHECKING:
+    from blocksim.engine import Results
+    from blocksim.run_outputs import Output
 
 log = logging.getLogger("blocksim")
 
@@ -91,6 +90,8 @@ def diagram_path(name: str) -> Path:
 
 
 def _outputs(args: argparse.Namespace) -> list[Output]:
+    from blocksim.run_outputs import events_output, results_output
+
     outs = []
     if args.out:
         outs.append(results_output(args.out))
@@ -100,6 +101,8 @@ def _outputs(args: argparse.Namespace) -> list[Output]:
 
 
 def _summary(results: Results, source: str) -> str:
+    from blocksim.run_outputs import count
+
     stats = results.stats
     return (f"{source}: {results.status} at t = {results.time[-1]:.10g}; "
             f"{count(len(results.time), 'row')}, {count(len(results.events), 'event')}, "
@@ -109,6 +112,8 @@ def _summary(results: Results, source: str) -> str:
 def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
     """Write the outputs and say what was written; False if any write failed (the results
     then went beside, and the message says where)."""
+    from blocksim.run_outputs import write_outputs
+
     written, failed = write_outputs(results, outputs)
     if written and not quiet:
         print(f"blocksim: wrote {', '.join(written)}", file=sys.stderr)
@@ -118,6 +123,11 @@ def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from blocksim.api import load
+    from blocksim.compiler import compile_diagram
+    from blocksim.engine import Simulator
+    from blocksim.run_outputs import check_outputs
+
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
     check_outputs([path], outputs)  # before anything runs: a long run is never wasted
@@ -169,6 +179,11 @@ def _print_table(results: Results, max_rows: int = 12) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from blocksim.api import load
+    from blocksim.compiler import compile_diagram
+    from blocksim.run_outputs import count
+    from blocksim.shadowing import shadowing_notes
+
     diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
     logs = ", ".join(s.name for s in model.logged) or "none"
@@ -181,6 +196,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
+    from blocksim.run_outputs import count
+
     found = examples()
     if not found:
         raise BlocksimError(f"no example diagrams found (looked in {examples_dir()})")
@@ -193,6 +210,8 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 
 def cmd_blocks(args: argparse.Namespace) -> int:
+    from blocksim import registry
+
     category = None
     types = registry.all_types()
     width = max(map(len, types), default=0)
@@ -206,6 +225,8 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 
 def cmd_describe(args: argparse.Namespace) -> int:
+    from blocksim import registry
+
     block_type = registry.get(args.type)
     if block_type is not None:
         print(block_type.describe(), end="")
@@ -220,6 +241,11 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -> int:
     """Every block of a compiled diagram with its type and resolved sample time."""
+    from blocksim import registry
+    from blocksim.api import load
+    from blocksim.compiler import compile_diagram
+    from blocksim.run_outputs import count
+
     diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
     shown = [(bid, kind, str(rate)) for bid, kind, rate
@@ -312,6 +338,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     if not str(args.out).lower().endswith((".png", ".svg")):
         raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
+    from blocksim.api import load
+    from blocksim.run_outputs import Output, check_outputs
+
     path = diagram_path(args.diagram)
     check_outputs([path], [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)

@@ -320,18 +320,27 @@ def _plain(value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=1)
-def _validator() -> Any:
-    """The schema validator, built once (loading and checking the schema is not free)."""
-    import jsonschema
-
+def _schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The diagram schema as written, and with its references inlined (what is checked),
+    read once. Checking a well-formed file needs no jsonschema (schema_check's fast path),
+    so jsonschema is imported only to word what is wrong with a file that fails."""
     try:
         schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RuntimeError(f"blocksim is not installed correctly: cannot read the diagram "
                            f"schema {SCHEMA_PATH}: {exc}") from exc
+    return schema, _inline_refs(schema)
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    """The jsonschema validator, built once (loading and checking the schema is not free)."""
+    import jsonschema
+
+    schema, inlined = _schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(_inline_refs(schema))
+    return cls(inlined)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -361,11 +370,11 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any], source: str) -> None:
+    if schema_check.is_valid(data, _schema()[1]):
+        return  # jsonschema is needed only for the message about what is wrong
     from jsonschema.exceptions import best_match
 
     validator = _validator()
-    if schema_check.is_valid(data, validator.schema):
-        return  # jsonschema is needed only for the message about what is wrong
     error = best_match(validator.iter_errors(data))
     if error is None:
         return

@@ -45,8 +45,8 @@ def test_two_outputs_on_one_file_are_refused(tmp_path, capsys):
 def test_unwritable_outputs_are_refused_before_the_run(tmp_path, capsys, monkeypatch, case):
     path = write(tmp_path, LAG)
     ran = []
-    import blocksim.cli as cli
-    monkeypatch.setattr(cli.Simulator, "run", lambda self: ran.append(1))
+    from blocksim.engine import Simulator
+    monkeypatch.setattr(Simulator, "run", lambda self: ran.append(1))
     if case == "missing folder":
         out, expected = tmp_path / "nowhere" / "r.csv", "does not exist"
     elif case == "a folder":
@@ -64,15 +64,15 @@ def test_a_write_that_fails_after_the_run_keeps_the_results_beside(tmp_path, cap
     path = write(tmp_path, LAG)
     outdir = tmp_path / "out"
     outdir.mkdir()
-    import blocksim.cli as cli
-    real_run = cli.Simulator.run
+    from blocksim.engine import Simulator
+    real_run = Simulator.run
 
     def run_then_lose_the_folder(self):
         results = real_run(self)
         outdir.rmdir()  # the folder disappears while the run goes on
         return results
 
-    monkeypatch.setattr(cli.Simulator, "run", run_then_lose_the_folder)
+    monkeypatch.setattr(Simulator, "run", run_then_lose_the_folder)
     monkeypatch.chdir(tmp_path)
     code, _, err = run(["run", path, "--out", outdir / "r.csv"], capsys)
     assert code == 1

@@ -11,6 +11,7 @@ sparsity pattern for the implicit solvers from which states each derivative read
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 import textwrap
 from dataclasses import dataclass
@@ -75,6 +76,63 @@ def split(source: str, owners: tuple[int | None, ...] | list[int | None] = ()) -
 
 
 def _analyse(lines: list[str], owner: int | None) -> Statement:
+    """What one statement reads and writes: most generated statements are one plain
+    assignment (`s12 = x_[3] * s11`, `dx_[3] = s12`), read by regular expressions; any
+    other statement is parsed. A 10,000-block model has 20,000 statements, and parsing
+    each took most of its first simulate."""
+    if len(lines) == 1:
+        simple = _simple(lines[0], owner)
+        if simple is not None:
+            return simple
+    return _parsed(lines, owner)
+
+
+# One assignment to a name or a constant slot, or a return, whose value has no string, comment, colon
+# (slice, lambda, dict), semicolon, assignment of its own (keyword argument, walrus) or
+# comprehension.
+_SIMPLE = re.compile(r"^(?:([A-Za-z_]\w*)(?:\[(\d+)\])? = |return )([^'\"#;:]*)$")
+_NOT_SIMPLE = re.compile(r"(?<![=!<>])=(?!=)|\blambda\b|\bfor\b")
+# A name (not an attribute, not inside a number), with what follows it: [constant] or [.
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(\[(?:(\d+)\])?)?")
+_EFFECT_CALL = re.compile(r"(?<![\w.])(?:" + "|".join(_SIDE_EFFECTS) + r")\.\w+\(")
+_NOT_NAMES = frozenset(keyword.kwlist)  # and/or/not/if/else/in/is, True/False/None
+
+
+def _simple(line: str, owner: int | None) -> Statement | None:
+    """`_parsed`'s result for a plain assignment or return, without parsing; None for any
+    other statement."""
+    match = _SIMPLE.match(line)
+    if match is None:
+        return None
+    target, index, value = match.groups()
+    if _NOT_SIMPLE.search(value):
+        return None
+    reads: set[str] = set()
+    states: set[int] = set()
+    dynamic = False
+    for name, subscript, constant in _NAME.findall(value):
+        if name in _NOT_NAMES:
+            continue
+        reads.add(name)
+        if name == "x_" and subscript:
+            if constant:
+                states.add(int(constant))
+            else:
+                dynamic = True
+    if target is None:  # return VALUE
+        writes, stores = set(), set()
+    elif index is None:
+        writes, stores = {target}, set()
+    else:  # a slot: the array is read (loaded, then stored into), the slot stored
+        writes = set()
+        reads.add(target)
+        stores = {f"{target}[{int(index)}]" if target in _ARRAYS else "*"}
+    if "(" in value and _EFFECT_CALL.search(value):
+        stores.add("*")
+    return Statement([line], owner, writes, reads, states, dynamic, stores)
+
+
+def _parsed(lines: list[str], owner: int | None) -> Statement:
     tree = ast.parse(textwrap.dedent("\n".join(lines)))
     writes, reads, states, stores = set(), set(), set(), set()
     dynamic = False
@@ -112,6 +170,7 @@ class Source(str):
     derived from the generated ones still names its block (`CompiledModel.register_lines`)."""
 
     owners: tuple[int | None, ...] = ()
+    function: "Function | None" = None  # the text's one function, split, when known
 
 
 def _source(lines: list[tuple[str, int | None]]) -> Source:
@@ -125,7 +184,7 @@ def _indented(st: Statement) -> list[tuple[str, int | None]]:
 
 
 def observe_source(functions: dict[str, Function], signals: list[int],
-                   name: str = "observe") -> str:
+                   name: str = "observe") -> Source:
     """Source of `observe(t, x, m, z)` (or `name`): the logged signals only (or any
     others), pruned from `outputs`."""
     outputs = functions["outputs"]
@@ -139,8 +198,13 @@ def observe_source(functions: dict[str, Function], signals: list[int],
     lines: list[tuple[str, int | None]] = [(f"def {name}({outputs.args}):", None)]
     for st in reversed(kept):
         lines += _indented(st)
-    lines.append((f"    return [{', '.join(f's{i}' for i in signals)}]", None))
-    return _source(lines)
+    result = f"return [{', '.join(f's{i}' for i in signals)}]"
+    lines.append(("    " + result, None))
+    text = _source(lines)
+    # What `split(text)[name]` would give, kept: the engine reads it again (which signals
+    # are copies of states), and splitting a 10,000-block model's text again is not free.
+    text.function = Function(name, outputs.args, kept[::-1] + [_analyse([result], None)])
+    return text
 
 
 def list_source(function: Function, name: str) -> str:
@@ -169,6 +233,33 @@ def component_source(function: Function, slot: str, index: int, name: str) -> st
     crossings, the array conversions and the result list, each evaluation costs a fraction.
     """
     target = f"{slot}[{index}]"
+    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None),
+                                           ("    m = m_", None), (f"    {slot} = {{}}", None)]
+    for st in _slot_statements(function, slot, index):
+        lines += _indented(st)
+    lines.append((f"    return {target}", None))
+    return _source(lines)
+
+
+def component_states(function: Function, slot: str, index: int) -> list[int] | None:
+    """The states (indices of x_) that `component_source`'s function reads, or None if it
+    may read any (x_ indexed by a computed value, or used whole): event location
+    interpolates only these at each trial time, however many states the model has."""
+    found: set[int] = set()
+    for st in _slot_statements(function, slot, index):
+        if st.dynamic_state or any(_WHOLE_X.search(_X_SLOT.sub("", ln)) for ln in st.lines):
+            return None
+        found |= st.states
+    return sorted(found)
+
+
+_X_SLOT = re.compile(r"\bx_\[\d+\]")
+_WHOLE_X = re.compile(r"\bx_?\b")  # x_ (or the array x) other than as x_[constant]
+
+
+def _slot_statements(function: Function, slot: str, index: int) -> list[Statement]:
+    """The statements of `function` that slot[index] of its result needs, in order."""
+    target = f"{slot}[{index}]"
     body = [st for st in function.statements
             if not st.lines[0].startswith("return") and not _is_head(st, slot)]
     needed: set[str] = set()
@@ -177,12 +268,7 @@ def component_source(function: Function, slot: str, index: int, name: str) -> st
         if target in st.stores or "*" in st.stores or st.writes & needed:
             kept.append(st)
             needed |= st.reads
-    lines: list[tuple[str, int | None]] = [(f"def {name}(t, x_, m_, z_):", None),
-                                           ("    m = m_", None), (f"    {slot} = {{}}", None)]
-    for st in reversed(kept):
-        lines += _indented(st)
-    lines.append((f"    return {target}", None))
-    return _source(lines)
+    return kept[::-1]
 
 
 def _is_head(st: Statement, slot: str) -> bool:

@@ -67,12 +67,19 @@ def observe(model: CompiledModel) -> Callable:
     return model.derived["observe"]
 
 
+def observe_function(model: CompiledModel) -> dataflow.Function:
+    """`observe` split into statements (kept from when its text was made)."""
+    observe(model)
+    source = model.derived["observe_source"]
+    return source.function or dataflow.split(source)["observe"]
+
+
 def observe_reads(model: CompiledModel) -> list[int]:
     """The states `observe` reads (all of them if it indexes x_ with a computed index)."""
     if "observe_reads" not in model.derived:
         observe(model)
         found: set[int] = set()
-        for st in dataflow.split(model.derived["observe_source"])["observe"].statements:
+        for st in observe_function(model).statements:
             if st.dynamic_state:
                 found = set(range(model.n_states))
                 break
@@ -88,7 +95,7 @@ def observed_states(model: CompiledModel) -> list[int] | None:
         observe(model)
         copies: dict[str, int] = {}
         result: list[int] | None = None
-        for st in dataflow.split(model.derived["observe_source"])["observe"].statements:
+        for st in observe_function(model).statements:
             line = st.lines[0]
             state, alias = _STATE_COPY.match(line), _SIGNAL_COPY.match(line)
             if len(st.lines) > 1:
@@ -151,6 +158,15 @@ def zc_component(model: CompiledModel, i: int) -> Callable:
         scope: dict = {}
         exec(compile(text, COMPONENT_FILENAME, "exec"), namespace, scope)  # our own text
         cache[i] = scope[name]
+    return cache[i]
+
+
+def zc_component_states(model: CompiledModel, i: int) -> tuple[int, ...] | None:
+    """The states zero crossing i reads (`zc_component`'s), or None if it may read any."""
+    cache = model.derived.setdefault("zc_component_states", {})
+    if i not in cache:
+        found = dataflow.component_states(functions(model)["zc"], "g_", i)
+        cache[i] = None if found is None else tuple(found)
     return cache[i]
 
 

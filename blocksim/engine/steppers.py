@@ -12,12 +12,12 @@ import warnings
 from typing import Callable
 
 import numpy as np
-from scipy import integrate
 
 Rhs = Callable[[float, np.ndarray], np.ndarray]
 
-ADAPTIVE = {"dopri5": integrate.RK45, "dop853": integrate.DOP853,
-            "radau": integrate.Radau, "bdf": integrate.BDF}
+ADAPTIVE = {"dopri5": "RK45", "dop853": "DOP853", "radau": "Radau", "bdf": "BDF"}
+"""Each adaptive solver's scipy OdeSolver class, by name: scipy.integrate is imported only
+when one is made (a third of a second that a dopri5 run never needs)."""
 FIXED = ("euler", "rk4")
 # What scipy's solvers raise from their own arithmetic: the LU of a Jacobian holding
 # infinities or NaNs (ValueError), a singular sparse factor (RuntimeError), ...
@@ -78,6 +78,13 @@ def _norm_over_controlled(rtol: float, atol: "float | np.ndarray"
     return rtol * factor, np.asarray(atol) * factor
 
 
+def _solver_class(name: str) -> type:
+    """scipy's OdeSolver class behind the adaptive solver `name`."""
+    from scipy import integrate
+
+    return getattr(integrate, ADAPTIVE[name])
+
+
 class AdaptiveStepper(Stepper):
     """A scipy OdeSolver stepped one accepted step at a time.
 
@@ -105,7 +112,7 @@ class AdaptiveStepper(Stepper):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns when it raises a too-small rtol
             try:
-                self.solver = ADAPTIVE[name](self._watched(fun), t0, x0, t_bound, rtol=rtol_c,
+                self.solver = _solver_class(name)(self._watched(fun), t0, x0, t_bound, rtol=rtol_c,
                                              atol=atol_c, max_step=max_step,
                                              first_step=first_step, **extra)
             except SOLVER_FAULTS as exc:
