@@ -11,16 +11,14 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from blocksim import cli
 from blocksim.errors import BlocksimError
 from blocksim.model import BACKENDS
-from blocksim.run_outputs import Output, check_outputs, count
-from blocksim.sweeps import executors
-from blocksim.sweeps.api import SweepInterrupted, sweep
-from blocksim.sweeps.files import counts_line
-from blocksim.sweeps.table import SweepTable
+
+if TYPE_CHECKING:
+    from blocksim.sweeps.table import SweepTable
 
 GOOD = ("finished", "stopped")
 
@@ -83,7 +81,7 @@ class SweepProgress:
         self.shown = False
         self.last = 0.0
 
-    def __call__(self, table: SweepTable) -> None:
+    def __call__(self, table: "SweepTable") -> None:
         if not self.enabled:
             return
         done, total = len(table), max(table.total, 1)
@@ -116,6 +114,12 @@ def _clock(seconds: float) -> str:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    # Here, not at the top: `blocksim --help` builds this parser and needs none of them.
+    from blocksim.run_outputs import Output, check_outputs, count
+    from blocksim.sweeps import executors
+    from blocksim.sweeps.api import SweepInterrupted, sweep
+    from blocksim.sweeps.files import counts_line
+
     path = cli.diagram_path(args.diagram)
     check_outputs([path], [Output("--out", Path(args.out), None, None)])
     draws = _pairs("--sample", args.sample)
