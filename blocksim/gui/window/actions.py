@@ -84,6 +84,9 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
                          "Check the diagram without running it")
     a.export_results = _action(window, "Export &Results…", sim.export_results)
     a.export_images = _action(window, "Export Scope &Images…", sim.export_images)
+    a.data_inspector = _action(window, "&Data Inspector",
+                               lambda: window.panels.show_dock("data_inspector"), "Ctrl+Shift+I",
+                               "Compare the logged signals of the last runs")
     for action in [a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all] + a.nudges:
         canvas.addAction(action)
     return a
@@ -119,6 +122,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     window.panels_menu = view.addMenu("&Panels")
     sim = bar.addMenu("&Simulation")
     sim.addActions([a.run, a.stop, a.validate])
+    sim.addSeparator()
+    sim.addAction(a.data_inspector)
     fill_examples(window)
     fill_recent(window)
     window.files.recentChanged.connect(lambda: fill_recent(window))

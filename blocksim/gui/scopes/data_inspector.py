@@ -1,0 +1,163 @@
+"""The Data Inspector: every logged signal of the last few runs, listed per run, ticked on
+and off to plot them together (to compare a run with the one before, after changing a
+parameter). It observes the scope manager's run history and never touches the model.
+"""
+from __future__ import annotations
+
+import logging
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QHBoxLayout, QPushButton, QSplitter, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from blocksim.gui.panels.forms import muted_label
+from blocksim.gui.scopes.history import RunHistory, RunRecord
+from blocksim.gui.scopes.plot import _FOREGROUND, COLORS, style_axes
+from blocksim.gui.scopes.zoom import TimeZoomViewBox
+
+log = logging.getLogger(__name__)
+
+_KEY = Qt.UserRole + 1  # (run number, column name) on a signal's tree item
+_HINT = "Runs appear here as they end: tick signals to plot them together."
+
+
+class DataInspector(QWidget):
+    """A tree of runs and their signals beside one plot of the ticked signals."""
+
+    def __init__(self, history: RunHistory, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.history = history
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderLabels(["Run / signal"])
+        self.tree.setMinimumWidth(180)
+        self.tree.itemChanged.connect(self._item_changed)
+        self.viewbox = TimeZoomViewBox()
+        self.plot = pg.PlotWidget(self, background="w", viewBox=self.viewbox)
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "time", units="s", color=_FOREGROUND)
+        style_axes(item)
+        self.viewbox.setAutoVisible(y=True)
+        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=_FOREGROUND,
+                                     brush=pg.mkBrush(255, 255, 255, 220),
+                                     pen=pg.mkPen("#c0c0c0"))
+        self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
+        self.hint = muted_label(_HINT, self)
+        self.clear_button = QPushButton("Clear runs", self)
+        self.clear_button.clicked.connect(self.clear_runs)
+        self.fit_button = QPushButton("Auto range", self)
+        self.fit_button.clicked.connect(lambda: self.viewbox.auto_range())
+        left = QWidget(self)
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.tree, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fit_button)
+        buttons.addWidget(self.clear_button)
+        column.addLayout(buttons)
+        splitter = QSplitter(Qt.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(self.plot)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 700])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.hint)
+        layout.addWidget(splitter, 1)
+        for record in history.runs:
+            self.add_run(record)
+
+    # ----- runs -----
+    def add_run(self, record: RunRecord) -> None:
+        """List a new run (newest on top, expanded); runs the history dropped go away."""
+        kept = {r.number for r in self.history.runs}
+        for i in reversed(range(self.tree.topLevelItemCount())):
+            number = self.tree.topLevelItem(i).data(0, _KEY)
+            if number not in kept:
+                self._drop_run(i, number)
+        self.tree.blockSignals(True)
+        top = QTreeWidgetItem([f"{record.title} · {len(record.columns)} signals"])
+        top.setData(0, _KEY, record.number)
+        top.setToolTip(0, f"t = {record.time[0]:.6g} … {record.time[-1]:.6g} s, "
+                          f"{len(record.time)} rows" if len(record.time) else "no rows")
+        for col in record.columns:
+            text = col.name if col.label == col.name else f"{col.name}  ({col.label})"
+            child = QTreeWidgetItem([text])
+            child.setData(0, _KEY, (record.number, col.name))
+            child.setFlags(child.flags() | Qt.ItemIsUserCheckable)
+            child.setCheckState(0, Qt.Unchecked)
+            top.addChild(child)
+        self.tree.insertTopLevelItem(0, top)
+        for i in range(1, self.tree.topLevelItemCount()):
+            self.tree.topLevelItem(i).setExpanded(False)
+        top.setExpanded(True)
+        self.tree.blockSignals(False)
+        self.hint.setVisible(False)
+
+    def clear_runs(self) -> None:
+        """Forget every run (and its curves)."""
+        for key in list(self.curves):
+            self._remove_curve(key)
+        self.tree.clear()
+        self.history.clear()
+        self.hint.setVisible(True)
+
+    def _drop_run(self, index: int, number: int) -> None:
+        for key in [k for k in self.curves if k[0] == number]:
+            self._remove_curve(key)
+        self.tree.takeTopLevelItem(index)
+
+    # ----- ticking -----
+    def set_checked(self, number: int, name: str, on: bool = True) -> None:
+        """Tick (or untick) signal `name` of run `number`, as a click on its box does."""
+        item = self._signal_item(number, name)
+        if item is None:
+            raise KeyError(f"run {number} has no signal {name!r} (or is no longer kept)")
+        item.setCheckState(0, Qt.Checked if on else Qt.Unchecked)
+
+    def plotted(self) -> list[tuple[int, str]]:
+        """(run number, column name) of every plotted signal, in the order they were ticked."""
+        return list(self.curves)
+
+    def _signal_item(self, number: int, name: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                if top.child(j).data(0, _KEY) == (number, name):
+                    return top.child(j)
+        return None
+
+    def _item_changed(self, item: QTreeWidgetItem, _column: int) -> None:
+        key = item.data(0, _KEY)
+        if not isinstance(key, tuple):
+            return
+        key = (int(key[0]), str(key[1]))
+        if item.checkState(0) == Qt.Checked and key not in self.curves:
+            self._add_curve(key)
+        elif item.checkState(0) != Qt.Checked and key in self.curves:
+            self._remove_curve(key)
+
+    def _add_curve(self, key: tuple[int, str]) -> None:
+        record = self.history.run(key[0])
+        col = record.column(key[1])
+        used = {curve.opts["pen"].color().name().upper() for curve in self.curves.values()}
+        color = next((c for c in COLORS if c.upper() not in used),
+                     COLORS[len(self.curves) % len(COLORS)])
+        name = f"{record.title.split(' · ')[0]}: {col.label}"
+        if " · " in record.title:
+            name += f" ({record.title.split(' · ', 1)[1]})"
+        curve = self.plot.getPlotItem().plot(record.time, col.values,
+                                              pen=pg.mkPen(color, width=1.6), name=name,
+                                              antialias=True, clipToView=True)
+        self.curves[key] = curve
+        item = self._signal_item(*key)
+        if item is not None:
+            item.setForeground(0, pg.mkBrush(color))
+
+    def _remove_curve(self, key: tuple[int, str]) -> None:
+        curve = self.curves.pop(key)
+        self.plot.getPlotItem().removeItem(curve)
+        self.legend.removeItem(curve)
+        item = self._signal_item(*key)
+        if item is not None:
+            item.setForeground(0, pg.mkBrush(_FOREGROUND))
