@@ -146,18 +146,22 @@ class DataInspector(QWidget):
         name = f"{record.title.split(' · ')[0]}: {col.label}"
         if " · " in record.title:
             name += f" ({record.title.split(' · ', 1)[1]})"
-        curve = self.plot.getPlotItem().plot(record.time, col.values,
-                                              pen=pg.mkPen(color, width=1.6), name=name,
+        curve = self.plot.getPlotItem().plot(pen=pg.mkPen(color, width=1.6), name=name,
                                               antialias=True, clipToView=True)
+        curve.setData(record.time, col.values)  # after adding it: see plot._draw_previous
         self.curves[key] = curve
-        item = self._signal_item(*key)
-        if item is not None:
-            item.setForeground(0, pg.mkBrush(color))
+        self._paint_item(key, color)
 
     def _remove_curve(self, key: tuple[int, str]) -> None:
         curve = self.curves.pop(key)
         self.plot.getPlotItem().removeItem(curve)
         self.legend.removeItem(curve)
+        self._paint_item(key, _FOREGROUND)
+
+    def _paint_item(self, key: tuple[int, str], color: str) -> None:
+        """A plotted signal's name in its curve's colour (no itemChanged: not a tick)."""
         item = self._signal_item(*key)
         if item is not None:
-            item.setForeground(0, pg.mkBrush(_FOREGROUND))
+            self.tree.blockSignals(True)
+            item.setForeground(0, pg.mkBrush(color))
+            self.tree.blockSignals(False)

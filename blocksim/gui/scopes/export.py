@@ -5,8 +5,10 @@ raises OSError naming the file.
 from __future__ import annotations
 
 import csv
+import importlib
 import io
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -59,10 +61,33 @@ def write_png(item: pg.PlotItem, path: str, width: int = 1000) -> None:
     _write(path, bytes(data.data()))
 
 
+@contextmanager
+def _closed_paths_tolerated() -> Iterator[None]:
+    """pyqtgraph 0.14's SVG exporter fails on a closed path (a "Z" token in the path data
+    Qt writes: pyqtgraph issue #3495). While exporting, drop the Z tokens before it reads
+    the coordinates: Qt draws each closing segment explicitly, so the picture is the same."""
+    module = importlib.import_module("pyqtgraph.exporters.SVGExporter")
+    original = module.correctCoordinates
+
+    def tolerant(node, defs, item, options):
+        for element in node.getElementsByTagName("path"):
+            data = element.getAttribute("d")
+            if "Z" in data or "z" in data:
+                element.setAttribute("d", " ".join(t for t in data.split() if t not in "Zz"))
+        return original(node, defs, item, options)
+
+    module.correctCoordinates = tolerant
+    try:
+        yield
+    finally:
+        module.correctCoordinates = original
+
+
 def write_svg(item: pg.PlotItem, path: str) -> None:
     """The plot as an SVG drawing (curves as vector paths)."""
     exporter = pyqtgraph.exporters.SVGExporter(item)
-    text = exporter.export(toBytes=True)
+    with _closed_paths_tolerated():
+        text = exporter.export(toBytes=True)
     if not text:
         raise OSError(f"{path}: the plot could not be drawn as SVG")
     _write(path, text if isinstance(text, bytes) else str(text).encode("utf-8"))

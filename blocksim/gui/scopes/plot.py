@@ -286,7 +286,10 @@ class ScopeView(QWidget):
             for n, (j, k) in enumerate(self.pairs(columns.shape[1])):
                 x = time if j is None else columns[:, j]
                 pen = pg.mkPen(lighter(COLORS[n % len(COLORS)]), width=1.6)
-                curve = item.plot(x, columns[:, k], pen=pen, antialias=True, clipToView=True)
+                # Data after adding: a clipped curve added with data asks the widget, not
+                # the ViewBox, for its range (pyqtgraph 0.14).
+                curve = item.plot(pen=pen, antialias=True, clipToView=True)
+                curve.setData(x, columns[:, k])
                 curve.setZValue(-2)
                 self.previous_curves.append(curve)
         self._relabel()

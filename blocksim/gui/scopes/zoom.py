@@ -25,4 +25,4 @@ class TimeZoomViewBox(pg.ViewBox):
     def auto_range(self) -> None:
         """Fit all the data again and follow it (as after a run starts)."""
         self.enableAutoRange(axis=pg.ViewBox.XYAxes, enable=True)
-        self.autoRange()
+        self.updateAutoRange()  # now, not at the next paint
