@@ -16,7 +16,7 @@ from blocksim.engine import Results
 from blocksim.examples import examples_dir
 from blocksim.gui.document.commands import SetDiagramParameters
 from blocksim.gui.scopes.data_inspector import DataInspector
-from blocksim.gui.scopes.history import RunHistory, changed_parameters
+from blocksim.gui.scopes.history import RunHistory, changed_parameters, distinguishing
 from blocksim.gui.scopes.traces import logged_drivers, scope_traces
 from blocksim.model import Block, Diagram, PortRef, Wire
 
@@ -75,11 +75,12 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     colors = {c.opts["pen"].color().name() for c in curves.values()}
     assert len(colors) == 2  # told apart
     legend = [label.text for _, label in inspector.legend.items]
-    assert legend == ["Run 2: ball.x (mu = 0.7)", "Run 1: ball.x"]
+    assert legend == ["Run 2: ball.x (mu = 0.7)", "Run 1: ball.x (mu = 0.9)"]
     # The second run bounces lower: after the first impact its apex is mu^2 lower.
     assert np.max(second["x"][second.time > 2]) < np.max(first["x"][first.time > 2])
     inspector.set_checked(2, "x", False)
-    assert inspector.plotted() == [(1, "x")] and len(inspector.legend.items) == 1
+    assert inspector.plotted() == [(1, "x")]
+    assert [label.text for _, label in inspector.legend.items] == ["Run 1: ball.x"]
 
 
 def test_only_the_last_runs_are_kept(qtbot):
@@ -106,6 +107,10 @@ def test_only_the_last_runs_are_kept(qtbot):
 def test_changed_parameters_and_signal_names():
     assert changed_parameters(None, {"mu": 0.9}) == ""
     assert changed_parameters({"mu": 0.9, "g": 9.81}, {"mu": 0.7, "g": 9.81}) == "mu = 0.7"
+    history = RunHistory()
+    runs = [history.add(Results(np.zeros(1), {}), {"mu": mu, "g": 9.81}) for mu in (0.9, 0.7)]
+    assert distinguishing(runs) == {1: "mu = 0.9", 2: "mu = 0.7"}
+    assert distinguishing(runs[:1]) == {1: ""}
     diagram = Diagram(
         blocks=[Block("a", "Sine"), Block("b", "Constant", {"value": [1.0, 2.0]}),
                 Block("s", "Scope", {"inputs": 2, "units": "V"})],

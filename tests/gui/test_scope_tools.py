@@ -226,6 +226,7 @@ def test_xy_mode_plots_one_signal_against_another(runner, scopes, qtbot):
     assert view.plot.getPlotItem().getAxis("bottom").labelText == "c.y"
     assert not tools.cursors.isEnabled() and not view.cursors.shown
     tools.x_choice.setCurrentIndex(1)  # sin t on x
+    assert view.plot.getPlotItem().getAxis("bottom").labelText == "mux.y[0]"
     x, y = view.curves[0].getData()
     np.testing.assert_array_equal(x, results["scope"][:, 1])
     np.testing.assert_array_equal(y, results["scope"][:, 0])

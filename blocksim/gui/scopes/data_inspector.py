@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QPushButton, QSplitter, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from blocksim.gui.panels.forms import muted_label
-from blocksim.gui.scopes.history import RunHistory, RunRecord
+from blocksim.gui.scopes.history import RunHistory, RunRecord, distinguishing
 from blocksim.gui.scopes.plot import _FOREGROUND, COLORS, style_axes
 from blocksim.gui.scopes.zoom import TimeZoomViewBox
 
@@ -88,8 +88,10 @@ class DataInspector(QWidget):
             child.setCheckState(0, Qt.Unchecked)
             top.addChild(child)
         self.tree.insertTopLevelItem(0, top)
-        for i in range(1, self.tree.topLevelItemCount()):
-            self.tree.topLevelItem(i).setExpanded(False)
+        plotted = {number for number, _ in self.curves}
+        for i in range(1, self.tree.topLevelItemCount()):  # older runs fold unless plotted
+            item = self.tree.topLevelItem(i)
+            item.setExpanded(item.data(0, _KEY) in plotted)
         top.setExpanded(True)
         self.tree.blockSignals(False)
         self.hint.setVisible(False)
@@ -143,20 +145,33 @@ class DataInspector(QWidget):
         used = {curve.opts["pen"].color().name().upper() for curve in self.curves.values()}
         color = next((c for c in COLORS if c.upper() not in used),
                      COLORS[len(self.curves) % len(COLORS)])
-        name = f"{record.title.split(' · ')[0]}: {col.label}"
-        if " · " in record.title:
-            name += f" ({record.title.split(' · ', 1)[1]})"
-        curve = self.plot.getPlotItem().plot(pen=pg.mkPen(color, width=1.6), name=name,
+        curve = self.plot.getPlotItem().plot(pen=pg.mkPen(color, width=1.6),
                                               antialias=True, clipToView=True)
         curve.setData(record.time, col.values)  # after adding it: see plot._draw_previous
         self.curves[key] = curve
         self._paint_item(key, color)
+        self._relabel()
 
     def _remove_curve(self, key: tuple[int, str]) -> None:
         curve = self.curves.pop(key)
         self.plot.getPlotItem().removeItem(curve)
-        self.legend.removeItem(curve)
         self._paint_item(key, _FOREGROUND)
+        self._relabel()
+
+    def _relabel(self) -> None:
+        """Legend entries "Run 2: ball.x (mu = 0.7)": the run, the signal, and the
+        parameters that set the plotted runs apart."""
+        self.legend.clear()
+        records = {n: self.history.run(n) for n, _ in self.curves
+                   if any(r.number == n for r in self.history.runs)}
+        apart = distinguishing(list(records.values()))
+        for (number, name), curve in self.curves.items():
+            if number not in records:
+                continue
+            label = f"Run {number}: {records[number].column(name).label}"
+            if apart.get(number):
+                label += f" ({apart[number]})"
+            self.legend.addItem(curve, label)
 
     def _paint_item(self, key: tuple[int, str], color: str) -> None:
         """A plotted signal's name in its curve's colour (no itemChanged: not a tick)."""

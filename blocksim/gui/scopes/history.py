@@ -35,12 +35,26 @@ class RunRecord:
     status: str
     time: np.ndarray = field(repr=False, compare=False)
     columns: tuple[Column, ...] = field(repr=False, compare=False)
+    params: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def column(self, name: str) -> Column:
         for col in self.columns:
             if col.name == name:
                 return col
         raise KeyError(name)
+
+
+def distinguishing(records: list["RunRecord"]) -> dict[int, str]:
+    """{run number: "mu = 0.9"}: the parameters whose values differ among these runs, so
+    curves of several runs say what sets them apart ("" when nothing does)."""
+    keys: list[str] = []
+    for record in records:
+        keys += [k for k in record.params if k not in keys]
+    missing = object()
+    differ = [k for k in keys
+              if len({repr(r.params.get(k, missing)) for r in records}) > 1]
+    return {r.number: ", ".join(f"{k} = {_short(r.params[k])}" for k in differ
+                                if k in r.params) for r in records}
 
 
 def _short(value: Any) -> str:
@@ -76,7 +90,8 @@ class RunHistory:
         labels = labels or {}
         columns = tuple(Column(name, labels.get(name, name), values)
                         for name, values in list(results.columns())[1:])
-        record = RunRecord(self._count, title, results.status, results.time, columns)
+        record = RunRecord(self._count, title, results.status, results.time, columns,
+                           dict(params))
         self.runs.append(record)
         return record
 

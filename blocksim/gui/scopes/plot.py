@@ -80,6 +80,7 @@ class ScopeView(QWidget):
         self.traces: ScopeTraces | None = None
         self.previous: tuple[np.ndarray, np.ndarray] | None = None  # (time, columns)
         self.keep_previous = False
+        self._previous_shown: tuple | None = None  # what _draw_previous last drew
         self.x_source: int | None = None  # XY mode: the element on the x axis
         self.cursors = CursorPair(item)
         self.cursors.moved.connect(self._update_readout)
@@ -170,6 +171,7 @@ class ScopeView(QWidget):
         if x_source is not None:
             self.cursors.hide()
         self.redraw()
+        self._relabel()  # the x axis is named after the x signal
         self.viewbox.auto_range()
 
     def show_cursors(self, shown: bool) -> None:
@@ -277,6 +279,14 @@ class ScopeView(QWidget):
             self.tools.refresh()
 
     def _draw_previous(self) -> None:
+        """The previous run's curves, redrawn only when they or the mode change (not on
+        every snapshot of a live run)."""
+        shown = None
+        if self.previous is not None:
+            shown = (id(self.previous), tuple(self.pairs(self.previous[1].shape[1])))
+        if shown == self._previous_shown:
+            return
+        self._previous_shown = shown
         item = self.plot.getPlotItem()
         for curve in self.previous_curves:
             item.removeItem(curve)
