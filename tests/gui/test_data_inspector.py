@@ -65,9 +65,8 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     box = rect.topLeft() + type(rect.topLeft())(tree.indentation() // 2 + 6, rect.height() // 2)
     QTest.mouseClick(tree.viewport(), Qt.LeftButton, Qt.NoModifier, box)
     assert inspector.plotted() == [(2, "x")]
-    oldest.setExpanded(True)
     inspector.set_checked(1, "x")
-    assert inspector.plotted() == [(2, "x"), (1, "x")]
+    assert inspector.plotted() == [(2, "x"), (1, "x")] and oldest.isExpanded()
     curves = inspector.curves
     np.testing.assert_array_equal(curves[(2, "x")].getData()[1], second["x"])
     np.testing.assert_array_equal(curves[(1, "x")].getData()[1], first["x"])

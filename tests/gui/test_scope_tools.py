@@ -184,6 +184,8 @@ def test_hover_shows_the_value_under_the_mouse(runner, scopes, qtbot):
     assert abs(t - 0.7) < 0.02
     shown = float(view.hint.text().split("ball.x = ")[1])
     assert shown == pytest.approx(X0 - G * t ** 2 / 2, rel=1e-5, abs=G * 0.01 ** 2 / 8)
+    QApplication.sendEvent(view.plot.viewport(), QEvent(QEvent.Leave))
+    assert view.hover == "" and "wheel" in view.hint.text()
 
 
 def test_wheel_zooms_time_only_and_auto_range_restores(runner, scopes, qtbot):

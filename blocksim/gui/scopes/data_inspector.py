@@ -174,9 +174,12 @@ class DataInspector(QWidget):
             self.legend.addItem(curve, label)
 
     def _paint_item(self, key: tuple[int, str], color: str) -> None:
-        """A plotted signal's name in its curve's colour (no itemChanged: not a tick)."""
+        """A plotted signal's name in its curve's colour, its run unfolded (no
+        itemChanged: not a tick)."""
         item = self._signal_item(*key)
         if item is not None:
             self.tree.blockSignals(True)
             item.setForeground(0, pg.mkBrush(color))
+            if key in self.curves:
+                item.parent().setExpanded(True)
             self.tree.blockSignals(False)

@@ -248,6 +248,7 @@ class ScopeManager(QObject):
                 self.tiles.addWidget(view)
             else:
                 self.tabs.addTab(view, path)
+            view.show_title(tiled)
             view.show()
         if tiled and self.views:
             self.tiles.setSizes([1000] * len(self.views))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -65,7 +65,6 @@ class ScopeView(QWidget):
         self.viewbox = TimeZoomViewBox()
         self.plot = pg.PlotWidget(self, background="w", viewBox=self.viewbox)
         item = self.plot.getPlotItem()
-        item.setTitle(path, color=_FOREGROUND, size="11pt")
         item.setLabel("bottom", "time", units="s", color=_FOREGROUND)
         style_axes(item)
         self.viewbox.setAutoVisible(y=True)  # y fits the visible time span
@@ -80,6 +79,7 @@ class ScopeView(QWidget):
         self.traces: ScopeTraces | None = None
         self.previous: tuple[np.ndarray, np.ndarray] | None = None  # (time, columns)
         self.keep_previous = False
+        self._has_events = False  # the legend names the event markers only when there are
         self._previous_shown: tuple | None = None  # what _draw_previous last drew
         self.x_source: int | None = None  # XY mode: the element on the x axis
         self.cursors = CursorPair(item)
@@ -92,22 +92,31 @@ class ScopeView(QWidget):
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.readout.setStyleSheet("QLabel { padding: 4px 6px; background: white; }")
-        self.hint = QLabel(self)
+        self.hint = QLabel(self)  # in the toolbar's free room when there is a toolbar
         self.hint.setStyleSheet("QLabel { padding: 1px 6px; color: #505050; }")
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.plot.viewport().installEventFilter(self)  # the mouse leaving: no hover value
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         self.tools = self._make_tools()
         if self.tools is not None:
             layout.addWidget(self.tools)
+            self.tools.add_hint(self.hint)
         row = QHBoxLayout()
         row.setSpacing(0)
         row.addWidget(self.plot, 1)
         row.addWidget(self.readout)
         layout.addLayout(row, 1)
-        layout.addWidget(self.hint)
+        if self.tools is None:
+            layout.addWidget(self.hint)
+        self.show_title(False)
         self._update_readout()
+
+    def show_title(self, shown: bool) -> None:
+        """The scope's path above the plot: needed side by side, not under its own tab."""
+        self.plot.getPlotItem().setTitle(self.path if shown else None, color=_FOREGROUND,
+                                         size="11pt")
 
     def _make_tools(self) -> QWidget | None:
         from blocksim.gui.scopes.tools import ScopeTools  # it drives this view
@@ -166,6 +175,7 @@ class ScopeView(QWidget):
     def set_xy(self, x_source: int | None) -> None:
         """Plot the other elements against element `x_source`; None: against time."""
         self.x_source = x_source
+        self.hover = ""
         self.viewbox.time_zoom = x_source is None
         self.viewbox.setAutoVisible(y=x_source is None)
         if x_source is not None:
@@ -253,6 +263,9 @@ class ScopeView(QWidget):
             curve.setDownsampling(ds=None if many else 1, auto=many, method="peak")
             curve.setData(x, columns[:, k])
             marker.setData(x[rows], columns[rows, k])
+        if bool(len(instants)) != self._has_events:
+            self._has_events = bool(len(instants))
+            self._relabel()
         few = len(instants) <= MAX_EVENT_LINES and self.viewbox.time_zoom
         self._set_lines(instants if few else np.zeros(0))
         self._draw_previous()
@@ -321,8 +334,10 @@ class ScopeView(QWidget):
                     self.legend.addItem(curve, names[k] if k < len(names) else f"[{k}]")
                 if self.previous_curves:
                     self.legend.addItem(self.previous_curves[0], "previous run")
-                if self.markers:
+                if self.markers and self._has_events:
                     self.legend.addItem(self.markers[0], "event")
+                # One row while it fits: a tall legend would hide a low plot's curves.
+                self.legend.setColumnCount(min(len(self.legend.items), 4))
             self.legend.setVisible(wanted)
         units = self.traces.units if self.traces is not None else ""
         left = item.getAxis("left")
@@ -359,6 +374,12 @@ class ScopeView(QWidget):
         columns, names = as_columns(self.values), self.names()
         return [(names[k], columns[:, k]) for curve, k in zip(self.curves, self._plotted())
                 if curve.isVisible()]
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Leave and self.hover:
+            self.hover = ""
+            self._update_readout()
+        return super().eventFilter(watched, event)
 
     def _mouse_moved(self, pos) -> None:
         if not self.viewbox.time_zoom or not self.viewbox.sceneBoundingRect().contains(pos):

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QSizePolicy, QToolBar, QToolButton
 
 from blocksim.gui.window import dialogs
 
@@ -72,6 +72,13 @@ class ScopeTools(QToolBar):
         self.export_button.setMenu(menu)
         self.addWidget(self.export_button)
         self.refresh()
+
+    def add_hint(self, hint: QLabel) -> None:
+        """The view's hint or hover readout in the rest of the toolbar (clipped when long:
+        never pushed into the toolbar's overflow menu)."""
+        hint.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        hint.setMinimumWidth(40)
+        self.addWidget(hint)
 
     def refresh(self) -> None:
         """Offer XY only with two or more signals; list them as x candidates."""
