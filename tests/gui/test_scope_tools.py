@@ -109,7 +109,7 @@ def test_several_inputs_with_a_legend_named_after_the_signals_and_units(runner, 
     assert view.names() == ["cosine", "mux.y[0]", "mux.y[1]"]
     assert len(view.curves) == 3 and view.legend is not None and view.legend.isVisible()
     legend = [label.text for _, label in view.legend.items]
-    assert legend[:3] == ["cosine", "mux.y[0]", "mux.y[1]"] and legend[3] == "event"
+    assert legend == ["cosine", "mux.y[0]", "mux.y[1]"]  # no events, no "event" entry
     left = view.plot.getPlotItem().getAxis("left")
     assert left.labelText == "scope" and left.labelUnits == "m"  # several signals: the id
     for k, curve in enumerate(view.curves):
