@@ -57,6 +57,7 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     assert newest.text(0).startswith("Run 2 · mu = 0.7")  # what changed since run 1
     assert oldest.text(0).startswith("Run 1") and "mu" not in oldest.text(0)
     assert newest.isExpanded() and not oldest.isExpanded()
+    assert inspector.hint.isVisible() and "Tick" in inspector.hint.text()
     names = [newest.child(k).text(0) for k in range(newest.childCount())]
     assert names == ["x  (ball.x)", "v  (ball.dx)"]  # logged id, and the signal feeding it
     # Tick x of run 2 with the mouse on its check box, and x of run 1 as a click would.
@@ -67,6 +68,7 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     assert inspector.plotted() == [(2, "x")]
     inspector.set_checked(1, "x")
     assert inspector.plotted() == [(2, "x"), (1, "x")] and oldest.isExpanded()
+    assert not inspector.hint.isVisible() and inspector.legend.isVisible()
     curves = inspector.curves
     np.testing.assert_array_equal(curves[(2, "x")].getData()[1], second["x"])
     np.testing.assert_array_equal(curves[(1, "x")].getData()[1], first["x"])

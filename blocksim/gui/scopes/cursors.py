@@ -54,14 +54,16 @@ class CursorReading:
         return tuple(b - a for a, b in zip(self.y1, self.y2))
 
     def as_html(self) -> str:
-        """A small table: a row for time, then one per curve; columns C1, C2 and Δ."""
+        """A small table: a row for time, then one per curve; columns C1, C2 and
+        Δ = C2 − C1."""
         def row(name: str, a: float, b: float, d: float, unit: str = "") -> str:
-            cells = "".join(f"<td align='right'>&nbsp;{_num(v)}{unit}</td>" for v in (a, b, d))
+            cells = "".join(f"<td align='right'>&nbsp;&nbsp;{_num(v)}{unit}</td>"
+                            for v in (a, b, d))
             return f"<tr><td>{html.escape(name)}</td>{cells}</tr>"
 
         head = ("<tr><th></th>" + "".join(f"<th align='right' style='color:{c}'>{h}</th>"
                                           for c, h in zip((*CURSOR_COLORS, "#303030"),
-                                                          ("C1", "C2", "Δ = C2 − C1")))
+                                                          ("C1", "C2", "Δ")))
                 + "</tr>")
         rows = row("t", self.t1, self.t2, self.dt, " s")
         rows += "".join(row(name, a, b, d) for name, a, b, d in zip(self.names, self.y1,

@@ -19,7 +19,8 @@ from blocksim.gui.scopes.zoom import TimeZoomViewBox
 log = logging.getLogger(__name__)
 
 _KEY = Qt.UserRole + 1  # (run number, column name) on a signal's tree item
-_HINT = "Runs appear here as they end: tick signals to plot them together."
+_NO_RUNS = "Runs appear here as they end (the last five are kept)."
+_NOTHING_TICKED = "Tick signals of one or more runs to plot them together."
 
 
 class DataInspector(QWidget):
@@ -42,7 +43,7 @@ class DataInspector(QWidget):
                                      brush=pg.mkBrush(255, 255, 255, 220),
                                      pen=pg.mkPen("#c0c0c0"))
         self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
-        self.hint = muted_label(_HINT, self)
+        self.hint = muted_label(_NO_RUNS, self)
         self.clear_button = QPushButton("Clear runs", self)
         self.clear_button.clicked.connect(self.clear_runs)
         self.fit_button = QPushButton("Auto range", self)
@@ -94,7 +95,7 @@ class DataInspector(QWidget):
             item.setExpanded(item.data(0, _KEY) in plotted)
         top.setExpanded(True)
         self.tree.blockSignals(False)
-        self.hint.setVisible(False)
+        self._show_hint()
 
     def clear_runs(self) -> None:
         """Forget every run (and its curves)."""
@@ -102,7 +103,13 @@ class DataInspector(QWidget):
             self._remove_curve(key)
         self.tree.clear()
         self.history.clear()
-        self.hint.setVisible(True)
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """Say what to do while nothing is plotted; the legend only with curves."""
+        self.hint.setText(_NOTHING_TICKED if self.tree.topLevelItemCount() else _NO_RUNS)
+        self.hint.setVisible(not self.curves)
+        self.legend.setVisible(bool(self.curves))
 
     def _drop_run(self, index: int, number: int) -> None:
         for key in [k for k in self.curves if k[0] == number]:
@@ -172,6 +179,7 @@ class DataInspector(QWidget):
             if apart.get(number):
                 label += f" ({apart[number]})"
             self.legend.addItem(curve, label)
+        self._show_hint()
 
     def _paint_item(self, key: tuple[int, str], color: str) -> None:
         """A plotted signal's name in its curve's colour, its run unfolded (no

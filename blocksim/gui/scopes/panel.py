@@ -249,7 +249,8 @@ class ScopeManager(QObject):
             else:
                 self.tabs.addTab(view, path)
             view.show_title(tiled)
-            view.show()
+            if tiled:  # a tab's page is shown by its tab widget only when it is current
+                view.show()
         if tiled and self.views:
             self.tiles.setSizes([1000] * len(self.views))
         elif current >= 0:

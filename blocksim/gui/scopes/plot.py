@@ -91,9 +91,14 @@ class ScopeView(QWidget):
         self.readout.setTextFormat(Qt.RichText)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.readout.setToolTip("Each curve's value at the cursors C1 and C2 (drag them) and "
+                                "Δ = C2 − C1; at an event instant, the value just after it")
         self.readout.setStyleSheet("QLabel { padding: 4px 6px; background: white; }")
         self.hint = QLabel(self)  # in the toolbar's free room when there is a toolbar
         self.hint.setStyleSheet("QLabel { padding: 1px 6px; color: #505050; }")
+        self.hint.setToolTip("The wheel zooms time only; Ctrl or Shift with the wheel, or the "
+                             "wheel over the y axis, zooms y. Drag to pan; Auto range fits "
+                             "all again. Values under the mouse show here.")
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
         self.plot.viewport().installEventFilter(self)  # the mouse leaving: no hover value
         layout = QVBoxLayout(self)
@@ -401,6 +406,6 @@ class ScopeView(QWidget):
         self.readout.setVisible(reading is not None)
         if reading is not None:
             self.readout.setText(reading.as_html())
-        hint = ("wheel: zoom time · Ctrl+wheel or wheel on the y axis: zoom y · "
-                "drag: pan" if self.viewbox.time_zoom else "wheel: zoom · drag: pan")
+        hint = ("wheel: zoom time · Ctrl+wheel: zoom y · drag: pan" if self.viewbox.time_zoom
+                else "wheel: zoom · drag: pan")
         self.hint.setText(self.hover or hint)
