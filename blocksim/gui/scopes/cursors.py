@@ -90,12 +90,18 @@ def _num(value: float) -> str:
 
 
 class CursorPair(QObject):
-    """Two draggable vertical lines on a plot; `moved` whenever either is dragged or set."""
+    """Two draggable vertical lines on a plot; `moved` whenever either is dragged or set.
+
+    It is owned by the view (a Qt parent) and listens through a bound method, not a
+    lambda: nothing here waits for Python's cyclic garbage collector, which would destroy
+    Qt objects at an arbitrary moment (PySide6 can deadlock when that moment is inside a
+    disconnect).
+    """
 
     moved = Signal()
 
-    def __init__(self, item: pg.PlotItem):
-        super().__init__()
+    def __init__(self, item: pg.PlotItem, parent: QObject | None = None):
+        super().__init__(parent)
         self._item = item
         self.lines: list[pg.InfiniteLine] = []
         for k, color in enumerate(CURSOR_COLORS):
@@ -106,9 +112,12 @@ class CursorPair(QObject):
                                    labelOpts={"position": 0.92, "color": color,
                                               "fill": pg.mkBrush(255, 255, 255, 220)})
             line.setZValue(20)
-            line.sigPositionChanged.connect(lambda _line: self.moved.emit())
+            line.sigPositionChanged.connect(self._line_moved)
             self.lines.append(line)
         self.shown = False
+
+    def _line_moved(self, _line) -> None:
+        self.moved.emit()
 
     def show(self, t1: float, t2: float) -> None:
         """Put both cursors on the plot at t1 and t2."""

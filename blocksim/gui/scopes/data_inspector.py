@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QPushButton, QSplitter, QTreeWidget,
 
 from blocksim.gui.panels.forms import muted_label
 from blocksim.gui.scopes.history import RunHistory, RunRecord, distinguishing
-from blocksim.gui.scopes.plot import _FOREGROUND, COLORS, style_axes
+from blocksim.gui.scopes.plot import FOREGROUND, COLORS, style_axes
 from blocksim.gui.scopes.zoom import TimeZoomViewBox
 
 log = logging.getLogger(__name__)
@@ -36,10 +36,10 @@ class DataInspector(QWidget):
         self.viewbox = TimeZoomViewBox()
         self.plot = pg.PlotWidget(self, background="w", viewBox=self.viewbox)
         item = self.plot.getPlotItem()
-        item.setLabel("bottom", "time", units="s", color=_FOREGROUND)
+        item.setLabel("bottom", "time", units="s", color=FOREGROUND)
         style_axes(item)
         self.viewbox.setAutoVisible(y=True)
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=_FOREGROUND,
+        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND,
                                      brush=pg.mkBrush(255, 255, 255, 220),
                                      pen=pg.mkPen("#c0c0c0"))
         self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
@@ -47,7 +47,7 @@ class DataInspector(QWidget):
         self.clear_button = QPushButton("Clear runs", self)
         self.clear_button.clicked.connect(self.clear_runs)
         self.fit_button = QPushButton("Auto range", self)
-        self.fit_button.clicked.connect(lambda: self.viewbox.auto_range())
+        self.fit_button.clicked.connect(self._fit)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -67,6 +67,9 @@ class DataInspector(QWidget):
         layout.addWidget(splitter, 1)
         for record in history.runs:
             self.add_run(record)
+
+    def _fit(self, _checked: bool = False) -> None:
+        self.viewbox.auto_range()
 
     # ----- runs -----
     def add_run(self, record: RunRecord) -> None:
@@ -162,7 +165,7 @@ class DataInspector(QWidget):
     def _remove_curve(self, key: tuple[int, str]) -> None:
         curve = self.curves.pop(key)
         self.plot.getPlotItem().removeItem(curve)
-        self._paint_item(key, _FOREGROUND)
+        self._paint_item(key, FOREGROUND)
         self._relabel()
 
     def _relabel(self) -> None:

@@ -75,7 +75,7 @@ class ScopeManager(QObject):
         self.side_by_side.setText("Side by side")
         self.side_by_side.setCheckable(True)
         self.side_by_side.setToolTip("Show every scope at once instead of as tabs")
-        self.side_by_side.toggled.connect(lambda _on: self._place_views())
+        self.side_by_side.toggled.connect(self._tiling_toggled)
         self.tabs = QTabWidget(self._area)
         self.tabs.setDocumentMode(True)
         self.tiles = QSplitter(Qt.Horizontal, self._area)
@@ -237,6 +237,9 @@ class ScopeManager(QObject):
         end = f"t = {data.time[-1]:.6g} s" if len(data.time) else "t = -"
         self.status.setText(f"{state} · {end} · {len(event_instants(data.events))} event "
                             f"instants")
+
+    def _tiling_toggled(self, _on: bool) -> None:
+        self._place_views()
 
     def _place_views(self) -> None:
         """The views as tabs, or side by side in a splitter."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from blocksim.engine import Event
 from blocksim.gui.scopes import export
 from blocksim.gui.scopes.cursors import CursorPair, hover_text, read_cursors
+from blocksim.gui.scopes.tools import ScopeTools
 from blocksim.gui.scopes.traces import ScopeTraces, fallback_traces
 from blocksim.gui.scopes.zoom import TimeZoomViewBox
 
@@ -26,7 +27,7 @@ COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#00
 MAX_EVENT_LINES = 30
 DOWNSAMPLE_ABOVE = 20_000
 PREVIOUS_ALPHA = 80  # of 255: the previous run's curves, lighter than the current ones
-_FOREGROUND = "#303030"
+FOREGROUND = "#303030"
 
 
 def event_instants(events: tuple[Event, ...] | list[Event]) -> np.ndarray:
@@ -47,8 +48,8 @@ def style_axes(item: pg.PlotItem) -> None:
     item.showGrid(x=True, y=True, alpha=0.25)
     for name in ("left", "bottom"):
         axis = item.getAxis(name)
-        axis.setPen(pg.mkPen(_FOREGROUND))
-        axis.setTextPen(pg.mkPen(_FOREGROUND))
+        axis.setPen(pg.mkPen(FOREGROUND))
+        axis.setTextPen(pg.mkPen(FOREGROUND))
 
 
 def as_columns(values: np.ndarray) -> np.ndarray:
@@ -65,7 +66,7 @@ class ScopeView(QWidget):
         self.viewbox = TimeZoomViewBox()
         self.plot = pg.PlotWidget(self, background="w", viewBox=self.viewbox)
         item = self.plot.getPlotItem()
-        item.setLabel("bottom", "time", units="s", color=_FOREGROUND)
+        item.setLabel("bottom", "time", units="s", color=FOREGROUND)
         style_axes(item)
         self.viewbox.setAutoVisible(y=True)  # y fits the visible time span
         self.legend: pg.LegendItem | None = None
@@ -82,11 +83,11 @@ class ScopeView(QWidget):
         self._has_events = False  # the legend names the event markers only when there are
         self._previous_shown: tuple | None = None  # what _draw_previous last drew
         self.x_source: int | None = None  # XY mode: the element on the x axis
-        self.cursors = CursorPair(item)
+        self.cursors = CursorPair(item, self)
         self.cursors.moved.connect(self._update_readout)
         self.hover = ""
-        # The cursors' table beside the plot (a bottom dock is wide and low), and one line
-        # under it for the value under the mouse or a hint.
+        # The cursors' table beside the plot (a bottom dock is wide and low); the value
+        # under the mouse, or a hint, in the toolbar's free room.
         self.readout = QLabel(self)
         self.readout.setTextFormat(Qt.RichText)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -120,12 +121,10 @@ class ScopeView(QWidget):
 
     def show_title(self, shown: bool) -> None:
         """The scope's path above the plot: needed side by side, not under its own tab."""
-        self.plot.getPlotItem().setTitle(self.path if shown else None, color=_FOREGROUND,
+        self.plot.getPlotItem().setTitle(self.path if shown else None, color=FOREGROUND,
                                          size="11pt")
 
-    def _make_tools(self) -> QWidget | None:
-        from blocksim.gui.scopes.tools import ScopeTools  # it drives this view
-
+    def _make_tools(self) -> ScopeTools | None:
         return ScopeTools(self)
 
     # ----- data -----
@@ -329,7 +328,7 @@ class ScopeView(QWidget):
         plotted = self._plotted()
         wanted = len(self.curves) > 1 or bool(self.previous_curves)
         if self.legend is None and wanted:
-            self.legend = item.addLegend(offset=(-10, 10), labelTextColor=_FOREGROUND,
+            self.legend = item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND,
                                          brush=pg.mkBrush(255, 255, 255, 220),
                                          pen=pg.mkPen("#c0c0c0"))
         if self.legend is not None:
@@ -349,14 +348,14 @@ class ScopeView(QWidget):
         left.enableAutoSIPrefix(False)
         if self.x_source is None:
             y_name = names[0] if len(names) == 1 else self.path
-            item.setLabel("bottom", "time", units="s", color=_FOREGROUND)
+            item.setLabel("bottom", "time", units="s", color=FOREGROUND)
         else:
             y_name = ", ".join(names[k] for k in plotted) if len(plotted) <= 2 else self.path
             bottom = item.getAxis("bottom")
             bottom.enableAutoSIPrefix(False)
             x_name = names[self.x_source] if self.x_source < len(names) else "x"
-            item.setLabel("bottom", x_name, units=units or None, color=_FOREGROUND)
-        item.setLabel("left", y_name, units=units or None, color=_FOREGROUND)
+            item.setLabel("bottom", x_name, units=units or None, color=FOREGROUND)
+        item.setLabel("left", y_name, units=units or None, color=FOREGROUND)
 
     def _set_lines(self, instants: np.ndarray) -> None:
         item = self.plot.getPlotItem()

@@ -41,7 +41,7 @@ class ScopeTools(QToolBar):
         self.cursors.setVisible(cursors)
         self.auto_range = self.addAction("Auto range")
         self.auto_range.setToolTip("Fit all the data (after zooming with the wheel)")
-        self.auto_range.triggered.connect(lambda _=False: view.auto_range())
+        self.auto_range.triggered.connect(self._auto_range)
         self.xy = self.addAction("XY")
         self.xy.setCheckable(True)
         self.xy.setToolTip("Plot the other signals against the one chosen for x")
@@ -60,12 +60,10 @@ class ScopeTools(QToolBar):
         self.export_csv = menu.addAction("Visible curves as CSV…")
         self.export_png = menu.addAction("Plot as PNG…")
         self.export_svg = menu.addAction("Plot as SVG…")
-        self.export_csv.triggered.connect(
-            lambda _=False: self._export("csv", "CSV (*.csv)", view.export_csv))
-        self.export_png.triggered.connect(
-            lambda _=False: self._export("png", "PNG image (*.png)", view.export_png))
-        self.export_svg.triggered.connect(
-            lambda _=False: self._export("svg", "SVG drawing (*.svg)", view.export_svg))
+        # Bound methods, not lambdas: no cycle for the garbage collector (see cursors.py).
+        self.export_csv.triggered.connect(self._export_csv)
+        self.export_png.triggered.connect(self._export_png)
+        self.export_svg.triggered.connect(self._export_svg)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.InstantPopup)
@@ -109,6 +107,18 @@ class ScopeTools(QToolBar):
     def _x_changed(self, index: int) -> None:
         if self.xy.isChecked() and index >= 0:
             self.view.set_xy(index)
+
+    def _auto_range(self, _checked: bool = False) -> None:
+        self.view.auto_range()
+
+    def _export_csv(self, _checked: bool = False) -> None:
+        self._export("csv", "CSV (*.csv)", self.view.export_csv)
+
+    def _export_png(self, _checked: bool = False) -> None:
+        self._export("png", "PNG image (*.png)", self.view.export_png)
+
+    def _export_svg(self, _checked: bool = False) -> None:
+        self._export("svg", "SVG drawing (*.svg)", self.view.export_svg)
 
     def _export(self, suffix: str, filters: str, write: Callable[[str], None]) -> None:
         path = dialogs.save_path(self.view, f"{file_stem(self.view.path)}.{suffix}", filters)

@@ -6,7 +6,8 @@ import numpy as np
 from PySide6.QtWidgets import QWidget
 
 from blocksim.gui.scopes import export
-from blocksim.gui.scopes.plot import _FOREGROUND, ScopeView
+from blocksim.gui.scopes.plot import FOREGROUND, ScopeView
+from blocksim.gui.scopes.tools import ScopeTools
 
 
 class XYView(ScopeView):
@@ -19,9 +20,7 @@ class XYView(ScopeView):
         self._relabel()
         self._update_readout()
 
-    def _make_tools(self):
-        from blocksim.gui.scopes.tools import ScopeTools
-
+    def _make_tools(self) -> ScopeTools:
         return ScopeTools(self, xy=False, cursors=False)
 
     def pairs(self, width: int) -> list[tuple[int | None, int]]:
@@ -37,8 +36,8 @@ class XYView(ScopeView):
         single = len(pairs) == 1 and self.traces is not None
         x_name = names[pairs[0][0]] if single else "x"
         y_name = names[pairs[0][1]] if single else "y"
-        item.setLabel("bottom", x_name, units=None, color=_FOREGROUND)
-        item.setLabel("left", y_name, units=None, color=_FOREGROUND)
+        item.setLabel("bottom", x_name, units=None, color=FOREGROUND)
+        item.setLabel("left", y_name, units=None, color=FOREGROUND)
 
     def visible_table(self) -> tuple[list[str], list[np.ndarray]]:
         """Time and every x and y element, for the rows whose first x is visible."""
