@@ -102,7 +102,6 @@ class CursorPair(QObject):
 
     def __init__(self, item: pg.PlotItem, parent: QObject | None = None):
         super().__init__(parent)
-        self._item = item
         self.lines: list[pg.InfiniteLine] = []
         for k, color in enumerate(CURSOR_COLORS):
             line = pg.InfiniteLine(angle=90, movable=True,
@@ -114,6 +113,9 @@ class CursorPair(QObject):
             line.setZValue(20)
             line.sigPositionChanged.connect(self._line_moved)
             self.lines.append(line)
+        for line in self.lines:  # always on the plot (owned by it), hidden until shown
+            line.setVisible(False)
+            item.addItem(line, ignoreBounds=True)
         self.shown = False
 
     def _line_moved(self, _line) -> None:
@@ -121,17 +123,15 @@ class CursorPair(QObject):
 
     def show(self, t1: float, t2: float) -> None:
         """Put both cursors on the plot at t1 and t2."""
-        if not self.shown:
-            for line in self.lines:
-                self._item.addItem(line, ignoreBounds=True)
-            self.shown = True
+        self.shown = True
+        for line in self.lines:
+            line.setVisible(True)
         self.place(t1, t2)
 
     def hide(self) -> None:
-        if self.shown:
-            for line in self.lines:
-                self._item.removeItem(line)
-            self.shown = False
+        self.shown = False
+        for line in self.lines:
+            line.setVisible(False)
 
     def place(self, t1: float, t2: float) -> None:
         for line, t in zip(self.lines, (t1, t2)):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QPushButton, QSplitter, QTreeWidget,
 
 from blocksim.gui.panels.forms import muted_label
 from blocksim.gui.scopes.history import RunHistory, RunRecord, distinguishing
-from blocksim.gui.scopes.plot import FOREGROUND, COLORS, style_axes
+from blocksim.gui.scopes.plot import COLORS, FOREGROUND, adopt_orphans, style_axes
 from blocksim.gui.scopes.zoom import TimeZoomViewBox
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class DataInspector(QWidget):
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "time", units="s", color=FOREGROUND)
         style_axes(item)
+        adopt_orphans(self, item)
         self.viewbox.setAutoVisible(y=True)
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND,
                                      brush=pg.mkBrush(255, 255, 255, 220),

@@ -52,6 +52,25 @@ def style_axes(item: pg.PlotItem) -> None:
         axis.setTextPen(pg.mkPen(FOREGROUND))
 
 
+def adopt_orphans(owner: QWidget, item: pg.PlotItem) -> None:
+    """Give the Qt objects pyqtgraph makes without a parent (the plot's and its ViewBox's
+    context menus and their widget groups) a parent, so they go with `owner`. Otherwise
+    they die only when Python's cyclic garbage collector frees their wrappers, at an
+    arbitrary moment; a collection inside a PySide6 disconnect then deadlocks the editor
+    (seen in the scope tests: ~QObject waiting on the connection lock held by the
+    disconnect)."""
+    vb = item.getViewBox()
+    menus = [getattr(vb, "menu", None), getattr(item, "ctrlMenu", None)]
+    groups = [*getattr(vb.menu, "widgetGroups", ()), getattr(item, "stateGroup", None)]
+    for obj in menus + groups:
+        if obj is None or obj.parent() is not None:
+            continue
+        if isinstance(obj, QWidget):
+            obj.setParent(owner, obj.windowFlags())  # still a popup menu
+        else:
+            obj.setParent(owner)
+
+
 def as_columns(values: np.ndarray) -> np.ndarray:
     """Logged values as one column per element."""
     return values.reshape(len(values), -1) if values.ndim > 1 else values[:, None]
@@ -68,6 +87,7 @@ class ScopeView(QWidget):
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "time", units="s", color=FOREGROUND)
         style_axes(item)
+        adopt_orphans(self, item)
         self.viewbox.setAutoVisible(y=True)  # y fits the visible time span
         self.legend: pg.LegendItem | None = None
         self.curves: list[pg.PlotDataItem] = []
