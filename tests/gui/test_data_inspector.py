@@ -44,9 +44,12 @@ def set_mu(window, mu: float) -> None:
 
 def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     window = ball_window
+    docks = window.panels.docks
+    assert not docks["data_inspector"].isVisible()  # until asked for
     window.actions_.data_inspector.trigger()  # Simulation > Data Inspector
     inspector = window.panels.data_inspector
-    assert window.panels.docks["data_inspector"].isVisible()
+    assert docks["data_inspector"].isVisible() and inspector.plot is not None
+    assert docks["scopes"] in window.tabifiedDockWidgets(docks["data_inspector"])
     assert inspector.hint.isVisible() and inspector.tree.topLevelItemCount() == 0
     first = run_in_editor(window, qtbot)
     set_mu(window, 0.7)

@@ -72,8 +72,9 @@ class Panels(QObject):
                                Qt.Horizontal)
         if "diagnostics" in self.docks and "scopes" in self.docks:
             window.tabifyDockWidget(self.docks["diagnostics"], self.docks["scopes"])
-            if "data_inspector" in self.docks:
+            if "data_inspector" in self.docks:  # a tab beside the scopes, once asked for
                 window.tabifyDockWidget(self.docks["scopes"], self.docks["data_inspector"])
+                self.docks["data_inspector"].hide()
             self.docks["diagnostics"].raise_()
         self._connect()
 

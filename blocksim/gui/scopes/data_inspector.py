@@ -33,16 +33,13 @@ class DataInspector(QWidget):
         self.tree.setHeaderLabels(["Run / signal"])
         self.tree.setMinimumWidth(180)
         self.tree.itemChanged.connect(self._item_changed)
-        self.viewbox = TimeZoomViewBox()
-        self.plot = pg.PlotWidget(self, background="w", viewBox=self.viewbox)
-        item = self.plot.getPlotItem()
-        item.setLabel("bottom", "time", units="s", color=FOREGROUND)
-        style_axes(item)
-        adopt_orphans(self, item)
-        self.viewbox.setAutoVisible(y=True)
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND,
-                                     brush=pg.mkBrush(255, 255, 255, 220),
-                                     pen=pg.mkPen("#c0c0c0"))
+        # The plot is made when the panel is first shown or a signal ticked: a window that
+        # never opens the inspector pays nothing for it.
+        self.plot: pg.PlotWidget | None = None
+        self.viewbox: TimeZoomViewBox | None = None
+        self.legend: pg.LegendItem | None = None
+        self._plot_room = QWidget(self)
+        QVBoxLayout(self._plot_room).setContentsMargins(0, 0, 0, 0)
         self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
         self.hint = muted_label(_NO_RUNS, self)
         self.clear_button = QPushButton("Clear runs", self)
@@ -59,7 +56,7 @@ class DataInspector(QWidget):
         column.addLayout(buttons)
         splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(left)
-        splitter.addWidget(self.plot)
+        splitter.addWidget(self._plot_room)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 700])
         layout = QVBoxLayout(self)
@@ -69,8 +66,29 @@ class DataInspector(QWidget):
         for record in history.runs:
             self.add_run(record)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._ensure_plot()
+        super().showEvent(event)
+
+    def _ensure_plot(self) -> pg.PlotWidget:
+        if self.plot is None:
+            self.viewbox = TimeZoomViewBox()
+            self.plot = pg.PlotWidget(self._plot_room, background="w", viewBox=self.viewbox)
+            item = self.plot.getPlotItem()
+            item.setLabel("bottom", "time", units="s", color=FOREGROUND)
+            style_axes(item)
+            adopt_orphans(self, item)
+            self.viewbox.setAutoVisible(y=True)
+            self.legend = item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND,
+                                         brush=pg.mkBrush(255, 255, 255, 220),
+                                         pen=pg.mkPen("#c0c0c0"))
+            self.legend.setVisible(bool(self.curves))
+            self._plot_room.layout().addWidget(self.plot)
+        return self.plot
+
     def _fit(self, _checked: bool = False) -> None:
-        self.viewbox.auto_range()
+        if self.viewbox is not None:
+            self.viewbox.auto_range()
 
     # ----- runs -----
     def add_run(self, record: RunRecord) -> None:
@@ -113,7 +131,8 @@ class DataInspector(QWidget):
         """Say what to do while nothing is plotted; the legend only with curves."""
         self.hint.setText(_NOTHING_TICKED if self.tree.topLevelItemCount() else _NO_RUNS)
         self.hint.setVisible(not self.curves)
-        self.legend.setVisible(bool(self.curves))
+        if self.legend is not None:
+            self.legend.setVisible(bool(self.curves))
 
     def _drop_run(self, index: int, number: int) -> None:
         for key in [k for k in self.curves if k[0] == number]:
@@ -156,7 +175,7 @@ class DataInspector(QWidget):
         used = {curve.opts["pen"].color().name().upper() for curve in self.curves.values()}
         color = next((c for c in COLORS if c.upper() not in used),
                      COLORS[len(self.curves) % len(COLORS)])
-        curve = self.plot.getPlotItem().plot(pen=pg.mkPen(color, width=1.6),
+        curve = self._ensure_plot().getPlotItem().plot(pen=pg.mkPen(color, width=1.6),
                                               antialias=True, clipToView=True)
         curve.setData(record.time, col.values)  # after adding it: see plot._draw_previous
         self.curves[key] = curve
@@ -172,6 +191,8 @@ class DataInspector(QWidget):
     def _relabel(self) -> None:
         """Legend entries "Run 2: ball.x (mu = 0.7)": the run, the signal, and the
         parameters that set the plotted runs apart."""
+        if self.legend is None:
+            return
         self.legend.clear()
         records = {n: self.history.run(n) for n, _ in self.curves
                    if any(r.number == n for r in self.history.runs)}
