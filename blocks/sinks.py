@@ -1,7 +1,8 @@
 """Sink blocks: record signals under the block's id, or stop the run."""
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Port, Sizes
+from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.compiler.limits import MAX_PORTS
 
 
 class Output(BlockType):
@@ -17,9 +18,23 @@ class Output(BlockType):
 
 
 class Scope(Output):
-    """Log the input under this block's id and plot it in the editor."""
+    """Log the inputs under this block's id and plot them together in the editor.
+
+    With several inputs the first is still `u` (wires stay when inputs are added), then u2,
+    u3, ...; they are logged one after the other (columns `id[0]`, `id[1]`, ...), and the
+    editor draws one curve per element with a legend. `units` labels the y axis.
+    """
 
     name = "Scope"
+    inputs = (Port("u", "signal to plot"),)
+    params = (Param("inputs", "int", 1, "number of inputs: u, then u2, u3, ...", low=1,
+                    high=MAX_PORTS),
+              Param("units", "text", "", "units of the plotted signals, shown on the y "
+                    "axis (e.g. m/s; empty: none)"))
+
+    def input_ports(self, p):
+        more = tuple(Port(f"u{k}", f"signal {k} to plot") for k in range(2, int(p.inputs) + 1))
+        return (Port("u", "signal to plot"), *more)
 
 
 class XYGraph(BlockType):

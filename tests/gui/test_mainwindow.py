@@ -14,7 +14,7 @@ from blocksim.gui.document.commands import SetParams  # noqa: E402
 def test_window_opens_the_diagram_with_its_panels(window):
     assert window.doc.path.name == "lag.json" and window.windowTitle() == "lag.json — blocksim"
     assert set(window.panels.docks) == {"palette", "inspector", "settings", "diagnostics",
-                                        "scopes"}
+                                        "scopes", "data_inspector"}
     assert set(window.canvas.scene.blocks) == {"step", "sum", "integ", "fb", "y"}
 
 

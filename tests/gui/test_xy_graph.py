@@ -74,7 +74,9 @@ def test_a_run_draws_y_against_x_in_an_xy_plot(runner, scopes, qtbot):
     np.testing.assert_array_equal(x, results["circle"][:, 0])
     np.testing.assert_array_equal(y, results["circle"][:, 1])
     assert np.allclose(x ** 2 + y ** 2, 1.0)  # a circle: y against x, not against time
-    assert view.plot.getPlotItem().getAxis("bottom").labelText == "x"
+    # The axes are named after the signals drawn on them: cosine "c" on x, sine "s" on y.
+    assert view.plot.getPlotItem().getAxis("bottom").labelText == "c.y"
+    assert view.plot.getPlotItem().getAxis("left").labelText == "s.y"
     # The wrapped sine: its jumps are located events, marked on the XY curve at the left
     # limit: 0.5 where u rises past the threshold (about to become 0), 0 where it falls
     # back (about to become 0.5).

@@ -23,6 +23,7 @@ from blocksim.gui.document.commands import (
 from blocksim.gui.panels.diagnostics import DiagnosticsPanel
 from blocksim.gui.panels.inspector import BlockInspector, DiagramSettingsEditor
 from blocksim.gui.panels.palette import BlockPalette
+from blocksim.gui.scopes.data_inspector import DataInspector
 
 if TYPE_CHECKING:
     from blocksim.gui.window.mainwindow import MainWindow
@@ -55,6 +56,11 @@ class Panels(QObject):
         scopes = window.sim.scopes
         self._dock("scopes", "Scopes", scopes.scope_area() if scopes else None,
                    Qt.BottomDockWidgetArea)
+        self.data_inspector = DataInspector(scopes.history, self.window) if scopes else None
+        if self.data_inspector is not None:
+            scopes.runRecorded.connect(self.data_inspector.add_run)
+        self._dock("data_inspector", "Data Inspector", self.data_inspector,
+                   Qt.BottomDockWidgetArea)
         if "inspector" in self.docks and "settings" in self.docks:
             # Tabs, not a stack: a block's documentation and parameters need the height.
             window.tabifyDockWidget(self.docks["inspector"], self.docks["settings"])
@@ -66,6 +72,9 @@ class Panels(QObject):
                                Qt.Horizontal)
         if "diagnostics" in self.docks and "scopes" in self.docks:
             window.tabifyDockWidget(self.docks["diagnostics"], self.docks["scopes"])
+            if "data_inspector" in self.docks:  # a tab beside the scopes, once asked for
+                window.tabifyDockWidget(self.docks["scopes"], self.docks["data_inspector"])
+                self.docks["data_inspector"].hide()
             self.docks["diagnostics"].raise_()
         self._connect()
 

@@ -1,22 +1,26 @@
 """The scopes: one live plot per Scope or XYGraph block of a diagram (subsystems included,
-named by the path the compiler logs them under), fed by a SimulationRunner, plus exports.
+named by the path the compiler logs them under), fed by a SimulationRunner, plus exports
+and the history of the last few runs that the Data Inspector lists.
 
-The views live in `scope_area()`, a widget the editor core puts in a dock.
+The views live in `scope_area()`, a widget the editor core puts in a dock: as tabs, or side
+by side ("Side by side" in its header) to read two scopes at once.
 """
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
 from blocksim.engine import Results
 from blocksim.gui.panels.forms import muted_label
-from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
+from blocksim.gui.scopes.history import RunHistory, RunRecord
 from blocksim.gui.scopes.plot import ScopeView, event_instants
+from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
+from blocksim.gui.scopes.tools import file_stem
+from blocksim.gui.scopes.traces import ScopeTraces, scope_traces
 from blocksim.gui.scopes.xy_plot import XYView
 from blocksim.model import Diagram
 
@@ -47,23 +51,51 @@ def scope_paths(diagram: Diagram, prefix: str = "") -> list[str]:
     return list(plotted_blocks(diagram, prefix))
 
 
+def column_labels(traces: dict[str, ScopeTraces]) -> dict[str, str]:
+    """{results column name: signal label} for the logged signals with known labels."""
+    labels = {}
+    for path, trace in traces.items():
+        if len(trace.labels) == 1:
+            labels[path] = trace.labels[0]
+        else:
+            labels.update({f"{path}[{k}]": label for k, label in enumerate(trace.labels)})
+    return labels
+
+
 class ScopeManager(QObject):
     """Opens the scope views of a diagram and keeps them up to date during a run."""
+
+    runRecorded = Signal(object)  # a RunRecord, when a run has ended (see history)
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self._area = QWidget(parent)
         self.status = muted_label("", self._area)
+        self.side_by_side = QToolButton(self._area)
+        self.side_by_side.setText("Side by side")
+        self.side_by_side.setCheckable(True)
+        self.side_by_side.setToolTip("Show every scope at once instead of as tabs")
+        self.side_by_side.toggled.connect(self._tiling_toggled)
         self.tabs = QTabWidget(self._area)
         self.tabs.setDocumentMode(True)
+        self.tiles = QSplitter(Qt.Horizontal, self._area)
+        self.tiles.setChildrenCollapsible(False)
         self.placeholder = muted_label(_NOT_RUN, self._area)
+        header = QHBoxLayout()
+        header.addWidget(self.status, 1)
+        header.addWidget(self.side_by_side)
         layout = QVBoxLayout(self._area)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.status)
+        layout.addLayout(header)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.tiles, 1)
         layout.addWidget(self.placeholder)
         self.views: dict[str, ScopeView] = {}
         self.results: Results | None = None  # the last complete or partial results
+        self.history = RunHistory()
+        self.traces: dict[str, ScopeTraces] = {}  # signal labels of the run being shown
+        self._diagram: Diagram | None = None
+        self._params: dict = {}
         self._latest: Snapshot | Results | None = None
         self._runner: SimulationRunner | None = None
         self._show_placeholder()
@@ -76,14 +108,20 @@ class ScopeManager(QObject):
             for signal, slot in self._connections():
                 signal.disconnect(slot)
             self._runner = None
-        self.tabs.clear()
-        for view in self.views.values():
-            view.deleteLater()
-        self.views = {}
+        self._drop_views()
         self.results, self._latest = None, None
+        self.traces, self._diagram = {}, None
+        self.history.forget_parameters()  # run titles do not compare different diagrams
         self.status.setText("")
         self.placeholder.setText(_NOT_RUN)
         self._show_placeholder()
+
+    def _drop_views(self) -> None:
+        self.tabs.clear()
+        for view in self.views.values():
+            view.setParent(None)
+            view.deleteLater()
+        self.views = {}
 
     def scope_area(self) -> QWidget:
         """The widget holding the views (tabs, one per scope)."""
@@ -102,16 +140,14 @@ class ScopeManager(QObject):
         paths = list(kinds)
         shown = [(path, type(view)) for path, view in self.views.items()]
         if shown != [(path, VIEWS[kind]) for path, kind in kinds.items()]:
-            # keep views (and their zoom) across runs when unchanged
-            self.tabs.clear()
-            for view in self.views.values():
-                view.deleteLater()
-            self.views = {}
+            # keep views (and their zoom, cursors, modes) across runs when unchanged
+            self._drop_views()
             for path in paths:
-                view = VIEWS[kinds[path]](path, self.tabs)
-                self.views[path] = view
-                self.tabs.addTab(view, path)
+                self.views[path] = VIEWS[kinds[path]](path, self.tabs)
+            self._place_views()
         self.results, self._latest = None, None
+        self._diagram, self._params = diagram, dict(diagram.parameters)
+        self.traces = {}
         for view in self.views.values():
             view.clear()
         self.placeholder.setText(_NO_SCOPES)
@@ -147,7 +183,7 @@ class ScopeManager(QObject):
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for path, view in self.views.items():
-            file = out / (re.sub(r"[^A-Za-z0-9_.-]+", "_", path) + ".png")
+            file = out / (file_stem(path) + ".png")
             view.export_png(str(file))
             written.append(file)
         log.info("exported %d scope images to %s", len(written), out)
@@ -157,19 +193,36 @@ class ScopeManager(QObject):
     def _connections(self):
         runner = self._runner
         return [(runner.snapshot, self._on_snapshot), (runner.finished, self._on_finished),
-                (runner.failed, self._on_failed)]
+                (runner.failed, self._on_failed), (runner.compiled, self._on_compiled)]
+
+    def _on_compiled(self, drivers: dict[str, tuple[str, ...]]) -> None:
+        """Name every logged signal's curves after the signals that feed them."""
+        if self._diagram is None:
+            return
+        self.traces = {path: scope_traces(self._diagram, path, names)
+                       for path, names in drivers.items()}
+        for path, view in self.views.items():
+            if path in self.traces:
+                view.set_traces(self.traces[path])
+
+    def _record(self, results: Results) -> RunRecord:
+        record = self.history.add(results, self._params, column_labels(self.traces))
+        self.runRecorded.emit(record)
+        return record
 
     def _on_snapshot(self, snap: Snapshot) -> None:
         self._show(snap, f"running: {snap.progress:.0%}")
 
     def _on_finished(self, results: Results) -> None:
         self.results = results
+        self._record(results)
         self._show(results, results.status if results.status != "stopped" else
                    f"stopped ({results.message})" if results.message else "stopped")
 
     def _on_failed(self, message: str, partial: Results | None) -> None:
         if partial is not None:
             self.results = partial
+            self._record(partial)
             self._show(partial, f"failed: {message}")
         else:
             self.status.setText(f"failed: {message}")
@@ -185,6 +238,30 @@ class ScopeManager(QObject):
         self.status.setText(f"{state} · {end} · {len(event_instants(data.events))} event "
                             f"instants")
 
+    def _tiling_toggled(self, _on: bool) -> None:
+        self._place_views()
+
+    def _place_views(self) -> None:
+        """The views as tabs, or side by side in a splitter."""
+        tiled = self.side_by_side.isChecked()
+        current = self.tabs.currentIndex()
+        self.tabs.clear()
+        for path, view in self.views.items():
+            if tiled:
+                self.tiles.addWidget(view)
+            else:
+                self.tabs.addTab(view, path)
+            view.show_title(tiled)
+            if tiled:  # a tab's page is shown by its tab widget only when it is current
+                view.show()
+        if tiled and self.views:
+            self.tiles.setSizes([1000] * len(self.views))
+        elif current >= 0:
+            self.tabs.setCurrentIndex(min(current, self.tabs.count() - 1))
+        self._show_placeholder()
+
     def _show_placeholder(self) -> None:
+        tiled = self.side_by_side.isChecked()
         self.placeholder.setVisible(not self.views)
-        self.tabs.setVisible(bool(self.views))
+        self.tabs.setVisible(bool(self.views) and not tiled)
+        self.tiles.setVisible(bool(self.views) and tiled)

@@ -25,6 +25,7 @@ from blocksim.compiler import compile_diagram
 from blocksim.engine import Event, Results, Simulator
 from blocksim.engine.simulator import STOP_MESSAGE  # noqa: F401 (the status message, for views)
 from blocksim.errors import BlocksimError, SimulationError
+from blocksim.gui.scopes.traces import logged_drivers
 from blocksim.gui.window import gcguard
 from blocksim.model import Diagram, SimulationSettings
 
@@ -71,6 +72,8 @@ class _Worker:
         self.progress: float | None = None  # newest progress not yet shown
         self.outcome: tuple | None = None  # ("done", results) or ("error", message, partial)
         self.sim: Simulator | None = None
+        # {logged path: the driving signal's name per element}, once compiled, until taken
+        self.drivers: dict[str, tuple[str, ...]] | None = None
         self._last_progress = -math.inf
         self._progress_shown = -1.0
         self._last_snapshot = -math.inf
@@ -84,9 +87,17 @@ class _Worker:
             self.progress = self.latest = None
         return taken
 
+    def take_drivers(self) -> dict[str, tuple[str, ...]] | None:
+        """The logged signals' driver names, once, when the model has compiled."""
+        with self.lock:
+            drivers, self.drivers = self.drivers, None
+        return drivers
+
     def run(self) -> None:
         try:
             model = compile_diagram(self.diagram, self.params, self.settings)
+            with self.lock:
+                self.drivers = logged_drivers(model.signal_names, model.logged)
             self.sim = Simulator(model, self.settings, progress=self._progress,
                                  should_stop=self._should_stop)
         except BlocksimError as exc:
@@ -173,6 +184,8 @@ class SimulationRunner(QObject):
     finished = Signal(object)  # Results
     failed = Signal(str, object)  # message, partial Results or None
     started = Signal()
+    # {logged path: name of the signal driving each element}, once the model has compiled
+    compiled = Signal(object)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -230,6 +243,9 @@ class SimulationRunner(QObject):
         if worker is None:
             self._timer.stop()
             return
+        drivers = worker.take_drivers()
+        if drivers is not None:
+            self.compiled.emit(drivers)
         progress, snap, outcome = worker.take()
         if progress is not None:
             self.progressChanged.emit(progress)

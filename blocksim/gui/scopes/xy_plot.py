@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QWidget
 
-from blocksim.gui.scopes.plot import _FOREGROUND, DOWNSAMPLE_ABOVE, ScopeView, event_instants
+from blocksim.gui.scopes import export
+from blocksim.gui.scopes.plot import FOREGROUND, ScopeView
+from blocksim.gui.scopes.tools import ScopeTools
 
 
 class XYView(ScopeView):
@@ -13,30 +15,42 @@ class XYView(ScopeView):
 
     def __init__(self, path: str, parent: QWidget | None = None):
         super().__init__(path, parent)
-        item = self.plot.getPlotItem()
-        item.setLabel("bottom", "x", color=_FOREGROUND)
-        item.setLabel("left", "y", color=_FOREGROUND)
+        self.viewbox.time_zoom = False  # no time axis: the wheel zooms both
+        self.viewbox.setAutoVisible(y=False)
+        self._relabel()
+        self._update_readout()
 
-    def set_data(self, time: np.ndarray, values: np.ndarray, events=()) -> None:
-        """Show the logged (x, y) columns: values has 2n columns, x's n then y's n."""
-        self.time, self.values, self.events = time, values, tuple(events)
-        columns = values.reshape(len(values), -1)
-        n = columns.shape[1] // 2
-        self._ensure_curves(n, vector=n > 1)
-        instants = self._instants(time)
-        rows = np.searchsorted(time, instants, side="left")
-        many = len(time) > DOWNSAMPLE_ABOVE
-        for k, (curve, marker) in enumerate(zip(self.curves, self.markers)):
-            curve.setDownsampling(ds=None if many else 1, auto=many, method="peak")
-            curve.setData(columns[:, k], columns[:, n + k])
-            marker.setData(columns[rows, k], columns[rows, n + k])
-        self._set_lines(np.zeros(0))  # time has no axis here
+    def _make_tools(self) -> ScopeTools:
+        return ScopeTools(self, xy=False, cursors=False)
+
+    def pairs(self, width: int) -> list[tuple[int | None, int]]:
+        """Element k of x against element k of y."""
+        n = width // 2
+        return [(k, n + k) for k in range(n)]
+
+    def _relabel(self) -> None:
+        super()._relabel()
+        item = self.plot.getPlotItem()
+        names = self.names()
+        pairs = self.pairs(len(names)) if len(names) >= 2 else []
+        single = len(pairs) == 1 and self.traces is not None
+        x_name = names[pairs[0][0]] if single else "x"
+        y_name = names[pairs[0][1]] if single else "y"
+        item.setLabel("bottom", x_name, units=None, color=FOREGROUND)
+        item.setLabel("left", y_name, units=None, color=FOREGROUND)
+
+    def visible_table(self) -> tuple[list[str], list[np.ndarray]]:
+        """Time and every x and y element, for the rows whose first x is visible."""
+        columns = self.columns()
+        if not len(self.time) or columns.shape[1] < 2:
+            return ["time"], [np.zeros(0)]
+        (lo, hi), _ = self.viewbox.viewRange()
+        rows = export.visible_rows(columns[:, 0], (lo, hi))
+        names = self.names()
+        return (["time"] + names,
+                [self.time[rows]] + [columns[rows, k] for k in range(columns.shape[1])])
 
     def curve_data(self, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(x, y) of curve k as drawn."""
         x, y = self.curves[k].getData()
         return np.asarray(x), np.asarray(y)
-
-    def _instants(self, time: np.ndarray) -> np.ndarray:
-        instants = event_instants(self.events)
-        return instants[np.searchsorted(time, instants, side="left") < len(time)]

@@ -97,6 +97,9 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
                                 tip="Ports, parameters and documentation of every block type")
     a.shortcuts = _action(window, "&Keyboard Shortcuts", helps.show_shortcuts,
                           tip="Every key and mouse gesture of the editor")
+    a.data_inspector = _action(window, "&Data Inspector",
+                               lambda: window.panels.show_dock("data_inspector"), "Ctrl+Shift+I",
+                               "Compare the logged signals of the last runs")
     for action in [a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all] + a.nudges:
         canvas.addAction(action)
     return a
@@ -136,6 +139,7 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     sim.addActions([a.run, a.stop, a.validate])
     sim.addSeparator()
     sim.addAction(a.sweep)
+    sim.addAction(a.data_inspector)
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a.help_block, a.block_reference, a.shortcuts])
     fill_examples(window)
