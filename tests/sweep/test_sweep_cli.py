@@ -98,10 +98,14 @@ def wait_for(fd, text, timeout):
     return seen
 
 
+# Enough runs that Ctrl-C, sent once two rows are in the file, arrives before the end.
+RUNS = 120
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_keeps_the_finished_runs_and_resume_runs_the_rest(tmp_path, workers):
     out = tmp_path / "runs.csv"
-    args = [sys.executable, "-m", "blocksim", "sweep", str(BALL), "--grid", "mu=0.3:0.9:24",
+    args = [sys.executable, "-m", "blocksim", "sweep", str(BALL), "--grid", f"mu=0.3:0.9:{RUNS}",
             "--metric", "count:ball.reset", "--metric", "time:ball.lower limit:1",
             "--workers", str(workers), "--batch-size", "2", "--out", str(out)]
     terminal, child_end = pty.openpty()  # stderr a terminal: the progress bar shows
@@ -124,17 +128,17 @@ def test_ctrl_c_keeps_the_finished_runs_and_resume_runs_the_rest(tmp_path, worke
     assert "Traceback" not in text and "sweep interrupted after" in text, text
     kept = read(out)
     done = len(kept) - 1
-    assert 2 <= done < 24 and f"interrupted after {done} of 24 runs" in text, text
+    assert 2 <= done < RUNS and f"interrupted after {done} of {RUNS} runs" in text, text
     assert all(r[1] == "finished" for r in kept[1:])
     resumed = subprocess.run(args + ["--resume"], cwd=ROOT, capture_output=True, text=True,
                              timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"24 runs ({done} found in {out})" in resumed.stderr
+    assert f"{RUNS} runs ({done} found in {out})" in resumed.stderr
     rows = read(out)
-    assert len(rows) == 25 and all(r[1] == "finished" for r in rows[1:])
+    assert len(rows) == RUNS + 1 and all(r[1] == "finished" for r in rows[1:])
     assert set(map(tuple, kept[1:])) <= set(map(tuple, rows[1:]))
     # the rows are those of an uninterrupted sweep
-    table = blocksim.sweep(BALL, grid={"mu": "0.3:0.9:24"}, workers=2,
+    table = blocksim.sweep(BALL, grid={"mu": f"0.3:0.9:{RUNS}"}, workers=2,
                            metrics=["count:ball.reset", "time:ball.lower limit:1"])
     assert [r[:4] for r in rows[1:]] == [[repr(row[0]), "finished", repr(row[2]), repr(row[3])]
                                          for _, row in sorted(table.rows.items())]

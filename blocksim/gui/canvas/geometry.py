@@ -52,9 +52,13 @@ def default_size(block_type: str, n_inputs: int, n_outputs: int, left_chars: int
     return width, height
 
 
+LABEL_BOX_WIDTH = 400.0  # the canvas writes a block's label centred in a box this wide
+
+
 def label_width(text: str) -> float:
-    """An estimate of the width of a block label, for layout (the canvas measures exactly)."""
-    return LABEL_CHAR_WIDTH * len(text) + 6.0
+    """An estimate of the width of a block label, for layout and routing (the canvas
+    measures exactly), at most the box the canvas writes it in (a longer one is cut)."""
+    return min(LABEL_CHAR_WIDTH * len(text) + 6.0, LABEL_BOX_WIDTH)
 
 
 def port_spread(height: float, index: int, count: int) -> float:

@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
 
 from blocksim import registry
-from blocksim.gui.canvas.geometry import LABEL_HEIGHT, Placement, Point, snap
+from blocksim.gui.canvas.geometry import LABEL_BOX_WIDTH, LABEL_HEIGHT, Placement, Point, snap
 from blocksim.gui.canvas.portinfo import PortInfo, block_placement, has_diagram, port_texts
 from blocksim.gui.canvas.routing import route
 from blocksim.model import Block, Wire
@@ -297,7 +297,8 @@ class BlockItem(QGraphicsItem):
         glyph_rect = glyph_rect.adjusted(2, 1, -2, -1)
         font = _fitted_font(glyph_rect, self.glyph, GLYPH_FONT)
         glyph = (glyph_rect, font, self.glyph) if font is not None else None
-        label = (QRectF(width / 2 - 200, height + 3, 400, LABEL_HEIGHT), self.label)
+        label = (QRectF(width / 2 - LABEL_BOX_WIDTH / 2, height + 3, LABEL_BOX_WIDTH, LABEL_HEIGHT),
+                 self.label)
         self._drawn_texts = _Texts(ports, glyph, label)
         return self._drawn_texts
 
