@@ -26,7 +26,7 @@ def same_results(a, b) -> None:
 @pytest.fixture
 def compiles(monkeypatch):
     """How many times the numba functions of a model are made (translated and loaded)."""
-    from blocksim.engine import native
+    from blocksim.engine.native import loop as native
 
     made = []
     real = native._compile

@@ -1,10 +1,10 @@
 """The numba backend: the hybrid run in a compiled loop, Python only where it must.
 
 `Simulator` hands each segment (restart to the next time event or the stop time) to
-`NativeLoop.segment`, which calls `native_kernel.segment` until the segment ends: there is
+`NativeLoop.segment`, which calls `native.kernel.segment` until the segment ends: there is
 no Python call per step or per stage, and the output grid is copied to the recorder once
 per call. Where numba compiles the model's event functions, events are settled in the
-loop too, with the semantics of `Simulator._event` (`native_events`): located crossings,
+loop too, with the semantics of `Simulator._event` (`native.settle`): located crossings,
 the start and, where `sample` and `next_time` compile as well, time events and sample hits
 (the rates' schedule on the exact clock travels with each call, `sim.hits`), each next
 bound found in the loop. The loop then returns only at the stop time, for progress,
@@ -38,8 +38,8 @@ from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
 from blocksim.engine import derived
-from blocksim.engine import native_kernel as nk
-from blocksim.engine import native_types as nt
+from blocksim.engine.native import kernel as nk
+from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
@@ -64,7 +64,7 @@ class Compiled:
     """A model's numba functions (kept alive here) and what the loop needs of the model."""
 
     dispatchers: tuple
-    addresses: np.ndarray  # int64, slots native_types.A_*; 0: no such event function
+    addresses: np.ndarray  # int64, slots layout.A_*; 0: no such event function
     events: bool  # the event functions compiled: events are settled in the loop
     timed: bool  # ... and time events too (sample and next_time compiled, where needed)
     kinds: tuple[str, ...]  # event entry kinds by code
@@ -72,7 +72,7 @@ class Compiled:
     zc_owner: np.ndarray
     observed: np.ndarray  # the states observe reads
     selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
-    # History rings (`native_history`): per channel its start in m, capacity, width and
+    # History rings (`native.rings`): per channel its start in m, capacity, width and
     # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
     hch: np.ndarray
     hfl: np.ndarray
@@ -343,15 +343,15 @@ def _compile(model: CompiledModel) -> Compiled | None:
     """
     from numba.experimental.function_type import _get_wrapper_address
 
-    from blocksim.engine import native_source
+    from blocksim.engine.native import codegen
 
     started = time.perf_counter()
     functions = dict(derived.functions(model))
     derived.observe(model)
     functions["observe"] = dataflow.split(model.derived["observe_source"])["observe"]
     constants = model.functions["outputs"].__globals__
-    kinds = native_source.event_kinds(functions)
-    events = tuple(name for name in native_source.EVENT_NAMES if name not in model.empty)
+    kinds = codegen.event_kinds(functions)
+    events = tuple(name for name in codegen.EVENT_NAMES if name not in model.empty)
     sampled = bool(model.rates or model.trigger_slots)
     extra: tuple[str, ...] = ()
     if model.history:  # the inputs the history rings keep
@@ -362,15 +362,15 @@ def _compile(model: CompiledModel) -> Compiled | None:
     timing = tuple(name for name, needed in (("sample", sampled),
                                              ("next_time", bool(model.time_events))) if needed)
     offset = len(model.signal_names)  # parameter slot k is S[offset + k] in compiled code
-    functions = {name: native_source.slots_as_signals(fn, offset)
+    functions = {name: codegen.slots_as_signals(fn, offset)
                  for name, fn in functions.items()}
     attempts = ([events + timing] if timing else []) + [events, None]
     module, compiled, pending = None, (), None
     for attempt in attempts:
         try:
-            source = native_source.module_source(functions, constants,
+            source = codegen.module_source(functions, constants,
                                                  (attempt or ()) + extra, kinds)
-            module = native_source.load(source, native_source.user_globals(constants))
+            module = codegen.load(source, codegen.user_globals(constants))
             compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class
@@ -396,9 +396,9 @@ def _compile(model: CompiledModel) -> Compiled | None:
     slots = {"deriv": nt.A_DERIV, "zc": nt.A_ZC, "observe": nt.A_OBSERVE,
              "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER,
              "sample": nt.A_SAMPLE, "next_time": nt.A_NEXT_TIME, "probe": nt.A_PROBE}
-    for name in native_source.NAMES + (compiled or ()) + extra:
+    for name in codegen.NAMES + (compiled or ()) + extra:
         dispatcher = getattr(module, name)
-        sig = (nt.EVENT_SIGNATURE if name in native_source.EVENT_NAMES
+        sig = (nt.EVENT_SIGNATURE if name in codegen.EVENT_NAMES
                else nt.TIME_SIGNATURE if name == "next_time" else nt.MODEL_SIGNATURE)
         addresses[slots[name]] = _get_wrapper_address(dispatcher, sig)
         dispatchers.append(dispatcher)
