@@ -3,7 +3,8 @@
 `Simulator` hands each segment (restart to the next time event or the stop time) to
 `NativeLoop.segment`, which calls `native.kernel.segment` until the segment ends: there is
 no Python call per step or per stage, and the output grid is copied to the recorder once
-per call. Where numba compiles the model's event functions, events are settled in the
+per call. The model's numba functions come from `native.build` (made once per
+structure); this module only drives runs with them. Where numba compiles the model's event functions, events are settled in the
 loop too, with the semantics of `Simulator._event` (`native.settle`): located crossings,
 the start and, where `sample` and `next_time` compile as well, time events and sample hits
 (the rates' schedule on the exact clock travels with each call, `sim.hits`), each next
@@ -26,18 +27,15 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from blocksim import param_slots
-from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
-from blocksim.engine import derived
+from blocksim.engine.native import build
 from blocksim.engine.native import kernel as nk
 from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
@@ -57,97 +55,43 @@ YIELD_UNWATCHED = 25  # with no progress or should_stop: this many times further
 EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of the loop
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
 BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """A model's numba functions (kept alive here) and what the loop needs of the model."""
-
-    dispatchers: tuple
-    addresses: np.ndarray  # int64, slots layout.A_*; 0: no such event function
-    events: bool  # the event functions compiled: events are settled in the loop
-    timed: bool  # ... and time events too (sample and next_time compiled, where needed)
-    kinds: tuple[str, ...]  # event entry kinds by code
-    zmove: np.ndarray
-    zc_owner: np.ndarray
-    observed: np.ndarray  # the states observe reads
-    selection: np.ndarray  # the state of each logged signal, if all are states (else empty)
-    # History rings (`native.rings`): per channel its start in m, capacity, width and
-    # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
-    hch: np.ndarray
-    hfl: np.ndarray
-    hup: np.ndarray  # [channel, block]: 1 where the block is a delay upstream of the ring
-
-    @property
-    def stop_kind(self) -> int:
-        return self.kinds.index("stop") if "stop" in self.kinds else -1
+RUNS_KEPT = 8  # settings per model whose loop parameters are kept (`_prepare`)
 
 
 class NativeLoop:
     """The compiled functions of one model and the buffers of one run."""
 
-    def __init__(self, compiled: Compiled, sim: "Simulator"):
+    def __init__(self, compiled: build.Compiled, sim: "Simulator"):
         self.c = compiled
         model, s = sim.model, sim.settings
-        n_grid = int(math.floor((s.stop - s.start) / sim.interval + 1e-9))
-        rows = n_grid + 2 + (EVENT_ROWS if compiled.events else 0)
-        self.out_t = np.empty(rows)
-        self.out_y = np.empty((rows, sim.recorder.width))
+        watched = sim.progress is not None or sim.should_stop is not None
+        stiffness = sim.stiffness
+        # What follows from the model and the settings alone is made once per model and
+        # settings (repeated runs of one model pay only copies of it).
+        key = (s.start, s.stop, s.rtol, s.atol, s.max_step, sim.interval, sim.horizon,
+               sim.event_limits, watched, stiffness and (stiffness.stop, stiffness.budget),
+               YIELD_EVERY, YIELD_WORK, YIELD_UNWATCHED, EVENT_ROWS, LOG_ENTRIES)
+        runs = model.derived.setdefault("native_runs", {})
+        prepared = runs.get(key)
+        if prepared is None:
+            if len(runs) >= RUNS_KEPT:
+                runs.clear()
+            prepared = runs[key] = _prepare(compiled, sim, watched)
+        self.fpar = prepared.fpar.copy()
+        self.ipar = prepared.ipar.copy()
+        self.sched = prepared.sched.copy()
+        self.zdir, self.trig, self.timed = prepared.zdir, prepared.trig, prepared.timed
+        self.hit_t = np.empty(len(self.sched))
+        self.out_t = np.empty(prepared.rows)
+        self.out_y = np.empty((prepared.rows, sim.recorder.width))
         self.x_ev = np.empty(model.n_states)
         self.x_bad = np.empty(model.n_states)
         n_log = LOG_ENTRIES if compiled.events else 1
         self.log_t = np.empty(n_log)
         self.log_b = np.empty(n_log, dtype=np.int64)
         self.log_k = np.empty(n_log, dtype=np.int64)
-        # The parameters that stay the same for every call of the loop in this run.
-        max_passes, zeno_events, zeno_span = sim.event_limits
-        # then atol per state, then the parameter slots (the loop copies them after the
-        # signals in its scratch array, where the model's functions read them)
-        slots = param_vector(model)
-        self.fpar = fpar = np.zeros(nt.N_FPAR + model.n_states + slots.size)
-        fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
-        fpar[nt.N_FPAR:nt.N_FPAR + model.n_states] = model.state_atol(s.atol)
-        fpar[nt.N_FPAR + model.n_states:] = slots
-        self.zdir = np.array(model.zc_direction, dtype=float)  # writable, as typed
-        fpar[nt.F_START], fpar[nt.F_INTERVAL] = s.start, sim.interval
-        fpar[nt.F_BAD_T], fpar[nt.F_HORIZON], fpar[nt.F_ZENO_SPAN] = (
-            math.nan, sim.horizon, zeno_span)
-        watched = sim.progress is not None or sim.should_stop is not None
-        size = model.n_states + len(model.signal_names)
-        pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1)))
-        pause *= 1 if watched else YIELD_UNWATCHED
-        self.ipar = ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
-        ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
-        ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
-        ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
-        ipar[nt.I_SIGNALS] = len(model.signal_names)
-        kinds = compiled.kinds
-        ipar[nt.I_BREAK_KIND] = kinds.index("breakpoint") if "breakpoint" in kinds else -1
-        stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
-        ipar[nt.I_STIFF_ON] = stiffness is not None
-        if stiffness is not None:
-            fpar[nt.F_STOP], fpar[nt.F_STIFF_BUDGET] = stiffness.stop, stiffness.budget
-        fpar[nt.F_STIFF_T], fpar[nt.F_STOP] = math.nan, s.stop
-        # Time events and sample hits are settled in the loop when their functions compile
-        # and every hit of the run has an exact time in int64 arithmetic; the loop then
-        # finds each next bound itself. The rates' schedule (period and offset in ticks,
-        # index of the next hit; its time) is `sim.hits`, copied in and out at each call.
-        rates, clock = model.rates, model.clock
-        self.timed = compiled.timed and (not rates or _exact_hits(rates, clock, s))
-        # Ticks beyond int64 (a period of 1e300 s) are only ever read by Python (`hits`).
-        self.sched = np.array([[r.period_ticks, r.offset_ticks, 0] if self.timed else [0] * 3
-                               for r in rates], dtype=np.int64).reshape(len(rates), 3)
-        self.hit_t = np.empty(len(rates))
-        self.trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
-        ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = self.timed, bool(model.time_events)
-        if clock is not None and self.timed:
-            ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
         sim.stats.setdefault("python_events", 0)
-        # With compiled event functions the loop also settles the start of the run (in
-        # the first call), unless that needs Python; with time events or sample hits, only
-        # if it settles those too (the first bound follows from the start's settled state).
-        self.handles_start = compiled.events and (
-            self.timed or not (rates or model.time_events or model.trigger_slots))
+        self.handles_start = prepared.handles_start
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
@@ -158,12 +102,7 @@ class NativeLoop:
             notice(f"backend numba: an output grid of {rows:.3g} rows is more than its buffers "
                    f"hold; {model.source} runs in Python")
             return None
-        compiled = model.derived.get("native", False)
-        if compiled is False:  # one per structure (`CompiledModel.shared`), not per value
-            compiled = model.shared.get("native", False)
-            if compiled is False:
-                compiled = model.shared["native"] = _compile(model)
-            model.derived["native"] = compiled
+        compiled = build.compiled_for(model)
         return cls(compiled, sim) if compiled is not None else None
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
@@ -283,16 +222,73 @@ class NativeLoop:
         stats["hits"] += counts[nt.I_HITS]
 
 
-def param_vector(model: CompiledModel) -> np.ndarray:
-    """The values of the model's parameter slots (`blocksim.param_slots`), in order."""
-    found = model.derived.get("param_vector")
-    if found is None:
-        namespace = model.functions["deriv"].__globals__
-        count = model.runtime.structure.n_slots if model.runtime is not None else 0
-        found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
-                         dtype=float)
-        model.derived["param_vector"] = found
-    return found
+@dataclass(frozen=True)
+class _Prepared:
+    """What one model's runs with one set of settings share: the loop's parameter arrays
+    (copied per run: the loop writes them) and what never changes during a run."""
+
+    fpar: np.ndarray
+    ipar: np.ndarray
+    sched: np.ndarray
+    zdir: np.ndarray  # read only by the loop: shared by the runs
+    trig: np.ndarray  # likewise
+    timed: bool
+    handles_start: bool
+    rows: int
+
+
+def _prepare(compiled: build.Compiled, sim: "Simulator", watched: bool) -> _Prepared:
+    """The loop's parameters for runs of `sim.model` with `sim`'s settings."""
+    model, s = sim.model, sim.settings
+    n_grid = int(math.floor((s.stop - s.start) / sim.interval + 1e-9))
+    rows = n_grid + 2 + (EVENT_ROWS if compiled.events else 0)
+    # The parameters that stay the same for every call of the loop in this run.
+    max_passes, zeno_events, zeno_span = sim.event_limits
+    # then atol per state, then the parameter slots (the loop copies them after the
+    # signals in its scratch array, where the model's functions read them)
+    slots = build.param_vector(model)
+    fpar = np.zeros(nt.N_FPAR + model.n_states + slots.size)
+    fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
+    fpar[nt.N_FPAR:nt.N_FPAR + model.n_states] = model.state_atol(s.atol)
+    fpar[nt.N_FPAR + model.n_states:] = slots
+    zdir = np.array(model.zc_direction, dtype=float)  # writable, as typed
+    fpar[nt.F_START], fpar[nt.F_INTERVAL] = s.start, sim.interval
+    fpar[nt.F_BAD_T], fpar[nt.F_HORIZON], fpar[nt.F_ZENO_SPAN] = (
+        math.nan, sim.horizon, zeno_span)
+    size = model.n_states + len(model.signal_names)
+    pause = min(YIELD_EVERY, max(16, YIELD_WORK // (7 * size + 1)))
+    pause *= 1 if watched else YIELD_UNWATCHED
+    ipar = np.zeros(nt.N_IPAR, dtype=np.int64)
+    ipar[nt.I_N_GRID], ipar[nt.I_EVENT], ipar[nt.I_MAX_STEPS] = n_grid, -1, pause
+    ipar[nt.I_EVENTS_ON], ipar[nt.I_STOP_KIND] = compiled.events, compiled.stop_kind
+    ipar[nt.I_MAX_PASSES], ipar[nt.I_ZENO_EVENTS] = max_passes, zeno_events
+    ipar[nt.I_SIGNALS] = len(model.signal_names)
+    kinds = compiled.kinds
+    ipar[nt.I_BREAK_KIND] = kinds.index("breakpoint") if "breakpoint" in kinds else -1
+    stiffness = sim.stiffness  # dopri5 always: its counts live in ipar/fpar from here
+    ipar[nt.I_STIFF_ON] = stiffness is not None
+    if stiffness is not None:
+        fpar[nt.F_STOP], fpar[nt.F_STIFF_BUDGET] = stiffness.stop, stiffness.budget
+    fpar[nt.F_STIFF_T], fpar[nt.F_STOP] = math.nan, s.stop
+    # Time events and sample hits are settled in the loop when their functions compile
+    # and every hit of the run has an exact time in int64 arithmetic; the loop then
+    # finds each next bound itself. The rates' schedule (period and offset in ticks,
+    # index of the next hit; its time) is `sim.hits`, copied in and out at each call.
+    rates, clock = model.rates, model.clock
+    timed = compiled.timed and (not rates or _exact_hits(rates, clock, s))
+    # Ticks beyond int64 (a period of 1e300 s) are only ever read by Python (`hits`).
+    sched = np.array([[r.period_ticks, r.offset_ticks, 0] if timed else [0] * 3
+                      for r in rates], dtype=np.int64).reshape(len(rates), 3)
+    trig = np.array(model.trigger_slots, dtype=np.int64)  # triggered rates' flags
+    ipar[nt.I_TIMED], ipar[nt.I_HAS_NEXT] = timed, bool(model.time_events)
+    if clock is not None and timed:
+        ipar[nt.I_CLOCK_P], ipar[nt.I_CLOCK_Q] = clock.p, clock.q
+    # With compiled event functions the loop also settles the start of the run (in
+    # the first call), unless that needs Python; with time events or sample hits, only
+    # if it settles those too (the first bound follows from the start's settled state).
+    handles_start = compiled.events and (
+        timed or not (rates or model.time_events or model.trigger_slots))
+    return _Prepared(fpar, ipar, sched, zdir, trig, timed, handles_start, rows)
 
 
 def _exact_hits(rates, clock, s) -> bool:
@@ -313,116 +309,3 @@ def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
     except (ArithmeticError, ValueError) as exc:
         return sim.model.block_of_exception(exc)
     return sim._nonfinite_block(st, st.t, st.x)
-
-
-def _fallback_notice(model: CompiledModel, exc: Exception, kind: str | None) -> str:
-    """What runs in Python on the numba backend, and why: the block (type) whose code
-    numba cannot take, when known. `kind`: "time" (time events and sample hits in
-    Python), "events" (all events) or None (the whole model)."""
-    owner = getattr(exc, "owner", None)
-    if owner is not None:
-        cause = f"block '{model.block_ids[owner]}' ({model.block_types[owner]})"
-    else:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        cause = f"the diagram's code ({first[:120]})"
-    if kind == "time":
-        return (f"backend numba: {cause} needs Python at time events: time events and "
-                f"sample hits of {model.source} are handled in Python")
-    if kind == "events":
-        return (f"backend numba: {cause} needs Python at events: events of "
-                f"{model.source} are handled in Python")
-    return f"backend numba: {cause} does not compile with numba: {model.source} runs in Python"
-
-
-def _compile(model: CompiledModel) -> Compiled | None:
-    """Translate and load the model's numba functions (None: the model stays in Python).
-
-    The event functions are compiled too where numba can (no Python helpers, no raise),
-    and with them those of time events (`sample`, `next_time`); otherwise time events, or
-    all events, are handled in Python and only the rest is compiled.
-    """
-    from numba.experimental.function_type import _get_wrapper_address
-
-    from blocksim.engine.native import codegen
-
-    started = time.perf_counter()
-    functions = dict(derived.functions(model))
-    derived.observe(model)
-    functions["observe"] = dataflow.split(model.derived["observe_source"])["observe"]
-    constants = model.functions["outputs"].__globals__
-    kinds = codegen.event_kinds(functions)
-    events = tuple(name for name in codegen.EVENT_NAMES if name not in model.empty)
-    sampled = bool(model.rates or model.trigger_slots)
-    extra: tuple[str, ...] = ()
-    if model.history:  # the inputs the history rings keep
-        from blocksim.engine import history
-
-        functions["probe"] = dataflow.split(history.probe_source(model))["probe"]
-        extra = ("probe",)
-    timing = tuple(name for name, needed in (("sample", sampled),
-                                             ("next_time", bool(model.time_events))) if needed)
-    offset = len(model.signal_names)  # parameter slot k is S[offset + k] in compiled code
-    functions = {name: codegen.slots_as_signals(fn, offset)
-                 for name, fn in functions.items()}
-    attempts = ([events + timing] if timing else []) + [events, None]
-    module, compiled, pending = None, (), None
-    for attempt in attempts:
-        try:
-            source = codegen.module_source(functions, constants,
-                                                 (attempt or ()) + extra, kinds)
-            module = codegen.load(source, codegen.user_globals(constants))
-            compiled = attempt
-            break
-        except Exception as exc:  # numba's typing errors have no common base class
-            kind = ("time" if attempt is not None and attempt != events
-                    else "events" if attempt is not None else None)
-            level = logging.DEBUG if attempt is not None else logging.WARNING
-            what = {"time": "time events stay in Python", "events": "event functions stay "
-                    "in Python", None: "numba backend unavailable for this model, running in "
-                    "Python"}[kind]
-            log.log(level, "%s: %s (%s: %s)", model.source, what, type(exc).__name__,
-                    str(exc).splitlines()[0] if str(exc) else "")
-            if kind == "time":  # said only if the event functions do compile
-                pending = _fallback_notice(model, exc, kind)
-                continue
-            pending = None
-            notice(_fallback_notice(model, exc, kind))
-    if pending is not None:
-        notice(pending)
-    if module is None:
-        return None
-    addresses = np.zeros(nt.N_ADDRESSES, dtype=np.int64)
-    dispatchers = []
-    slots = {"deriv": nt.A_DERIV, "zc": nt.A_ZC, "observe": nt.A_OBSERVE,
-             "update": nt.A_UPDATE, "pre_event": nt.A_PRE, "after_event": nt.A_AFTER,
-             "sample": nt.A_SAMPLE, "next_time": nt.A_NEXT_TIME, "probe": nt.A_PROBE}
-    for name in codegen.NAMES + (compiled or ()) + extra:
-        dispatcher = getattr(module, name)
-        sig = (nt.EVENT_SIGNATURE if name in codegen.EVENT_NAMES
-               else nt.TIME_SIGNATURE if name == "next_time" else nt.MODEL_SIGNATURE)
-        addresses[slots[name]] = _get_wrapper_address(dispatcher, sig)
-        dispatchers.append(dispatcher)
-    compiled_events = compiled is not None
-    timed = compiled_events and all(name in compiled for name in timing)
-    log.info("%s: numba functions ready in %.2f s (events %s, time events %s)", model.source,
-             time.perf_counter() - started, "compiled" if compiled_events else "in Python",
-             "compiled" if timed else "in Python")
-    return Compiled(tuple(dispatchers), addresses, compiled_events, timed, tuple(kinds),
-                    derived.zc_moves(model).astype(float), np.array(model.zc_owner,
-                                                                    dtype=np.int64),
-                    np.array(derived.observe_reads(model), dtype=np.int64),
-                    np.array(derived.observed_states(model) or [], dtype=np.int64),
-                    *_channels(model))
-
-
-def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The history rings as the loop reads them (`Compiled.hch`, `hfl`, `hup`)."""
-    ints, floats, offset = [], [], 0
-    upstream = np.zeros((len(model.history), len(model.block_ids)), dtype=np.int64)
-    for c, channel in enumerate(model.history):
-        upstream[c, list(channel.upstream)] = 1
-        ints.append([channel.base, channel.capacity, channel.width, offset])
-        floats.append([channel.span, channel.delay, float(channel.feedback)])
-        offset += channel.width
-    return (np.array(ints, dtype=np.int64).reshape(len(ints), 4),
-            np.array(floats, dtype=float).reshape(len(floats), 3), upstream)
