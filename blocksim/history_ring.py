@@ -5,7 +5,7 @@ the compiler gives it a region of the engine's flat array `m` after every ordina
 slot, and the engine (Python loop and numba loop alike) appends one record per accepted
 step and one marker per event. These functions are the single definition of the layout:
 plain Python on scalars and indexing, so the same text runs on numpy arrays or lists in
-the Python backend and compiled by numba (`native_funcs` wraps the readers, the compiled
+the Python backend and compiled by numba (`native.formulas` wraps the readers, the compiled
 loop the writers).
 
 Region layout from `base`: a header of HEAD slots (records stored, ring index of the

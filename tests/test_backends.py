@@ -247,7 +247,7 @@ def test_numba_ball_settles_events_in_the_compiled_loop_as_python_does():
 
 @needs_numba
 def test_numba_pauses_for_progress_change_nothing(monkeypatch):
-    from blocksim.engine import native
+    from blocksim.engine.native import loop as native
 
     model = blocksim.compile(blocksim.load(DIAGRAMS / "diode_ideal.json"), rtol=1e-10)
     plain = blocksim.simulate(model, backend="numba")
@@ -260,7 +260,7 @@ def test_numba_pauses_for_progress_change_nothing(monkeypatch):
 
 @needs_numba
 def test_numba_formula_functions_and_stop_block():
-    # sin/cos in the pendulum's equations compile to numba (native_funcs); its Stop block
+    # sin/cos in the pendulum's equations compile to numba (native.formulas); its Stop block
     # ends the run at an event settled in the compiled loop.
     py, nb = both(blocksim.load(DIAGRAMS / "rotating_pendulum.json"))
     assert nb.status == "stopped" and any(e.kind == "stop" for e in nb.events)

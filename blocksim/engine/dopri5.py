@@ -5,7 +5,7 @@ wrapping, dense-output objects built per call, a restart object per event). This
 keeps the same method, error norm and step-size control (Hairer, Norsett and Wanner,
 "Solving ODEs I", II.4 and II.6; FSAL, 4th-order continuous extension), but stores only
 arrays, evaluates dense output with one Horner scheme, and is restarted for almost nothing.
-The same coefficients drive the compiled loop of the numba backend (`native_kernel.py`).
+The same coefficients drive the compiled loop of the numba backend (`native/kernel.py`).
 
 Stiffness is tested as in Hairer's code (`stiffness.py`, shared with dop853): with y6, k6
 the sixth stage's argument and value and y7, k7 the new state and its derivative (both at

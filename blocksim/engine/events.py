@@ -5,7 +5,7 @@ latched sign z_i in a direction it watches. The event instant is the first float
 the sign has changed: the right end of a bracket that root finding shrinks to adjacent
 floats, so the state handed to event handling is already past the crossing.
 
-The compiled loop of the numba backend (`native_locate.py`) runs the same algorithm, step
+The compiled loop of the numba backend (`native/locate.py`) runs the same algorithm, step
 for step: this is its reference, in plain Python floats (numpy scalars and scipy's root
 finder cost more per call than the dozen evaluations of a location).
 """
@@ -46,7 +46,7 @@ def brent_step(xpre: float, xcur: float, xblk: float, fpre: float, fcur: float, 
 
     Returns (done, xpre, xcur, xblk, fpre, fblk, spre, scur): when done, xcur is the root;
     otherwise the caller evaluates g(xcur) as the next fcur. Plain floats only, so the
-    numba backend compiles this very function (native_locate.py).
+    numba backend compiles this very function (native/locate.py).
     """
     if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
         xblk, fblk = xpre, fpre

@@ -8,7 +8,7 @@ one "event horizon" later along the flow), which is what lets a state that sits 
 on a guard (Math 003) stay put instead of chattering.
 
 The continuous segments between events run in `segment.py` (Python, any solver) or in the
-compiled loop of the numba backend (`native.py`, dopri5), which also settles events, time
+compiled loop of the numba backend (`native/`, dopri5), which also settles events, time
 events and sample hits included, when it can; this module runs the restarts, the start and
 time events, and the events the compiled loop hands back, and it is the reference for what
 the compiled code does. The blocks' next time event comes from the generated `next_time`
@@ -86,18 +86,18 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
     if not model.n_states:
         notice("backend numba: a diagram without continuous states runs in Python")
         return None
-    native = sys.modules.get("blocksim.engine.native")
+    native = sys.modules.get("blocksim.engine.native.loop")
     if native is None:
         try:
-            from blocksim.engine import native_cache
+            from blocksim.engine.native import cache
 
-            native_cache.refresh()  # before the kernels load from numba's cache
-            fresh = not native_cache.kernels_cached()
+            cache.refresh()  # before the kernels load from numba's cache
+            fresh = not cache.kernels_cached()
             if fresh:
                 notice("compiling the numba backend, once per machine; this takes about "
-                       f"{native_cache.COMPILE_SECONDS} s")
+                       f"{cache.COMPILE_SECONDS} s")
             started = clock.perf_counter()
-            from blocksim.engine import native  # imports numba: only when asked
+            from blocksim.engine.native import loop as native  # imports numba: only when asked
             if fresh:
                 notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
         except ImportError as exc:

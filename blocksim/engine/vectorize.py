@@ -10,7 +10,7 @@ is `dx_[k] = x_[k - 1] - x_[k]`), the run becomes one line over slices,
 computed elementwise by numpy with the very same floating-point operations. Only lines of
 +, - and * qualify: Python raises on a division by zero or a power's overflow where numpy
 would return inf, and an error must name its block. The templates are those of the numba
-backend's block-type kernels (`native_fusion`).
+backend's block-type kernels (`native.fusion`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from blocksim.compiler import dataflow
-from blocksim.engine import native_fusion
+from blocksim.engine.native import fusion
 
 MIN_RUN = 8  # shorter runs stay straight-line (a numpy call costs about a dozen lines)
 _ARITHMETIC = re.compile(r"^[\s+\-*()]*$")  # what may surround the placeholders
@@ -83,14 +83,14 @@ def vector_source(fn: dataflow.Function, name: str, slots: Mapping[str, Any] = M
     index and parameter arrays it uses (parameter slots read from `slots`, the generated
     globals: the result holds their values); None if no run qualifies."""
     arrays: dict[str, np.ndarray] = {}
-    chunks = native_fusion.group(fn.statements)
-    templated = native_fusion.templates(chunks)
+    chunks = fusion.group(fn.statements)
+    templated = fusion.templates(chunks)
     body: list[str] = []
     found = False
     i = 0
     while i < len(templated):
         text = templated[i][1]
-        j = native_fusion.run_end(templated, i) if _candidate(text) else i + 1
+        j = fusion.run_end(templated, i) if _candidate(text) else i + 1
         line = _vector_line(text, templated[i:j], arrays, slots) if j - i >= MIN_RUN else None
         if line is not None:
             body.append(line)

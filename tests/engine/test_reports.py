@@ -15,7 +15,8 @@ from builders import block, diagram
 
 import blocksim
 from blocksim.compiler import compile_diagram
-from blocksim.engine import Simulator, native_cache, notices
+from blocksim.engine import Simulator, notices
+from blocksim.engine.native import cache
 from blocksim.engine.results import Recorder
 from blocksim.errors import SimulationError, SimulationInterrupted
 
@@ -172,8 +173,8 @@ def test_the_first_compilation_of_the_numba_backend_is_announced(notice_log, mon
     # As on a machine without the cache: the backend module is imported afresh and the
     # cache looks empty (the kernels themselves stay loaded: this takes no time here).
     blocksim.simulate(lag(), backend="numba")
-    monkeypatch.delitem(sys.modules, "blocksim.engine.native")
-    monkeypatch.setattr(native_cache, "kernels_cached", lambda: False)
+    monkeypatch.delitem(sys.modules, "blocksim.engine.native.loop")
+    monkeypatch.setattr(cache, "kernels_cached", lambda: False)
     blocksim.simulate(lag(), backend="numba")
     first, last = notice_log()
     assert first.startswith("compiling the numba backend, once per machine; this takes about")
@@ -182,15 +183,15 @@ def test_the_first_compilation_of_the_numba_backend_is_announced(notice_log, mon
 
 def test_the_kernel_cache_is_found_where_numba_keeps_it(tmp_path, monkeypatch):
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    assert not native_cache.kernels_cached(tmp_path)
-    (tmp_path / "native_kernel._segment-170.py311.nbi").write_bytes(b"")
-    assert native_cache.kernels_cached(tmp_path)
+    assert not cache.kernels_cached(tmp_path)
+    (tmp_path / "kernel._segment-170.py311.nbi").write_bytes(b"")
+    assert cache.kernels_cached(tmp_path)
     elsewhere = tmp_path / "numba"
-    (elsewhere / "engine").mkdir(parents=True)
+    (elsewhere / "engine" / "native").mkdir(parents=True)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(elsewhere))
-    assert not native_cache.kernels_cached(tmp_path / "none")
-    (elsewhere / "engine" / "native_kernel._segment-170.py311.nbi").write_bytes(b"")
-    assert native_cache.kernels_cached(tmp_path / "none")
+    assert not cache.kernels_cached(tmp_path / "none")
+    (elsewhere / "engine" / "native" / "kernel._segment-170.py311.nbi").write_bytes(b"")
+    assert cache.kernels_cached(tmp_path / "none")
 
 
 @needs_numba
@@ -198,7 +199,7 @@ def test_numba_runs_python_when_the_output_grid_exceeds_its_buffers(notice_log, 
     # The compiled loop allocates the whole output grid at once; the Python path records
     # rows as they come (a run stopped early needs only those). The compiler's budget keeps
     # results under 1 GiB, about the buffers' size: a smaller buffer shows the rule.
-    from blocksim.engine import native
+    from blocksim.engine.native import loop as native
 
     monkeypatch.setattr(native, "BUFFER_VALUES", 1_000_000)
     r = blocksim.simulate(lag(), backend="numba", stop_time=1e4, output_interval=0.01,

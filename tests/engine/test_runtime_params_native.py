@@ -26,16 +26,16 @@ def same_results(a, b) -> None:
 @pytest.fixture
 def compiles(monkeypatch):
     """How many times the numba functions of a model are made (translated and loaded)."""
-    from blocksim.engine import native
+    from blocksim.engine.native import build
 
     made = []
-    real = native._compile
+    real = build.compile_model
 
     def counting(model):
         made.append(model.source)
         return real(model)
 
-    monkeypatch.setattr(native, "_compile", counting)
+    monkeypatch.setattr(build, "compile_model", counting)
     return made
 
 

@@ -103,7 +103,7 @@ def test_rates_with_offsets_and_a_step_match_python(start):
 
 @needs_numba
 def test_pausing_the_loop_for_progress_changes_nothing(monkeypatch):
-    from blocksim.engine import native
+    from blocksim.engine.native import loop as native
 
     model = compile_diagram(offsets_and_steps())
     plain = blocksim.simulate(model, backend="numba")

@@ -2,7 +2,7 @@
 
 numba (cache=True) re-compiles a function when its own file changes, but not when a function
 it calls and inlines lives in another file that changed: after an update of, say,
-native_events.py, the cached native_kernel would silently keep the old event handling.
+native/settle.py, the cached native/kernel.py would silently keep the old event handling.
 `refresh` stamps the cache with a hash of every compiled engine module (and the numba
 version) and clears the engine's cached kernels when the stamp no longer matches. No Qt, no
 numba import here: it runs before the kernels are imported.
@@ -17,10 +17,11 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-ENGINE = Path(__file__).resolve().parent
-# The modules whose njit functions are cached, plus what they read at compile time.
-SOURCES = ("dopri5.py", "events.py", "native_events.py", "native_funcs.py", "native_kernel.py",
-           "native_locate.py", "native_types.py", "native_history.py", "../history_ring.py")
+PACKAGE = Path(__file__).resolve().parent
+# The modules whose njit functions are cached (all in this package), plus what they read at
+# compile time; paths relative to this package.
+SOURCES = ("settle.py", "formulas.py", "kernel.py", "locate.py", "layout.py", "rings.py",
+           "../dopri5.py", "../events.py", "../../history_ring.py")
 STAMP = "blocksim-numba-stamp.txt"
 COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 
@@ -29,7 +30,7 @@ def fingerprint() -> str:
     """A hash of the engine's compiled sources and the numba version."""
     digest = hashlib.sha256()
     for name in SOURCES:
-        path = ENGINE / name
+        path = PACKAGE / name
         if path.exists():
             digest.update(name.encode() + b"\0" + path.read_bytes())
     try:
@@ -39,7 +40,7 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
-def refresh(cache: Path = ENGINE / "__pycache__") -> bool:
+def refresh(cache: Path = PACKAGE / "__pycache__") -> bool:
     """Clear the engine's cached kernels if their sources changed; True if it cleared."""
     stamp = cache / STAMP
     current = fingerprint()
@@ -48,7 +49,7 @@ def refresh(cache: Path = ENGINE / "__pycache__") -> bool:
             return False
     except OSError:
         pass  # no stamp yet: clear whatever an older version left
-    stems = tuple(name[:-3] for name in SOURCES)
+    stems = tuple(name[:-3] + "." for name in SOURCES if "/" not in name)
     stale = [p for p in cache.glob("*.nb[ic]") if p.name.startswith(stems)]
     for path in stale:
         path.unlink(missing_ok=True)
@@ -62,13 +63,13 @@ def refresh(cache: Path = ENGINE / "__pycache__") -> bool:
     return bool(stale)
 
 
-def kernels_cached(cache: Path = ENGINE / "__pycache__") -> bool:
+def kernels_cached(cache: Path = PACKAGE / "__pycache__") -> bool:
     """Whether numba's cache holds the compiled loop (else importing it compiles it).
 
     numba keeps its cache next to the sources, or under NUMBA_CACHE_DIR when set (there in
     a tree named after the source directory): an index file of the kernel in either.
     """
-    if any(cache.glob("native_kernel*.nbi")):
+    if any(cache.glob("kernel.*.nbi")):
         return True
     root = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(root) and any(Path(root).rglob("native_kernel*.nbi"))
+    return bool(root) and any(Path(root).rglob("native/kernel.*.nbi"))

@@ -3,7 +3,7 @@
 The ring functions are plain Python over scalars and indexing; here they are compiled
 with their helpers bound to compiled versions, for the loop (appending step records and
 event markers, `record` and `mark`) and for the model functions (`hist_read`,
-`hist_next`, which `native_funcs` exports to generated code). A channel is a row of
+`hist_next`, which `native.formulas` exports to generated code). A channel is a row of
 `hch` (ring start in m, capacity, width, offset of its input in the probe's output) and
 of `hfl` (span, fixed delay, 1.0 if the output feeds back to the input); `hup[c, b]` is
 1 where block b is a delay upstream of the ring's input.
@@ -15,7 +15,7 @@ import types
 from numba import njit
 
 from blocksim import history_ring as ring
-from blocksim.engine.native_locate import state_at
+from blocksim.engine.native.locate import state_at
 
 _GLOBALS = dict(vars(ring))
 

@@ -1,7 +1,7 @@
 """The model's functions as numba code, compiled once and cached on disk.
 
-The compiled loop (`native_kernel`) calls the model through function addresses with fixed
-signatures (`native_types`): `deriv`, `zc` and `observe` as f(t, x, m, z, out, S), and,
+The compiled loop (`native.kernel`) calls the model through function addresses with fixed
+signatures (`native.layout`): `deriv`, `zc` and `observe` as f(t, x, m, z, out, S), and,
 when numba can compile them, the event functions `update`, `pre_event` and `after_event`
 as changed = f(t, x, m, z, zn, init, ev, S), and those of time events: `sample` as
 f(t, x, m, z, hits, S) and `next_time` as t_next = f(t, m, S). So the loop is compiled once per machine and
@@ -31,7 +31,7 @@ from types import ModuleType
 
 from blocksim import param_slots
 from blocksim.compiler import dataflow
-from blocksim.engine import native_fusion
+from blocksim.engine.native import fusion
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +47,9 @@ from math import inf, nan
 import numpy as np
 from numba import njit
 
-from blocksim.engine.native_funcs import *  # noqa: F401,F403 (the formula functions)
-from blocksim.engine.native_types import EVENT_SIGNATURE as _ESIG, MODEL_SIGNATURE as _SIG
-from blocksim.engine.native_types import TIME_SIGNATURE as _TSIG
+from blocksim.engine.native.formulas import *  # noqa: F401,F403 (the formula functions)
+from blocksim.engine.native.layout import EVENT_SIGNATURE as _ESIG, MODEL_SIGNATURE as _SIG
+from blocksim.engine.native.layout import TIME_SIGNATURE as _TSIG
 
 '''
 _HEADS = ("x_ = x.tolist()", "m_ = m.tolist()", "z_ = z.tolist()", "zn_ = zn.tolist()")
@@ -90,9 +90,9 @@ def event_kinds(functions: dict[str, dataflow.Function]) -> list[str]:
 
 def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.Statement]
             ) -> list[tuple[int | None, list[str]]]:
-    """The statements grouped by block for `native_fusion`, once checked that numba can
+    """The statements grouped by block for `native.fusion`, once checked that numba can
     compile them (NotNumbaCompatible if not)."""
-    from blocksim.engine import native_funcs
+    from blocksim.engine.native import formulas
     from blocksim.user import functions as user
 
     for st in statements:
@@ -101,14 +101,14 @@ def _chunks(name: str, constants: dict[str, object], statements: list[dataflow.S
                                      st.owner)
         for ref in st.reads:
             if (ref in constants and callable(constants[ref])
-                    and ref not in native_funcs.__all__):
+                    and ref not in formulas.__all__):
                 value = constants[ref]
                 if not user.is_user_function(value):
                     raise NotNumbaCompatible(f"{name} calls Python helper {ref}", st.owner)
                 if user.compiled_version(value) is None:
                     raise NotNumbaCompatible(f"{name} calls {user.owner(value)}, which numba "
                                              f"cannot compile", st.owner)
-    return native_fusion.group(statements)
+    return fusion.group(statements)
 
 
 def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
@@ -116,7 +116,7 @@ def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
     """One generated function as numba source: the array heads become aliases, `special`
     turns the other non-block lines into head or tail lines (returning True) or passes a
     block's statement through (returning the statement to keep), and runs of same-type
-    blocks are fused into loops (`native_fusion`); also the arrays those loops use."""
+    blocks are fused into loops (`native.fusion`); also the arrays those loops use."""
     head = [f"@njit({signature}, cache=True, nogil=True, error_model='numpy')",
             f"def {name}({args}):"]
     tail: list[str] = []
@@ -129,7 +129,7 @@ def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
         kept = special(st, head, tail)
         if kept is not True:
             body.append(kept)
-    lines, arrays = native_fusion.fuse(_chunks(name, constants, body), f"_{name}_")
+    lines, arrays = fusion.fuse(_chunks(name, constants, body), f"_{name}_")
     return head + lines + tail, arrays
 
 
@@ -250,10 +250,10 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
 def _ring_stamp() -> str:
     """A hash of the ring code that a model with history rings compiles in."""
     from blocksim import history_ring
-    from blocksim.engine import native_history
+    from blocksim.engine.native import rings
 
     digest = hashlib.sha256()
-    for module in (history_ring, native_history):
+    for module in (history_ring, rings):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -5,7 +5,7 @@ domain error (log of a negative number), numba code returns NaN instead; the eng
 re-evaluates the Python functions at that state to name the block (see `native.py`).
 The variadic ones (min, max, sum, index over a vector) are not here: a model that uses
 them runs its functions in Python. `_log` is what an event entry becomes in compiled event
-code (see `native_source`).
+code (see `native.codegen`).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ _f_asin, _f_acos, _f_atan, _f_atan2 = math.asin, math.acos, math.atan, math.atan
 _f_sinh, _f_cosh, _f_tanh, _f_abs = math.sinh, math.cosh, math.tanh, math.fabs
 _f_rem, _f_hypot, _f_pow = math.fmod, math.hypot, math.pow
 # Input histories (transport delays): `blocksim.history_ring`'s readers, compiled.
-from blocksim.engine.native_history import hist_due as _hist_due  # noqa: E402
-from blocksim.engine.native_history import hist_read as _hist_read  # noqa: E402
+from blocksim.engine.native.rings import hist_due as _hist_due  # noqa: E402
+from blocksim.engine.native.rings import hist_read as _hist_read  # noqa: E402
 
 
 @njit(cache=True)

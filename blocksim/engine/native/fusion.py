@@ -11,6 +11,9 @@ placeholders gives a template; consecutive instances with the same template beco
 
 over index and parameter arrays, in the original order (so the result is the same as the
 straight-line code, dependencies between instances included). Signals live in one array S.
+Event code is fused too: the block an event entry names (`_log(ev, block, kind)`) is one
+more placeholder, so fifty relays settle in one loop rather than 500 lines of branches (a
+numba compile of minutes: its passes grow with the branches of a function).
 Evenly spaced indices need no array: `dx_[1 + _k] = x_[0 + _k] - x_[1 + _k]` is a chain
 of lags, a loop LLVM vectorises.
 """
@@ -25,6 +28,7 @@ _TOKEN = re.compile(
     r"(?P<slot>\b(?:x_|dx_|g_|m_|zn_|z_)\[\d+\])"
     r"|(?P<sig>\bs\d+\b)"
     r"|(?P<par>\b_p\d+\b)"  # a parameter slot (`param_slots`; S after the signals here)
+    r"|(?P<blk>(?<=_log\(ev, )\d+)"  # the block an event entry names (compiled event code)
     r"|(?P<num>(?<![\w.])(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))")
 MIN_RUN = 4  # shorter runs stay straight-line
 
@@ -125,6 +129,8 @@ def fuse(chunks: list[Chunk], prefix: str) -> tuple[list[str], dict[str, np.ndar
             if kind == "num":
                 arrays[name] = np.array([float(c) for c in column])
                 fields.append(f"{name}[_k]")
+            elif kind == "blk":  # an int: the block of an event entry
+                fields.append(_index(arrays, name, [int(c) for c in column]))
             elif kind == "sig":
                 fields.append(f"S[{_index(arrays, name, [int(c[1:]) for c in column])}]")
             else:

@@ -4,11 +4,11 @@ and, where the model's event functions compile, event handling.
 One call integrates the hybrid run from a restart onwards without returning to Python: it
 takes the steps (`dopri5.py`'s method and coefficients), records the output grid through
 `observe`, checks the zero crossings after each step, latches the unwatched sign changes
-and, at a crossing, locates it exactly as `events.locate` does (`native_locate`). With
+and, at a crossing, locates it exactly as `events.locate` does (`native.locate`). With
 compiled event functions it then settles the event as `Simulator._event` does
-(`native_events`), restarts and goes on; otherwise, or when an event needs Python, it
+(`native.settle`), restarts and goes on; otherwise, or when an event needs Python, it
 returns the located crossing. The model's functions arrive as machine addresses with fixed
-signatures (`native_types`), so this module is compiled once per machine (cache=True) for
+signatures (`native.layout`), so this module is compiled once per machine (cache=True) for
 every model.
 """
 from __future__ import annotations
@@ -21,10 +21,10 @@ from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.engine import dopri5
-from blocksim.engine import native_events as ne
-from blocksim.engine import native_history as nh
-from blocksim.engine.native_locate import changed, locate, sign, state_at, ulp
-from blocksim.engine.native_types import (
+from blocksim.engine.native import settle as ne
+from blocksim.engine.native import rings as nh
+from blocksim.engine.native.locate import changed, locate, sign, state_at, ulp
+from blocksim.engine.native.layout import (
     A_AFTER, A_DERIV, A_NEXT_TIME, A_OBSERVE, A_PRE, A_PROBE, A_SAMPLE, A_UPDATE, A_ZC,
     BAD_CROSSING, BOUND, CROSSING, F_ATOL, F_BAD_T, F_BOUND, F_EVENT_T, F_HLAMB, F_HORIZON,
     F_INTERVAL, F_MAX_STEP, F_NEXT_STEP, F_RTOL, F_SOURCE_T, F_START, F_STEP,
@@ -173,13 +173,13 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     With I_STIFF_ON, stiffness is tested as `dopri5.StiffnessTest` does, its counts kept
     in fpar/ipar across calls; over budget the call ends with status STIFF.
     With I_TIMED, time events and sample hits are settled here too: at a bound that is
-    one, the model settles (`native_events.settle`), the rates that hit move on (`sched`:
+    one, the model settles (`native.settle.settle`), the rates that hit move on (`sched`:
     period and offset in ticks and index of the next hit per rate, `hit_t` its time; the
     triggered rates run where their flags, the discrete slots `trig`, are raised), and
     the next bound follows from `next_time` and the hits (F_BOUND, F_TIME_EVENT and
     F_SOURCE_T out); the call goes on to the stop time.
     With history rings (`hch`, `hfl`, `hup`: transport delays), each accepted step is recorded
-    in them through `probe` and each event marked before it settles (`native_history`).
+    in them through `probe` and each event marked before it settles (`native.rings`).
     """
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
     observe = as_model_function(fns[A_OBSERVE])

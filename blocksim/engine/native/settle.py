@@ -15,8 +15,8 @@ import math
 
 from numba import njit
 
-from blocksim.engine.native_locate import sign
-from blocksim.engine.native_types import KIND_STATE
+from blocksim.engine.native.locate import sign
+from blocksim.engine.native.layout import KIND_STATE
 
 # results of `settle`
 HANDLED, NOTHING, STOP, FALLBACK = 0, 1, 2, 3
