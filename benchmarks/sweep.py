@@ -8,11 +8,11 @@ The issue's targets (docs/performance.md): 10,000 runs of diagrams/bouncing_ball
 (mu ~ uniform(0.5, 0.95), v0 ~ normal(0, 1), 30 s each; metrics the time of rest and the
 number of bounces) on 2 cores with numba in under 30 s, 2 workers >= 1.7x faster than 1,
 Dask within 25 % of the local pool with bit-identical metrics, and a Python-backend sweep's
-overhead (everything but the simulation) under 1 ms a run. Until runtime parameters land,
-every run compiles its own model (0.6-0.7 s on numba): run it at small --n then.
-Wall times are of one sweep each, timed in this process after an untimed warm-up sweep of
-the same runs, so every configuration finds numba's compiled loop and the models' functions
-cached on disk (loading a cached model per run is still counted).
+overhead (everything but the simulation) under 1 ms a run. A worker compiles the model once
+and gives each run its values with `with_params` (no compilation). Wall times are of one
+sweep each, timed in this process after an untimed warm-up sweep of the same runs, so every
+configuration finds numba's compiled loop and the model's functions cached on disk; each
+configuration's fresh worker processes still load them (counted).
 """
 from __future__ import annotations
 
@@ -46,13 +46,13 @@ def same_bits(a: blocksim.SweepTable, b: blocksim.SweepTable) -> bool:
 
 def numba_cases(n: int, seed: int, dask: bool) -> None:
     print(f"numba backend, {n} runs of the ball (30 s each, mu and v0 drawn):")
-    # Warm-up, untimed: the compiled loop, and (until runtime parameters land, when each
-    # parameter set is a model of its own) every run's model compiled into numba's disk
+    # Warm-up, untimed: the compiled loop and the model's functions into numba's disk
     # cache, so that no configuration below pays for compilations another one made.
     started = time.perf_counter()
     blocksim.sweep(BALL, draws=DRAWS, n=n, seed=seed, metrics=METRICS, backend="numba",
                    workers=2)
-    print(f"  warm-up (compiling every run's model): {time.perf_counter() - started:.1f} s")
+    print(f"  warm-up (the compiled loop and the model's functions into numba's disk cache): "
+          f"{time.perf_counter() - started:.1f} s")
     # 2 workers first: their processes, forked from this one, must not inherit models this
     # process loaded in an earlier timing (each configuration loads its models itself)
     two_s, two = timed_sweep(n, seed, backend="numba", workers=2)
@@ -85,7 +85,8 @@ def _on_dask(n: int, seed: int) -> tuple[float | None, blocksim.SweepTable | Non
 def python_overhead(n: int, seed: int) -> None:
     """Within one sweep (1 worker, in this process, after a warm-up sweep of one run): its
     CPU time minus the CPU time of the simulations themselves (Simulator construction and
-    run) and of compiling each run's model (no runtime parameters yet). CPU time of this
+    run) and of making each run's model from its values (`with_params`, counted as
+    overhead too). CPU time of this
     process, not wall time: on a shared machine the wall time of every part swells with
     the load, and the difference of two swollen times is noise."""
     spent = {"run": 0.0, "compile": 0.0}
@@ -119,11 +120,12 @@ def python_overhead(n: int, seed: int) -> None:
     finally:
         worker.Simulator, models.ModelSource.model = TimedSimulator.__base__, model_for
     overhead = 1e3 * (cpu - spent["run"] - spent["compile"]) / n
+    values = 1e3 * spent["compile"] / n
     print(f"python backend, {n} runs: sweep {wall:.2f} s wall, {cpu:.2f} s CPU, of which "
-          f"simulations {spent['run']:.2f} s and compiling each run's model "
-          f"{spent['compile']:.2f} s ({1e3 * spent['compile'] / n:.2f} ms a run, gone with "
-          f"runtime parameters); the rest {overhead:.3f} ms CPU a run (target < 1 ms; "
-          f"includes loading and compiling the diagram once)")
+          f"simulations (Simulator set-up and run) {spent['run']:.2f} s; each run's values "
+          f"made a model (with_params) in {values:.3f} ms, the rest {overhead:.3f} ms CPU a run "
+          f"(includes loading and compiling the diagram once): overhead "
+          f"{values + overhead:.3f} ms a run (target < 1 ms)")
 
 
 def main() -> None:
