@@ -2,30 +2,16 @@
 import csv
 import os
 import pty
-import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from terminal_io import wait_for
 from test_cli import LAG, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_RUN = {**LAG, "simulation": {"stop": 1e7, "output_interval": 1e3, "max_step": 0.5}}
-
-
-def wait_for(fd: int, text: bytes, timeout: float) -> bytes:
-    """What the process wrote to the terminal until `text` appeared (or the timeout)."""
-    seen, deadline = b"", time.monotonic() + timeout
-    while text not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                seen += os.read(fd, 4096)
-            except OSError:
-                break
-    return seen
 
 
 def test_ctrl_c_keeps_the_partial_results_and_exits_130(tmp_path):

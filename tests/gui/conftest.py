@@ -41,3 +41,13 @@ def window(qtbot, tmp_path, env):
     win = app.create_window(str(path))
     qtbot.addWidget(win)
     return win
+
+
+@pytest.fixture
+def runner(qtbot):
+    """A simulation runner thread, stopped and joined after the test (scope tests)."""
+    from blocksim.gui.scopes.runner import SimulationRunner
+    runner = SimulationRunner()
+    yield runner
+    runner.stop()
+    assert runner.wait(5000)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QWidget
 
 import blocksim
 from blocksim.examples import examples_dir
-from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
+from blocksim.gui.scopes.runner import Snapshot
 from blocksim.gui.scopes.plot import event_instants
 from blocksim.gui.scopes.panel import ScopeManager, scope_paths
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
@@ -48,14 +48,6 @@ def endless_sine() -> Diagram:
     return Diagram(blocks=[Block("wave", "Sine"), Block("scope", "Scope")],
                    wires=[Wire(PortRef("wave", "y"), PortRef("scope", "u"))],
                    simulation=SimulationSettings(stop=1e5, output_interval=0.01))
-
-
-@pytest.fixture
-def runner(qtbot):
-    runner = SimulationRunner()
-    yield runner
-    runner.stop()
-    assert runner.wait(5000)
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ import blocksim
 from blocksim.examples import examples_dir
 from blocksim.gui.scopes.cursors import value_at
 from blocksim.gui.scopes.panel import ScopeManager
-from blocksim.gui.scopes.runner import SimulationRunner
 from blocksim.gui.window import dialogs
 from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
@@ -48,14 +47,6 @@ def waves() -> Diagram:
                    wires=[Wire(PortRef(a, p), PortRef(b, q)) for a, p, b, q in wires],
                    simulation=SimulationSettings(stop=7.0, output_interval=0.01, rtol=1e-10,
                                                  atol=1e-10))
-
-
-@pytest.fixture
-def runner(qtbot):
-    runner = SimulationRunner()
-    yield runner
-    runner.stop()
-    assert runner.wait(5000)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ pytest.importorskip("pyqtgraph")
 
 from PySide6.QtWidgets import QWidget
 
-from blocksim.gui.scopes.runner import SimulationRunner
 from blocksim.gui.scopes.plot import ScopeView, event_instants
 from blocksim.gui.scopes.panel import ScopeManager, scope_paths
 from blocksim.gui.scopes.xy_plot import XYView
@@ -34,14 +33,6 @@ def circle_and_wrap() -> Diagram:
                    wires=[Wire(PortRef(a, p), PortRef(b, q)) for a, p, b, q in wires],
                    simulation=SimulationSettings(stop=7.0, output_interval=0.01, rtol=1e-10,
                                                  atol=1e-10))
-
-
-@pytest.fixture
-def runner(qtbot):
-    runner = SimulationRunner()
-    yield runner
-    runner.stop()
-    assert runner.wait(5000)
 
 
 @pytest.fixture

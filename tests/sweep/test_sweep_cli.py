@@ -3,7 +3,6 @@ workers, exit codes as for `blocksim run`, and Ctrl-C then --resume in a real pr
 import csv
 import os
 import pty
-import select
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import blocksim
 from blocksim.cli import main
 from blocksim.sweeps.plan import make_plan
 from sweep_models import BALL, ROOT, log_diagram
+from terminal_io import wait_for
 
 
 def sweep_cli(args, capsys):
@@ -84,18 +84,6 @@ def test_failed_runs_exit_1_and_bad_input_exits_2_in_one_line(tmp_path, capsys):
         assert code == 2 and err.count("\n") == 1 and message in err, err
     code, _, err = sweep_cli([diagram, "--grid", "c=1:2:2", "--out", diagram], capsys)
     assert code == 2 and "--out" in err, err
-
-
-def wait_for(fd, text, timeout):
-    seen, deadline = b"", time.monotonic() + timeout
-    while text not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                seen += os.read(fd, 4096)
-            except OSError:
-                break
-    return seen
 
 
 # Enough runs that Ctrl-C, sent once two rows are in the file, arrives before the end.
