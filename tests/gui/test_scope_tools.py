@@ -228,6 +228,23 @@ def test_xy_mode_plots_one_signal_against_another(runner, scopes, qtbot):
     np.testing.assert_array_equal(view.curves[0].getData()[0], results.time)
 
 
+def test_equal_scale_in_xy_mode_draws_a_unit_as_long_on_both_axes(runner, scopes, qtbot):
+    run(scopes, runner, qtbot, waves())
+    view = scopes.views["scope"]
+    tools = view.tools
+    assert not tools.equal.isVisible()  # against time it means nothing
+    QTest.mouseClick(tools.widgetForAction(tools.xy), Qt.LeftButton)
+    assert tools.equal.isVisible()
+    QTest.mouseClick(tools.widgetForAction(tools.equal), Qt.LeftButton)
+    QApplication.processEvents()
+    x_size, y_size = view.viewbox.viewPixelSize()  # data units per pixel on each axis
+    assert x_size == pytest.approx(y_size, rel=1e-6)
+    (x0, x1), (y0, y1) = view.viewbox.viewRange()
+    assert x0 <= -1.0 and x1 >= 1.0 and y0 <= -1.0 and y1 >= 1.0  # the whole circle shows
+    QTest.mouseClick(tools.widgetForAction(tools.xy), Qt.LeftButton)  # back to time
+    assert not tools.equal.isChecked() and not view.viewbox.state["aspectLocked"]
+
+
 def test_keep_previous_run_draws_it_lighter(runner, scopes, qtbot):
     first = run(scopes, runner, qtbot, ball_without_drag(mu=0.9))
     view = scopes.views["v"]

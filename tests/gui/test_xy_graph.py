@@ -68,6 +68,10 @@ def test_a_run_draws_y_against_x_in_an_xy_plot(runner, scopes, qtbot):
     # The axes are named after the signals drawn on them: cosine "c" on x, sine "s" on y.
     assert view.plot.getPlotItem().getAxis("bottom").labelText == "c.y"
     assert view.plot.getPlotItem().getAxis("left").labelText == "s.y"
+    # Always y against x: Equal scale offered from the start, and it keeps the circle round.
+    assert view.tools.equal.isVisible()
+    view.tools.equal.trigger()
+    assert view.viewbox.state["aspectLocked"] == 1.0  # (drawn: tests/gui/test_scope_tools.py)
     # The wrapped sine: its jumps are located events, marked on the XY curve at the left
     # limit: 0.5 where u rises past the threshold (about to become 0), 0 where it falls
     # back (about to become 0.5).

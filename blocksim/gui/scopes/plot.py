@@ -208,6 +208,11 @@ class ScopeView(QWidget):
         self._relabel()  # the x axis is named after the x signal
         self.viewbox.auto_range()
 
+    def set_equal_scale(self, equal: bool) -> None:
+        """Lock the aspect ratio so a unit is as long on x as on y (a circle stays round)."""
+        self.viewbox.setAspectLocked(equal, ratio=1.0)
+        self.viewbox.auto_range()
+
     def show_cursors(self, shown: bool) -> None:
         """Two cursors at a third and two thirds of the visible time span, or none."""
         if shown and self.viewbox.time_zoom:

@@ -24,7 +24,8 @@ def file_stem(path: str) -> str:
 
 
 class ScopeTools(QToolBar):
-    """Cursors, Auto range, XY (with the x signal), Keep previous run, Export."""
+    """Cursors, Auto range, XY (with the x signal, and Equal scale), Keep previous run,
+    Export."""
 
     def __init__(self, view: "ScopeView", xy: bool = True, cursors: bool = True):
         super().__init__(view)
@@ -52,6 +53,11 @@ class ScopeTools(QToolBar):
         self.x_choice.currentIndexChanged.connect(self._x_changed)
         self._x_actions = [self.addWidget(self.x_label), self.addWidget(self.x_choice)]
         self.xy.setVisible(xy)
+        self.equal = self.addAction("Equal scale")
+        self.equal.setCheckable(True)
+        self.equal.setToolTip("One unit as long on x as on y (phase portraits, orbits)")
+        self.equal.toggled.connect(view.set_equal_scale)
+        self._always_xy = not xy  # an XY graph's own view: the plot is always y against x
         self.keep = self.addAction("Keep previous run")
         self.keep.setCheckable(True)
         self.keep.setToolTip("At the next run, keep this run's curves in a lighter colour")
@@ -93,12 +99,16 @@ class ScopeTools(QToolBar):
             self.x_choice.blockSignals(False)
         for action in self._x_actions:
             action.setVisible(self.xy.isChecked())
+        self.equal.setVisible(self._always_xy or self.xy.isChecked())
         if not several and self.xy.isChecked():
             self.xy.setChecked(False)
 
     def _xy_toggled(self, on: bool) -> None:
         for action in self._x_actions:
             action.setVisible(on)
+        self.equal.setVisible(on)
+        if not on:
+            self.equal.setChecked(False)  # against time, equal scale means nothing
         if on:
             self.cursors.setChecked(False)
         self.cursors.setEnabled(not on)
