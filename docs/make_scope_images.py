@@ -4,7 +4,7 @@ Run on a display (e.g. under Xvfb) from the repository root:
     python docs/make_scope_images.py [--wait SECONDS]
 It opens the bouncing ball, runs it, places two cursors on both scopes (side by side) and
 saves docs/images/editor_ball_cursors.png; then runs it again with mu = 0.7 and saves the
-Data Inspector comparing the two runs' heights as docs/images/data_inspector.png.
+Data Inspector comparing the two runs' heights (with cursors) as docs/images/data_inspector.png.
 """
 from __future__ import annotations
 
@@ -81,6 +81,8 @@ def main() -> None:
     inspector.set_checked(1, "x")
     inspector.set_checked(2, "x")
     inspector.viewbox.setXRange(0, 12, padding=0.01)
+    inspector.cursor_button.setChecked(True)
+    inspector.cursors.place(t1, t2)  # run 1's first two apexes, read on both runs
     settle(args.wait)
     window.grab().save(str(IMAGES / "data_inspector.png"))
     window.doc.undo_stack.setClean()

@@ -82,8 +82,24 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     assert legend == ["Run 2: ball.x (mu = 0.7)", "Run 1: ball.x (mu = 0.9)"]
     # The second run bounces lower: after the first impact its apex is mu^2 lower.
     assert np.max(second["x"][second.time > 2]) < np.max(first["x"][first.time > 2])
+    # Cursors read both runs, each on its own rows: at the first impact of run 1 (x = 0,
+    # closed form t = sqrt(2 x0 / g)) and a bit later.
+    QTest.mouseClick(inspector.cursor_button, Qt.LeftButton)
+    assert inspector.cursors.shown and inspector.readout.isVisible()
+    impact = float(first.time[np.argmin(first["x"][first.time < 3])])
+    inspector.cursors.place(impact, impact + 0.5)
+    reading = inspector.cursor_reading()
+    assert reading.names == ("Run 2: x", "Run 1: x")
+    assert reading.y1[1] == pytest.approx(0.0, abs=1e-9)
+    assert reading.y2[0] == pytest.approx(np.interp(impact + 0.5, second.time, second["x"]),
+                                          abs=1e-9)
+    assert reading.dy[1] == pytest.approx(reading.y2[1] - reading.y1[1])
+    assert "Run 1: x" in inspector.readout.text()
     inspector.set_checked(2, "x", False)
     assert inspector.plotted() == [(1, "x")]
+    assert inspector.cursor_reading().names == ("Run 1: x",)
+    QTest.mouseClick(inspector.cursor_button, Qt.LeftButton)
+    assert not inspector.cursors.shown and not inspector.readout.isVisible()
     assert [label.text for _, label in inspector.legend.items] == ["Run 1: ball.x"]
 
 

@@ -1,6 +1,7 @@
 """The Data Inspector: every logged signal of the last few runs, listed per run, ticked on
 and off to plot them together (to compare a run with the one before, after changing a
-parameter). It observes the scope manager's run history and never touches the model.
+parameter), with the scopes' two cursors reading every plotted curve (each on its own run's
+time rows). It observes the scope manager's run history and never touches the model.
 """
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import logging
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QHBoxLayout, QPushButton, QSplitter, QTreeWidget,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSplitter, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from blocksim.gui.panels.forms import muted_label
+from blocksim.gui.scopes.cursors import CursorPair, CursorReading, value_at
 from blocksim.gui.scopes.history import RunHistory, RunRecord, distinguishing
 from blocksim.gui.scopes.plot import COLORS, FOREGROUND, adopt_orphans, style_axes
 from blocksim.gui.scopes.zoom import TimeZoomViewBox
@@ -46,17 +48,34 @@ class DataInspector(QWidget):
         self.clear_button.clicked.connect(self.clear_runs)
         self.fit_button = QPushButton("Auto range", self)
         self.fit_button.clicked.connect(self._fit)
+        self.cursor_button = QPushButton("Cursors", self)
+        self.cursor_button.setCheckable(True)
+        self.cursor_button.setToolTip("Two vertical cursors: every plotted curve's value at "
+                                      "both and the differences (drag them)")
+        self.cursor_button.toggled.connect(self.show_cursors)
+        self.cursors: CursorPair | None = None
+        self.readout = QLabel(self)
+        self.readout.setTextFormat(Qt.RichText)
+        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setStyleSheet("QLabel { padding: 4px 6px; background: white; }")
+        self.readout.setVisible(False)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.tree, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fit_button)
+        buttons.addWidget(self.cursor_button)
         buttons.addWidget(self.clear_button)
         column.addLayout(buttons)
         splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(left)
-        splitter.addWidget(self._plot_room)
+        right = QWidget(self)
+        beside = QHBoxLayout(right)
+        beside.setContentsMargins(0, 0, 0, 0)
+        beside.addWidget(self._plot_room, 1)
+        beside.addWidget(self.readout, 0, Qt.AlignTop)
+        splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 700])
         layout = QVBoxLayout(self)
@@ -83,8 +102,42 @@ class DataInspector(QWidget):
                                          brush=pg.mkBrush(255, 255, 255, 220),
                                          pen=pg.mkPen("#c0c0c0"))
             self.legend.setVisible(bool(self.curves))
+            self.cursors = CursorPair(item, self)
+            self.cursors.moved.connect(self._update_readout)
             self._plot_room.layout().addWidget(self.plot)
         return self.plot
+
+    # ----- cursors -----
+    def show_cursors(self, shown: bool) -> None:
+        """Two cursors at a third and two thirds of the visible time span, or none."""
+        self._ensure_plot()
+        if shown:
+            (lo, hi), _ = self.viewbox.viewRange()
+            self.cursors.show(lo + (hi - lo) / 3, lo + 2 * (hi - lo) / 3)
+        else:
+            self.cursors.hide()
+        self._update_readout()
+
+    def cursor_reading(self) -> CursorReading | None:
+        """Every plotted curve's value at both cursors (None when they are hidden); runs
+        have rows at different times, so each curve is read on its own."""
+        if self.cursors is None or not self.cursors.shown:
+            return None
+        t1, t2 = self.cursors.times()
+        names, y1, y2 = [], [], []
+        for number, name in self.curves:
+            record = self.history.run(number)  # the logged rows, not the drawn (clipped) ones
+            values = record.column(name).values
+            names.append(f"Run {number}: {name}")
+            y1.append(value_at(record.time, values, t1))
+            y2.append(value_at(record.time, values, t2))
+        return CursorReading(t1, t2, tuple(names), tuple(y1), tuple(y2))
+
+    def _update_readout(self) -> None:
+        reading = self.cursor_reading()
+        self.readout.setVisible(reading is not None)
+        if reading is not None:
+            self.readout.setText(reading.as_html())
 
     def _fit(self, _checked: bool = False) -> None:
         if self.viewbox is not None:
@@ -181,12 +234,14 @@ class DataInspector(QWidget):
         self.curves[key] = curve
         self._paint_item(key, color)
         self._relabel()
+        self._update_readout()
 
     def _remove_curve(self, key: tuple[int, str]) -> None:
         curve = self.curves.pop(key)
         self.plot.getPlotItem().removeItem(curve)
         self._paint_item(key, FOREGROUND)
         self._relabel()
+        self._update_readout()
 
     def _relabel(self) -> None:
         """Legend entries "Run 2: ball.x (mu = 0.7)": the run, the signal, and the
