@@ -40,6 +40,7 @@ REPAIR_REACHES = (40.0,)  # the automatic layout's few spoiled wires need only l
 SEARCH_NODES = 3000  # states a search may look at before it gives up (some 30 ms),
 # plus one per grid cell of its box: a long wire may look further
 NEAR = 600.0  # what lies this much beyond an edit's blocks and wires cannot matter to it
+PORT_KEEP = 2 * GRID  # a path found keeps this far out of line with other blocks' ports
 # A route through kept user bends is a detour when it is longer than a fresh route (without
 # those bends) by more than this factor plus this slack, or has more than EXTRA_BENDS more
 # bends: a jog the user drew (two bends) survives a move, a loop the move made pointless not.
@@ -93,6 +94,7 @@ class Router:
         self.routes: dict[int, Points] = {}
         self.pending: set[int] = set()  # spoiled wires not settled yet
         self.boxes: dict[int, tuple[float, float, float, float]] = {}  # route bounds
+        self._stubs: dict[tuple[str, str, str], tuple[float, float, float, float]] | None = None
         for r in self.drawing.routes:
             self.routes[r.index] = r.points
             self.boxes[r.index] = _bounds(r.points)
@@ -260,6 +262,20 @@ class Router:
                 return route
         return None
 
+    def _port_stubs(self) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
+        """(block, "in"/"out", port) -> the line just outside each port (`_stub_rect`):
+        a path found keeps off other blocks' ports, where a wire passing by, or turning,
+        would look connected to them."""
+        if self._stubs is None:
+            self._stubs = {}
+            for block_id, (place, info) in self.drawing.places.items():
+                for kind, names in (("in", info.inputs), ("out", info.outputs)):
+                    for name in names:
+                        slot = info.slot(kind, name)
+                        if slot is not None:
+                            self._stubs[(block_id, kind, name)] = _stub_rect(*place.port(*slot))
+        return self._stubs
+
     @staticmethod
     def _choices(wire: Wire, user: Points, kept_end: str | None) -> Iterable[Points]:
         if kept_end == "src":
@@ -283,15 +299,26 @@ class Router:
             nearby = [(str(self.diagram.wires[other].src), self.routes[other])
                       for other in self._near(lo_x, hi_x, lo_y, hi_y)
                       if other != index and other not in self.pending]
-            rects = [r for table in (self.drawing.rects, self.drawing.labels)
-                     for r in table.values() if r[0] < hi_x and r[0] + r[2] > lo_x
-                     and r[1] < hi_y and r[1] + r[3] > lo_y]
+            own = {(wire.src.block, "out", wire.src.port), (wire.dst.block, "in", wire.dst.port)}
+            stubs = [r for key, r in self._port_stubs().items() if key not in own]
+            rects = [r for table in (self.drawing.rects.values(), self.drawing.labels.values(),
+                                     stubs)
+                     for r in table if r[0] <= hi_x and r[0] + r[2] >= lo_x
+                     and r[1] <= hi_y and r[1] + r[3] >= lo_y]
             cells = (hi_x - lo_x) * (hi_y - lo_y) / (GRID * GRID)
             found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach,
                               lead=STUB, max_nodes=int(SEARCH_NODES + cells))
             if found is not None:
                 return bend_points([start, *found, end])
         return None
+
+
+def _stub_rect(port: Point, direction: Point) -> tuple[float, float, float, float]:
+    """The line a wire would take out of (or into) a port, PORT_KEEP long, as a rectangle
+    of no width."""
+    (x, y), (dx, dy) = port, direction
+    ex, ey = x + dx * PORT_KEEP, y + dy * PORT_KEEP
+    return min(x, ex), min(y, ey), abs(ex - x), abs(ey - y)
 
 
 def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
