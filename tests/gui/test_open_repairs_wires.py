@@ -49,7 +49,11 @@ def test_open_repairs_only_the_faulty_wires_and_says_so(qtbot, tmp_path, env):
     doc = window.canvas.scene.doc
     wires = doc.diagram.wires
     assert level_quality(doc.diagram).faults == 0
-    assert wires[0].points != THROUGH  # round block m now
+    assert wires[0].points != THROUGH  # round block m now, turning well before its input
+    from blocksim.gui.canvas.pathfind import CLEARANCE
+    from blocksim.gui.canvas.reroute import PORT_KEEP
+    assert wires[0].points[0][0] <= 200.0 - PORT_KEEP - CLEARANCE  # (m.u is at x 200:
+    # a wire turning right at it would look connected to it)
     assert wires[3].points == KEPT  # a clean wire is not touched
     # of the two wires on one line, the later one moved out of the other's way: not both
     assert wires[1].points == [] and wires[2].points != SHARED

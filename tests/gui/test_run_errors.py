@@ -185,7 +185,7 @@ def test_a_run_failure_fills_in_the_port_and_rings_it(qtbot, tmp_path, env):
     assert scene.marked_blocks == {"bad"} and scene.marked_ports == {"bad": {"y"}}
     assert scene.blocks["bad"].marked_ports == {"y"}
     assert not any(item.marked_ports for bid, item in scene.blocks.items() if bid != "bad")
-    assert "Simulation failed in bad" in window.statusBar().currentMessage()
+    assert "Simulation failed in bad, port y:" in window.statusBar().currentMessage()
 
 
 def test_an_algebraic_loop_failing_at_run_time_names_its_unknown(qtbot, tmp_path, env):

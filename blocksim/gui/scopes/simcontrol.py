@@ -85,7 +85,8 @@ class SimulationControl(QObject):
             validation.Diagnostic(message, None)
         self._show([found])
         self._run_failed = True
-        where = f" in {found.block}" if found.block else ""
+        where = (f" in {found.block}" + (f", port {found.port}" if found.port else "")
+                 if found.block else "")
         self.window.statusBar().showMessage(f"Simulation failed{where}: {found.message}")
         shown = "/".join(self.window.canvas.level)
         if found.block and found.block.rpartition("/")[0] != shown:  # on another level:
