@@ -62,15 +62,19 @@ class CompileError(BlocksimError):
 
 
 class SimulationError(BlocksimError):
-    """A run that failed; carries the time, the block at fault and the results computed so far."""
+    """A run that failed; carries the time, the block (and, where the failure concerns one,
+    the port: a non-finite output, an output its formula could not compute) at fault and
+    the results computed so far."""
 
     def __init__(self, message: str, time: float, block: str | None = None,
-                 results: Any = None):
+                 results: Any = None, port: str | None = None):
         self.time = time
         self.block = block
+        self.port = port if block else None
         self.results = results
         self.detail = message
-        where = f"t = {time:.17g}" + (f", block '{shown(block)}'" if block else "")
+        where = f"t = {time:.17g}" + (f", block '{shown(block)}'" if block else "") + (
+            f" port '{shown(port)}'" if self.port else "")
         super().__init__(f"{where}: {message}")
 
 

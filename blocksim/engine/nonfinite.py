@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.engine import derived
+from blocksim.engine import derived, failports
 
 
 def describe(value: float) -> str:
@@ -30,12 +30,23 @@ def origin(model: CompiledModel, outputs: Callable, t: float, x: np.ndarray, m: 
            z: np.ndarray) -> str | None:
     """The first block, in the order `outputs` computes them, whose output at (t, x) is
     NaN or infinite (or whose formula fails there); None if every output is finite."""
+    return origin_port(model, outputs, t, x, m, z)[0]
+
+
+def origin_port(model: CompiledModel, outputs: Callable, t: float, x: np.ndarray,
+                m: np.ndarray, z: np.ndarray) -> tuple[str | None, str | None]:
+    """`origin` and its first non-finite output port (`failports`); (None, None) if every
+    output is finite."""
     try:
         y = np.array(outputs(t, x, m, z), dtype=float)
     except (ArithmeticError, ValueError) as exc:
-        return model.block_of_exception(exc)
-    bad = {model.block_of_signal(int(i)) for i in np.flatnonzero(~np.isfinite(y))}
-    return next((b for b in derived.output_order(model) if b in bad), min(bad, default=None))
+        return failports.exception_origin(model, exc)
+    bad: dict[str, str] = {}  # block -> its first non-finite port
+    for i in np.flatnonzero(~np.isfinite(y)):
+        block, port = failports.signal_port(model, int(i))
+        bad.setdefault(block, port)
+    block = next((b for b in derived.output_order(model) if b in bad), min(bad, default=None))
+    return block, bad.get(block) if block is not None else None
 
 
 class LoggedCheck:

@@ -97,13 +97,16 @@ class PythonLoop:
         the failed step found one (`StepFailure.probe`), or at (t, x)."""
         sim = self.sim
         model = sim.model
+        block, port = None, None
         if exc.state is not None:
             block = model.block_ids[model.state_owner[exc.state]]
         else:
-            block = sim._nonfinite_block(st, *exc.probe) if exc.probe is not None else None
-            block = block or sim._nonfinite_block(st, t, x)
+            if exc.probe is not None:
+                block, port = sim._nonfinite_origin(st, *exc.probe)
+            if block is None:
+                block, port = sim._nonfinite_origin(st, t, x)
         return sim._fail(f"{exc} (solver {sim.settings.solver})", t, block,
-                         repeated_warning(exc))
+                         repeated_warning(exc), port)
 
     def _flush(self, batch: DenseBatch | None) -> None:
         if batch:

@@ -39,7 +39,8 @@ from typing import Callable
 import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel, check_run
-from blocksim.engine import after_run, derived, events as ev_mod, guards, history, nonfinite
+from blocksim.engine import after_run, derived, events as ev_mod, failports, guards, history, \
+    nonfinite
 from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
@@ -286,12 +287,13 @@ class Simulator:
         return self._results("stopped", STOP_MESSAGE)
 
     def _fail(self, message: str, t: float, block: str | None = None,
-              repeats: str | None = None) -> SimulationError:
+              repeats: str | None = None, port: str | None = None) -> SimulationError:
         """The error ending the run, with the results so far; `repeats`: the kind of the
-        warnings it says again (`warnings_held`), which are then not logged."""
+        warnings it says again (`warnings_held`), which are then not logged; `port`: the
+        block's port the failure concerns (`failports`)."""
         self.reports.supersede(repeats)
         results = self._results("failed", message)
-        return SimulationError(message, t, block, results)
+        return SimulationError(message, t, block, results, port)
 
     def _warn(self, message: str, kind: str) -> None:
         """Report once: in the results' warnings, and on the "blocksim.engine" logger once
@@ -433,8 +435,9 @@ class Simulator:
                 return self._run(st)
         except (ArithmeticError, ValueError) as exc:
             # A block's formula failed (log of a negative number, division by zero, ...).
-            block = self.model.block_of_exception(exc)
-            raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE) from None
+            block, port = failports.exception_origin(self.model, exc)
+            raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE,
+                             port) from None
         except KeyboardInterrupt:
             self.recorder.events.append(Event(float(st.t), "", "interrupted"))
             results = self._results("interrupted", INTERRUPT_MESSAGE)
@@ -548,11 +551,12 @@ class Simulator:
             return
         st = self._state
         t_probe, x_probe = probe if probe is not None else (st.t, st.x)
-        source = nonfinite.origin(self.model, self._outputs, t_probe, x_probe, st.m, st.z)
+        source, port = nonfinite.origin_port(self.model, self._outputs, t_probe, x_probe,
+                                             st.m, st.z)
         for t, name, value in found:
             message = self._logged_check.message(t, name, value, source)
             if self.strict:
-                raise self._fail(message, t, source or name, NONFINITE)
+                raise self._fail(message, t, source or name, NONFINITE, port)
             self._warn(message, NONFINITE)
 
     def _observed(self, t: float, x: np.ndarray, st: RunState) -> list[float]:
@@ -564,18 +568,19 @@ class Simulator:
             self._outputs(t, x, st.m, st.z)  # the same failure, from lines naming the block
             raise
 
-    def _nonfinite_block(self, st: RunState, t: float, x: np.ndarray) -> str | None:
-        """The first block whose output or derivative is not finite at the last good state
-        (t, x)."""
+    def _nonfinite_origin(self, st: RunState, t: float, x: np.ndarray
+                          ) -> tuple[str | None, str | None]:
+        """(block, port) of the first output that is not finite at the last good state
+        (t, x), else (block, None) of the first derivative that is not; (None, None)."""
         model = self.model
-        block = nonfinite.origin(model, self._outputs, t, x, st.m, st.z)
-        if block is not None:
-            return block
+        found = nonfinite.origin_port(model, self._outputs, t, x, st.m, st.z)
+        if found[0] is not None:
+            return found
         try:
             dx = np.array(self._deriv(t, x, st.m, st.z), dtype=float)
             bad = np.flatnonzero(~np.isfinite(dx))
             if len(bad):
-                return model.block_ids[model.state_owner[int(bad[0])]]
+                return model.block_ids[model.state_owner[int(bad[0])]], None
         except (ArithmeticError, ValueError):
-            return None
-        return None
+            return None, None
+        return None, None

@@ -75,6 +75,8 @@ def test_check_sees_what_the_canvas_draws(qtbot):
     diagram = load_diagram(next(p for p in EXAMPLES if p.stem == "rotating_pendulum"))
     canvas = Canvas(DiagramDocument(diagram))
     qtbot.addWidget(canvas)
+    canvas.show()  # a canvas never shown crashed at teardown (its view deleted first)
+    qtbot.waitExposed(canvas)
     drawn = {item.index: [tuple(p) for p in item.route] for item in canvas.scene.wires}
     measured = {r.index: r.points for r in draw(canvas.scene.doc.diagram).routes}
     assert measured == drawn and len(drawn) == len(diagram.wires)
@@ -85,6 +87,7 @@ def test_check_sees_what_the_canvas_draws(qtbot):
 def test_every_example_opens_with_clean_wires(path):
     doc = DiagramDocument(load_diagram(path))  # as File > Open: laid out automatically
     assert _faults(doc.diagram) == {}
+    assert doc.rerouted == [] and not doc.dirty  # clean as shipped, not repaired on open
 
 
 ROOM = 60.0  # free space kept round a moved block: room for a few wires side by side
@@ -168,31 +171,109 @@ def test_moving_a_block_in_math003_leaves_no_stub(qtbot):
     assert snapshot(doc.diagram) == before
 
 
-def _two_blocks(points):
+def _two_blocks(points, b_y=0):
     from blocksim.format import diagram_from_dict
 
     return diagram_from_dict({
         "format": "blocksim", "version": 1,
         "blocks": [{"id": "a", "type": "Constant", "layout": {"x": 0, "y": 0}},
-                   {"id": "b", "type": "Scope", "layout": {"x": 400, "y": 0}}],
+                   {"id": "b", "type": "Scope", "layout": {"x": 400, "y": b_y}}],
         "wires": [{"src": "a.y", "dst": "b.u", "points": [list(p) for p in points]}]})
 
 
-def test_the_users_bends_are_kept_while_they_stay_clean():
+def _size(diagram):
+    from blocksim.gui.canvas.reroute import route_size
+
+    return route_size(draw(diagram).routes[0].points)
+
+
+def test_the_detour_rule():
+    """A route is a detour when it is more than DETOUR_FACTOR times as long as the fresh
+    one plus DETOUR_SLACK, or has more than EXTRA_BENDS extra bends."""
+    from blocksim.gui.canvas.reroute import (
+        DETOUR_FACTOR,
+        DETOUR_SLACK,
+        EXTRA_BENDS,
+        is_detour,
+    )
+
+    fresh = [(0.0, 0.0), (400.0, 0.0)]  # 400 long, no bend
+    limit = DETOUR_FACTOR * 400 + DETOUR_SLACK
+    jog = [(0.0, 0.0), (100.0, 0.0), (100.0, 30.0), (400.0, 30.0)]  # 430, two bends
+    assert route_len(jog) <= limit and not is_detour(jog, fresh)
+    loop = [(0.0, 0.0), (100.0, 0.0), (100.0, 120.0), (300.0, 120.0), (300.0, 0.0),
+            (400.0, 0.0)]  # 640 long, four bends
+    assert route_len(loop) > limit and is_detour(loop, fresh)
+    zigzag = [(0.0, 0.0), (100.0, 0.0), (100.0, 10.0), (200.0, 10.0), (200.0, 0.0),
+              (400.0, 0.0)]  # hardly longer (420) but EXTRA_BENDS + 2 bends more
+    assert route_len(zigzag) <= limit and EXTRA_BENDS < 4 and is_detour(zigzag, fresh)
+
+
+def route_len(points):
+    return sum(abs(b[0] - a[0]) + abs(b[1] - a[1]) for a, b in zip(points, points[1:]))
+
+
+def test_the_users_bends_are_kept_while_clean_and_no_detour():
+    from blocksim.gui.canvas.reroute import after_move
+
+    jog = [(150.0, 20.0), (150.0, 60.0)]  # the user's step down to b's port at y 60
+    diagram = _two_blocks(jog, b_y=40)
+    assert level_quality(diagram).faults == 0 and _size(diagram)[1] == 2
+    # b further down: through the kept step the wire has two bends more than a fresh
+    # route and the same length: not a detour, the user's bends stay
+    assert after_move(diagram, None, {"b": {"x": 400, "y": 140}}) == {}
+    # b back level with a: the step would now be a pointless up-and-down (four bends
+    # where a straight wire does): the bends that make it go
+    changed = after_move(diagram, None, {"b": {"x": 400, "y": 0}})
+    diagram.block("b").layout = {"x": 400, "y": 0}
+    diagram.wires[0].points = changed[0]
+    assert level_quality(diagram).faults == 0 and _size(diagram) == (350.0, 0)
+
+
+def test_a_detour_drawn_by_the_user_goes_once_its_block_moves():
+    """The user's loop below the line is kept while nothing moves (the file is the file),
+    but moving b re-routes it: a loop is more than DETOUR_FACTOR times the fresh route."""
     from blocksim.gui.canvas.reroute import after_move
 
     user = [(100.0, 20.0), (100.0, 120.0), (250.0, 120.0), (250.0, 20.0)]  # a detour
     diagram = _two_blocks(user)
+    assert level_quality(diagram).faults == 0 and _size(diagram)[1] == 4
+    changed = after_move(diagram, None, {"b": {"x": 400, "y": 40}})
+    diagram.block("b").layout = {"x": 400, "y": 40}
+    diagram.wires[0].points = changed[0]
     assert level_quality(diagram).faults == 0
-    # b a little lower: the route through the bends is still clean, so it stays
-    assert after_move(diagram, None, {"b": {"x": 400, "y": 40}}) == {}
-    # b under the detour: the route would loop round and cross itself; the bends from
-    # a's end that still give a clean route are kept and the rest is routed afresh
+    assert _size(diagram) == (390.0, 2)  # the plain route: one step down, half-way
+    # b under the old detour: the bends from a's end that still give a clean route and
+    # no detour are kept
+    diagram = _two_blocks(user)
     changed = after_move(diagram, None, {"b": {"x": 200, "y": 200}})
-    assert list(changed) == [0] and changed[0][:2] == user[:2]
     diagram.block("b").layout = {"x": 200, "y": 200}
     diagram.wires[0].points = changed[0]
     assert level_quality(diagram).faults == 0
+
+
+def test_moving_restitution_in_the_ball_leaves_no_detour():
+    """Issue 13's case: moving the ball's `restitution` block down kept the feedback
+    wire's old loop far below (730 px, six bends, where the plain route is 430 px). Now
+    none of its wires is a detour next to its plain route, every wire stays clean, and one undo takes back the move and the re-routing."""
+    from blocksim.gui.canvas.reroute import is_detour
+    from blocksim.gui.canvas.routecheck import wire_route
+
+    doc = DiagramDocument(load_diagram(next(p for p in EXAMPLES if p.stem == "bouncing_ball")))
+    diagram = doc.diagram
+    before = snapshot(diagram)
+    for dx, dy in ((0.0, 40.0), (0.0, -40.0), (-60.0, 0.0), (-150.0, 60.0)):
+        layout = dict(diagram.block("restitution").layout)
+        layout["x"], layout["y"] = layout["x"] + dx, layout["y"] + dy
+        doc.push(ChangeLayout(doc, (), {"restitution": layout}, text="Move restitution"))
+        assert level_quality(diagram).faults == 0, (dx, dy)
+        drawing = draw(diagram)
+        for index, wire in enumerate(diagram.wires):
+            if "restitution" in (wire.src.block, wire.dst.block):
+                route, plain = wire_route(drawing, wire), wire_route(drawing, wire, [])
+                assert not is_detour(route, plain), (dx, dy, index, route)
+        doc.undo_stack.undo()
+        assert snapshot(diagram) == before
 
 
 def test_a_new_wire_keeps_off_another_nets_wire():
@@ -222,6 +303,8 @@ def test_nudges_and_their_re_routing_are_one_undo_step(qtbot):
     doc = DiagramDocument(load_diagram(next(p for p in EXAMPLES if p.stem == "math003")))
     canvas = Canvas(doc)
     qtbot.addWidget(canvas)
+    canvas.show()  # see test_check_sees_what_the_canvas_draws
+    qtbot.waitExposed(canvas)
     before, steps = snapshot(doc.diagram), doc.undo_stack.count()
     canvas.scene.select_only(["part2"])
     for _ in range(6):

@@ -154,3 +154,51 @@ def test_a_failure_inside_a_subsystem_opens_it_at_the_block(qtbot, tmp_path, env
     assert window.canvas.level == ("inner",)
     assert window.canvas.scene.marked_blocks == {"bad"}
     assert window.canvas.scene.selected_block_ids() == ["bad"]
+
+
+def _lag_with(block, wires):
+    """The lag loop with one more failing block fed by a clock and logged."""
+    diagram = lag_diagram()
+    diagram.blocks += [block, Block("clock", "Clock"), Block("out2", "Output")]
+    diagram.wires += wires
+    return diagram
+
+
+def test_a_run_failure_fills_in_the_port_and_rings_it(qtbot, tmp_path, env):
+    """sqrt of a negative number from t = 1 on: the row names block 'bad', port 'y' (the
+    output it could not compute) and the time (of the last good step, before 1); the canvas outlines the block and rings
+    that port, not the others."""
+    diagram = _lag_with(Block("bad", "Expression", {"formula": "sqrt(1 - u)"}),
+                         [Wire(PortRef("clock", "y"), PortRef("bad", "u")),
+                          Wire(PortRef("bad", "y"), PortRef("out2", "u"))])
+    diagram.simulation.stop = 2.0
+    window = _loop_window(qtbot, tmp_path, diagram)
+    _run_and_fail(window, qtbot)
+    assert env == []
+    [(message, block, port)] = window.panels.diagnostics.row_texts()
+    assert (block, port) == ("bad", "y")
+    error = window.sim.runner.error
+    assert message.startswith("a math function outside its domain")
+    assert f"(at t = {error.time:.6g} s)" in message and 0.5 < error.time <= 1.0
+    assert (error.block, error.port) == ("bad", "y") and "port 'y'" in str(error)
+    scene = window.canvas.scene
+    assert scene.marked_blocks == {"bad"} and scene.marked_ports == {"bad": {"y"}}
+    assert scene.blocks["bad"].marked_ports == {"y"}
+    assert not any(item.marked_ports for bid, item in scene.blocks.items() if bid != "bad")
+    assert "Simulation failed in bad, port y:" in window.statusBar().currentMessage()
+
+
+def test_an_algebraic_loop_failing_at_run_time_names_its_unknown(qtbot, tmp_path, env):
+    """An AlgebraicConstraint whose residual z^2 + 1 has no root: Newton does not converge
+    at t = 0; the row names the constraint and its output z."""
+    diagram = _lag_with(Block("solve", "AlgebraicConstraint", {"z0": 0.5}), [])
+    diagram.blocks.append(Block("res", "Expression", {"formula": "z**2 + 1", "inputs": "z"}))
+    diagram.wires += [Wire(PortRef("solve", "z"), PortRef("res", "z")),
+                      Wire(PortRef("res", "y"), PortRef("solve", "f")),
+                      Wire(PortRef("solve", "z"), PortRef("out2", "u"))]
+    window = _loop_window(qtbot, tmp_path, diagram)
+    _run_and_fail(window, qtbot)
+    [(message, block, port)] = window.panels.diagnostics.row_texts()
+    assert (block, port) == ("solve", "z") and "did not converge" in message
+    assert window.canvas.scene.blocks["solve"].marked_ports == {"z"}
+

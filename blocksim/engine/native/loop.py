@@ -35,6 +35,7 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
+from blocksim.engine import failports
 from blocksim.engine.native import build
 from blocksim.engine.native import kernel as nk
 from blocksim.engine.native import layout as nt
@@ -186,13 +187,14 @@ class NativeLoop:
                 # The Python function raises where compiled code gave NaN (a domain error):
                 # let it, so the run fails with the same message as on the Python backend.
                 sim._zc(st.t, st.x, st.m, st.z)
-                raise sim._fail("a zero-crossing function became NaN", st.t,
-                                _failing_block(sim, st), NONFINITE)
+                block, port = _failing_origin(sim, st)
+                raise sim._fail("a zero-crossing function became NaN", st.t, block,
+                                NONFINITE, port)
             message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
-            block = _failing_block(sim, st)
+            block, port = _failing_origin(sim, st)
             raise sim._fail(f"{message} (solver {sim.settings.solver}, numba)", st.t, block,
-                            NONFINITE if status == nt.NONFINITE else None)
+                            NONFINITE if status == nt.NONFINITE else None, port)
 
     def _collect(self, sim: "Simulator", st: "RunState", counts: list[int]) -> None:
         """Rows, event log and counts of the last call of the loop into the run's records."""
@@ -300,12 +302,13 @@ def _exact_hits(rates, clock, s) -> bool:
     return last * clock.p < EXACT_INT and clock.q < EXACT_INT
 
 
-def _failing_block(sim: "Simulator", st: "RunState") -> str | None:
-    """Name the block at fault by re-evaluating the Python functions at the last state
-    (a domain error there raises where the compiled code returned NaN)."""
+def _failing_origin(sim: "Simulator", st: "RunState") -> tuple[str | None, str | None]:
+    """Name the block (and port, `failports`) at fault by re-evaluating the Python
+    functions at the last state (a domain error there raises where the compiled code
+    returned NaN)."""
     try:
         sim._outputs(st.t, st.x, st.m, st.z)
         sim._deriv(st.t, st.x, st.m, st.z)
     except (ArithmeticError, ValueError) as exc:
-        return sim.model.block_of_exception(exc)
-    return sim._nonfinite_block(st, st.t, st.x)
+        return failports.exception_origin(sim.model, exc)
+    return sim._nonfinite_origin(st, st.t, st.x)

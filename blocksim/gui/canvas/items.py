@@ -88,6 +88,7 @@ _BRUSHES = {state: QBrush(pen.color()) for state, pen in _WIRE_PENS.items()}
 _INK_PEN = QPen(INK)
 _SYMBOL_PEN = _pen(INK, 1.2)
 _SELECTION_HALO = _pen(SELECTED, 1.4, Qt.PenStyle.DashLine)
+_PORT_MARK_PEN = _pen(ERROR, 2.0)  # a ring round the port a diagnostic names
 
 
 @dataclass
@@ -117,6 +118,7 @@ class BlockItem(QGraphicsItem):
         self.base = block_placement(block, info, glyph)
         self.texts = port_texts(block.type, info)
         self.marked = False
+        self.marked_ports: frozenset[str] = frozenset()  # ringed: a diagnostic names them
         category = getattr(registry.get(block.type), "category", "")
         self.fill = QColor(CATEGORY_FILL.get(category, "#fafafa") if info.known else "#e0e0e0")
         self._fill_brush = QBrush(self.fill)
@@ -221,6 +223,8 @@ class BlockItem(QGraphicsItem):
             painter.setPen(_SYMBOL_PEN)
             painter.setBrush(_NO_BRUSH)
             painter.drawPath(self._controls)
+        if self.marked_ports:
+            self._paint_port_marks(painter)
         lod = _lod(painter.worldTransform())
         if lod < TEXT_LOD:
             return
@@ -239,6 +243,16 @@ class BlockItem(QGraphicsItem):
             painter.setPen(_INK_PEN)
         painter.setFont(LABEL_FONT)
         painter.drawText(texts.label[0], _TOP_CENTER, texts.label[1])
+
+    def _paint_port_marks(self, painter: QPainter) -> None:
+        """A red ring round each marked port (of either kind, by name)."""
+        painter.setPen(_PORT_MARK_PEN)
+        painter.setBrush(_NO_BRUSH)
+        for kind in ("in", "out"):
+            for name in self.ports(kind):
+                if name in self.marked_ports:
+                    (x, y), _ = self._local.port(*self.info.slot(kind, name))
+                    painter.drawEllipse(QPointF(x, y), PORT_SIZE, PORT_SIZE)
 
     def _body(self, local: Placement) -> QPainterPath:
         path = QPainterPath()

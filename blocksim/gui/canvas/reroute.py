@@ -2,10 +2,11 @@
 
 After blocks move (drag, nudge, rotate, flip, automatic layout) or a wire is drawn or
 reconnected, a wire is left as it is while it is clean: not through a block, not doubling
-back on itself, not on or touching another net's wire (see `routecheck`). A spoiled wire
-keeps as many of the user's bends as still give a clean route, counted from the end that
-stayed; failing that it takes the plain route, and failing that a path found around blocks
-and other nets (`pathfind`). Wires are settled one after the other, each against the ones
+back on itself, not on or touching another net's wire (see `routecheck`), and, for a wire
+at a moved block, not a detour (`is_detour`: much longer or bendier than a fresh route). A
+spoiled wire keeps as many of the user's bends as still give a clean route that is no
+detour, counted from the end that stayed; failing that it takes the plain route, and
+failing that a path found around blocks and other nets (`pathfind`). Wires are settled one after the other, each against the ones
 before, so the result is deterministic and no two settled wires share a line.
 """
 from __future__ import annotations
@@ -14,11 +15,12 @@ import logging
 from dataclasses import replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from blocksim.gui.canvas.geometry import GRID, STUB, Point
+from blocksim.gui.canvas.geometry import GRID, STUB, Point, has_position
 from blocksim.gui.canvas.pathfind import Occupied, find_path
 from blocksim.gui.canvas.routecheck import (
     Drawing,
     LineIndex,
+    all_levels,
     RectIndex,
     doubles_back,
     draw,
@@ -38,6 +40,27 @@ REPAIR_REACHES = (40.0,)  # the automatic layout's few spoiled wires need only l
 SEARCH_NODES = 3000  # states a search may look at before it gives up (some 30 ms),
 # plus one per grid cell of its box: a long wire may look further
 NEAR = 600.0  # what lies this much beyond an edit's blocks and wires cannot matter to it
+PORT_KEEP = 2 * GRID  # a path found keeps this far out of line with other blocks' ports
+# A route through kept user bends is a detour when it is longer than a fresh route (without
+# those bends) by more than this factor plus this slack, or has more than EXTRA_BENDS more
+# bends: a jog the user drew (two bends) survives a move, a loop the move made pointless not.
+DETOUR_FACTOR = 1.2
+DETOUR_SLACK = 2 * GRID
+EXTRA_BENDS = 2
+
+
+def route_size(points: Sequence[Point]) -> tuple[float, int]:
+    """(length, bends) of a route given by its corners."""
+    length = sum(abs(b[0] - a[0]) + abs(b[1] - a[1]) for a, b in zip(points, points[1:]))
+    return length, max(len(points) - 2, 0)
+
+
+def is_detour(route: Sequence[Point], fresh: Sequence[Point]) -> bool:
+    """Whether a route is much longer or bendier than the fresh route between the same
+    ports (the rule that decides whether a user's bends are still worth keeping)."""
+    (length, bends), (fresh_length, fresh_bends) = route_size(route), route_size(fresh)
+    return (length > DETOUR_FACTOR * fresh_length + DETOUR_SLACK
+            or bends > fresh_bends + EXTRA_BENDS)
 
 
 class Router:
@@ -71,6 +94,7 @@ class Router:
         self.routes: dict[int, Points] = {}
         self.pending: set[int] = set()  # spoiled wires not settled yet
         self.boxes: dict[int, tuple[float, float, float, float]] = {}  # route bounds
+        self._stubs: dict[tuple[str, str, str], tuple[float, float, float, float]] | None = None
         for r in self.drawing.routes:
             self.routes[r.index] = r.points
             self.boxes[r.index] = _bounds(r.points)
@@ -92,20 +116,23 @@ class Router:
         return [i for i, points in self.routes.items() if self.faults(i, points)]
 
     # ----- settling -----
-    def settle(self, indices: Iterable[int], kept_end: Mapping[int, str] | None = None
-               ) -> dict[int, Points]:
+    def settle(self, indices: Iterable[int], kept_end: Mapping[int, str] | None = None,
+               rip_up: bool = True) -> dict[int, Points]:
         """Make each of these wires clean if it is not; returns the new bend points of
         the wires that changed. `kept_end` says, per wire, which end stayed ("src" or
-        "dst"): the user's bends are kept from that end as far as they can be.
+        "dst"): the user's bends are kept from that end as far as they can be, while
+        the route through them is no detour.
 
         The spoiled wires are settled in order, each making way for the ones before it
         only. A wire left with a fault (no clean path near) is settled first in the next
-        round, and the wires in its way are settled again after it ("rip-up and
-        re-route")."""
+        round, and (with `rip_up`) the wires in its way are settled again after it
+        ("rip-up and re-route"); without, no wire outside `indices` moves."""
         self.changed: dict[int, Points] = {}
         self.kept_end = dict(kept_end or {})
+        self.fresh: dict[int, Points | None] = {}
         todo = [i for i in dict.fromkeys(indices)
-                if i in self.routes and self.faults(i, self.routes[i])]
+                if i in self.routes and (self.faults(i, self.routes[i])
+                                         or self._detour(i, self.routes[i]))]
         self._round(todo)
         for _ in range(PASSES - 1):
             left = [i for i in todo if self.faults(i, self.routes[i])]
@@ -113,8 +140,9 @@ class Router:
                 break
             for index in left:
                 if self.faults(index, self.routes[index]):
-                    self._round([index] + self._in_way(index))
-            todo = list(dict.fromkeys(todo + [w for i in left for w in self._in_way(i)]))
+                    self._round([index] + (self._in_way(index) if rip_up else []))
+            if rip_up:
+                todo = list(dict.fromkeys(todo + [w for i in left for w in self._in_way(i)]))
         return self.changed
 
     def _round(self, order: list[int]) -> None:
@@ -123,15 +151,17 @@ class Router:
         for index in order:
             self.pending.discard(index)
             now = self.faults(index, self.routes[index])
-            if not now:
+            detour = not now and self._detour(index, self.routes[index])
+            if not now and not detour:
                 continue
             new = self._clear_of_all(index)
             if new is None:
                 new = self._best(index, self.kept_end.get(index))
             if new is None or new == self.points[index]:
                 continue
-            if self.faults(index, wire_route(self.drawing, self.diagram.wires[index],
-                                             new)) < now:
+            faults = self.faults(index, wire_route(self.drawing, self.diagram.wires[index],
+                                                   new))
+            if faults < now or (detour and not faults):
                 self._set(index, new)
                 self.changed[index] = new
         self.pending = set()
@@ -192,7 +222,7 @@ class Router:
             if route is None:
                 return None
             faults = self.faults(index, route)
-            if not faults:
+            if not faults and not (points and self._detour(index, route)):
                 return points
             tried.append((faults, order, points))
         found = self._search(index, wire)
@@ -203,6 +233,48 @@ class Router:
                 return found
             tried.append((faults, len(tried), found))
         return min(tried)[2] if tried else None
+
+    def _detour(self, index: int, route: Sequence[Point]) -> bool:
+        """Whether a route of a wire whose user bends were kept (see `settle`) is a
+        detour next to the fresh route (False when there is no clean fresh route)."""
+        if index not in self.kept_end:
+            return False
+        ends = wire_ends(self.drawing, self.diagram.wires[index])
+        if ends is None:
+            return False
+        (start, _), (end, _) = ends
+        shortest = abs(end[0] - start[0]) + abs(end[1] - start[1])
+        length, bends = route_size(route)
+        if length <= DETOUR_FACTOR * shortest + DETOUR_SLACK and bends <= EXTRA_BENDS:
+            return False  # no fresh route can be short enough to make this one a detour
+        if index not in self.fresh:
+            self.fresh[index] = self._fresh_route(index)
+        fresh = self.fresh[index]
+        return fresh is not None and is_detour(route, fresh)
+
+    def _fresh_route(self, index: int) -> Points | None:
+        """The clean route the wire takes without the user's bends (plain, else found),
+        or None."""
+        wire = self.diagram.wires[index]
+        for points in ([], self._search(index, wire)):
+            route = None if points is None else wire_route(self.drawing, wire, points)
+            if route is not None and not self.faults(index, route):
+                return route
+        return None
+
+    def _port_stubs(self) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
+        """(block, "in"/"out", port) -> the line just outside each port (`_stub_rect`):
+        a path found keeps off other blocks' ports, where a wire passing by, or turning,
+        would look connected to them."""
+        if self._stubs is None:
+            self._stubs = {}
+            for block_id, (place, info) in self.drawing.places.items():
+                for kind, names in (("in", info.inputs), ("out", info.outputs)):
+                    for name in names:
+                        slot = info.slot(kind, name)
+                        if slot is not None:
+                            self._stubs[(block_id, kind, name)] = _stub_rect(*place.port(*slot))
+        return self._stubs
 
     @staticmethod
     def _choices(wire: Wire, user: Points, kept_end: str | None) -> Iterable[Points]:
@@ -227,15 +299,26 @@ class Router:
             nearby = [(str(self.diagram.wires[other].src), self.routes[other])
                       for other in self._near(lo_x, hi_x, lo_y, hi_y)
                       if other != index and other not in self.pending]
-            rects = [r for table in (self.drawing.rects, self.drawing.labels)
-                     for r in table.values() if r[0] < hi_x and r[0] + r[2] > lo_x
-                     and r[1] < hi_y and r[1] + r[3] > lo_y]
+            own = {(wire.src.block, "out", wire.src.port), (wire.dst.block, "in", wire.dst.port)}
+            stubs = [r for key, r in self._port_stubs().items() if key not in own]
+            rects = [r for table in (self.drawing.rects.values(), self.drawing.labels.values(),
+                                     stubs)
+                     for r in table if r[0] <= hi_x and r[0] + r[2] >= lo_x
+                     and r[1] <= hi_y and r[1] + r[3] >= lo_y]
             cells = (hi_x - lo_x) * (hi_y - lo_y) / (GRID * GRID)
             found = find_path(start, sdir, end, edir, rects, Occupied.of(nearby, net), reach,
                               lead=STUB, max_nodes=int(SEARCH_NODES + cells))
             if found is not None:
                 return bend_points([start, *found, end])
         return None
+
+
+def _stub_rect(port: Point, direction: Point) -> tuple[float, float, float, float]:
+    """The line a wire would take out of (or into) a port, PORT_KEEP long, as a rectangle
+    of no width."""
+    (x, y), (dx, dy) = port, direction
+    ex, ey = x + dx * PORT_KEEP, y + dy * PORT_KEEP
+    return min(x, ex), min(y, ey), abs(ex - x), abs(ey - y)
 
 
 def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
@@ -311,6 +394,28 @@ def repair(diagram: Diagram, names: Mapping[str, Any] | None = None) -> int:
     for index, points in changed.items():
         diagram.wires[index].points = points
     return len(changed)
+
+
+def repair_saved(diagram: Diagram) -> list[str]:
+    """Re-route, in place, the wires of every level whose saved bends make a fault (through
+    a block, on another net's line: a hand-edited file, one saved before a block moved, or
+    from an older version); every other wire keeps its bends exactly. Returns the wires
+    changed, as "level/src->dst" (level left out at the top). A level where some block
+    has no position is left to the automatic layout (it places blocks and routes anew)."""
+    found = []
+    for path, level, names in all_levels(diagram):
+        if not level.wires or not all(has_position(b.layout) for b in level.blocks):
+            continue
+        router = Router(level, names)
+        spoiled = router.spoiled()
+        if not spoiled:
+            continue
+        changed = router.settle(spoiled, rip_up=False)
+        for index, points in sorted(changed.items()):
+            wire = level.wires[index]
+            wire.points = points
+            found.append("/".join([*path, f"{wire.src}->{wire.dst}"]))
+    return found
 
 
 def settle_wire(diagram: Diagram, names: Mapping[str, Any] | None, wire: Wire,

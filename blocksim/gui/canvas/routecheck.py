@@ -199,9 +199,18 @@ class RectIndex:
 
     def hits(self, a: Point, b: Point) -> list[str]:
         """Ids of the blocks the segment a-b passes through."""
-        box = (min(a[0], b[0]), min(a[1], b[1]), abs(a[0] - b[0]), abs(a[1] - b[1]))
-        near = {bid for cell in _cells(box) for bid in self.cells.get(cell, ())}
-        return sorted(bid for bid in near if crosses_rect(a, b, self.rects[bid]))
+        lo_x, hi_x = (a[0], b[0]) if a[0] <= b[0] else (b[0], a[0])
+        lo_y, hi_y = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+        found: set[str] = set()
+        cells, rects = self.cells, self.rects
+        for cx in range(int(lo_x // CELL), int(hi_x // CELL) + 1):  # inline: opening a
+            for cy in range(int(lo_y // CELL), int(hi_y // CELL) + 1):  # file checks
+                for bid in cells.get((cx, cy), ()):  # every segment
+                    x, y, w, h = rects[bid]
+                    if lo_x < x + w - INSET and hi_x > x + INSET and \
+                            lo_y < y + h - INSET and hi_y > y + INSET:
+                        found.add(bid)
+        return sorted(found) if found else []
 
 
 def _cells(rect: Rect) -> Iterator[tuple[int, int]]:

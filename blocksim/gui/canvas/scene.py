@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from typing import Mapping
 
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor
@@ -50,6 +51,7 @@ class DiagramScene(QGraphicsScene):
         self.wires: list[WireItem] = []
         self.marked_blocks: set[str] = set()
         self.marked_wires: set[str] = set()
+        self.marked_ports: dict[str, frozenset[str]] = {}  # block id -> ringed port names
         self._signatures: dict[str, tuple] = {}
         self._models: dict[str, object] = {}  # block id -> model Block, as of the last sync
         self.sample_times: SampleTimes | None = None  # rates to colour by (None: no colours)
@@ -77,7 +79,7 @@ class DiagramScene(QGraphicsScene):
         self._models.clear()
 
     def _on_reset(self) -> None:
-        self.marked_blocks, self.marked_wires = set(), set()
+        self.marked_blocks, self.marked_wires, self.marked_ports = set(), set(), {}
         self.set_level(())
 
     def _on_changed(self, level: Level) -> None:
@@ -136,6 +138,7 @@ class DiagramScene(QGraphicsScene):
                 item.on_moved = self._block_moved
                 self.addItem(item)
             item.marked = blk.id in self.marked_blocks
+            item.marked_ports = self.marked_ports.get(blk.id, frozenset())
             item.setSelected(blk.id in selected or id(blk) in renamed)
             keep[blk.id] = item
             self._signatures[blk.id] = signature
@@ -248,11 +251,15 @@ class DiagramScene(QGraphicsScene):
             item.set_rate(rates.color(rate), rates.describe(rate) if rate is not None else "")
 
     # ----- highlights -----
-    def set_marks(self, blocks: set[str], wires: set[str] = frozenset()) -> None:
-        """Outline blocks (ids at this level) and wires (see `wire_key`) in red."""
+    def set_marks(self, blocks: set[str], wires: set[str] = frozenset(),
+                  ports: Mapping[str, set[str]] | None = None) -> None:
+        """Outline blocks (ids at this level) and wires (see `wire_key`) in red, and ring
+        the ports named per block in `ports`."""
         self.marked_blocks, self.marked_wires = set(blocks), set(wires)
+        self.marked_ports = {b: frozenset(p) for b, p in (ports or {}).items() if p}
         for block_id, item in self.blocks.items():
             item.marked = block_id in self.marked_blocks
+            item.marked_ports = self.marked_ports.get(block_id, frozenset())
             item.update()
         for item in self.wires:
             item.marked = wire_key(item.wire) in self.marked_wires

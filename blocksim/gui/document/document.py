@@ -16,6 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from blocksim.gui.layout.autolayout import layout_diagram
 from blocksim.gui.layout.layoutcheck import drop_unusable_layout
 from blocksim.gui.canvas.portinfo import scope_names
+from blocksim.gui.canvas.reroute import repair_saved
 from blocksim.gui.window.qtcompat import protect_none
 from blocksim.model import Diagram
 
@@ -40,6 +41,7 @@ class DiagramDocument(QObject):
         self.path: Path | None = None
         self._recovered = False
         self.repaired: list[str] = []  # layout values of the loaded file that were unusable
+        self.rerouted: list[str] = []  # wires of the loaded file re-routed (reroute.repair_saved)
         self.load(diagram or Diagram())
 
     def _clean_changed(self, _clean: bool) -> None:
@@ -53,17 +55,25 @@ class DiagramDocument(QObject):
         Automatic placement happens here, before any undo history exists, so a file without
         layout opens unchanged (not dirty); its layout is written on the next save. So are
         positions that were unusable (not finite, absurdly far): dropped and placed anew.
+        Saved wire bends that run through a block or along another net are re-routed; that
+        does mark the document unsaved (`rerouted` lists the wires).
         """
         self.repaired = drop_unusable_layout(diagram)
         for message in self.repaired:
             log.warning("%s: %s", diagram.source, message)
+        self.rerouted = repair_saved(diagram)  # wires the file drew through blocks or
+        if self.rerouted:  # on other nets: the diagram differs from the file now
+            log.warning("%s: %d wire(s) re-routed: saved bends went through a block or "
+                        "along another net (%s)", diagram.source, len(self.rerouted),
+                        ", ".join(self.rerouted))
         layout_diagram(diagram)
         self.diagram = diagram
         self.path = Path(path) if path else (Path(diagram.path) if diagram.path else None)
         if untitled:  # a copy (of an example): no file yet, though its data files stay
             self.path = None  # where diagram.path says, so it runs as the original does
         self.undo_stack.clear()
-        self._recovered = dirty  # recovered work counts as unsaved until saved
+        # recovered work, and re-routed wires, count as unsaved until saved
+        self._recovered = dirty or bool(self.rerouted)
         self.reset.emit()
         self.titleChanged.emit()
 

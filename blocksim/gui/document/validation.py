@@ -56,7 +56,8 @@ def diagnostic_of(exc: BaseException) -> Diagnostic:
     if isinstance(exc, SimulationError):
         if exc.results is None:  # refused before running: the settings
             return Diagnostic(f"simulation settings: {exc.detail}", None)
-        return Diagnostic(f"{exc.detail} (at t = {exc.time:.6g} s)", exc.block)
+        return Diagnostic(f"{exc.detail} (at t = {exc.time:.6g} s)", exc.block,
+                          getattr(exc, "port", None))
     if isinstance(exc, BlocksimError):
         return Diagnostic(str(exc), None)
     return Diagnostic(f"internal error: {type(exc).__name__}: {exc}", None)

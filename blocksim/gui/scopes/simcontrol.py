@@ -85,7 +85,8 @@ class SimulationControl(QObject):
             validation.Diagnostic(message, None)
         self._show([found])
         self._run_failed = True
-        where = f" in {found.block}" if found.block else ""
+        where = (f" in {found.block}" + (f", port {found.port}" if found.port else "")
+                 if found.block else "")
         self.window.statusBar().showMessage(f"Simulation failed{where}: {found.message}")
         shown = "/".join(self.window.canvas.level)
         if found.block and found.block.rpartition("/")[0] != shown:  # on another level:
@@ -118,10 +119,11 @@ class SimulationControl(QObject):
         self.refresh_marks()
 
     def refresh_marks(self) -> None:
-        """Outline the blocks and wires of the shown level that the diagnostics name."""
+        """Outline the blocks and wires of the shown level that the diagnostics name, and
+        ring the ports they name."""
         scene = self.window.canvas.scene
         level = "/".join(scene.level)
-        blocks, wires = set(), set()
+        blocks, wires, ports = set(), set(), {}
         for diag in self.diagnostics:
             if diag.cycle and self.window.doc.has_level(scene.level):
                 loop_blocks, loop_wires = cycle_marks(
@@ -133,10 +135,12 @@ class SimulationControl(QObject):
             if not block_id or parent != level:
                 continue
             blocks.add(block_id)
+            if getattr(diag, "port", None):
+                ports.setdefault(block_id, set()).add(diag.port)
             wire = getattr(diag, "wire", None)
             if wire:
                 wires.add(wire.replace(" ", ""))
-        scene.set_marks(blocks, wires)
+        scene.set_marks(blocks, wires, ports)
 
     def locate(self, path: str, port: str = "") -> None:
         """Show the block a diagnostic names (opening its subsystem) and select it."""

@@ -101,10 +101,17 @@ class FileController(QObject):
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
         self.opened.emit(str(path))
-        if self.doc.repaired and hasattr(self.window, "statusBar"):
-            self.window.statusBar().showMessage(
-                f"{Path(path).name}: {len(self.doc.repaired)} saved position(s) could not be "
-                f"used and were laid out anew ({self.doc.repaired[0]})", 15000)
+        repairs = []
+        if self.doc.repaired:
+            repairs.append(f"{len(self.doc.repaired)} saved position(s) could not be used "
+                           f"and were laid out anew ({self.doc.repaired[0]})")
+        if self.doc.rerouted:
+            repairs.append(f"{len(self.doc.rerouted)} wire(s) re-routed because their saved "
+                           f"bends ran through a block or along another net "
+                           f"({self.doc.rerouted[0]}); save to keep the repair")
+        if repairs and hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(f"{Path(path).name}: {'; '.join(repairs)}",
+                                                15000)
         unknown = unknown_blocks(diagram)
         if unknown:  # opened (drawn grey, so it can be looked at), but it will not run
             more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
