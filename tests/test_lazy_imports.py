@@ -31,12 +31,15 @@ def test_help_imports_no_numpy():
     assert imported_by(code) == set()
 
 
-def test_a_dopri5_run_imports_neither_scipy_integrate_nor_jsonschema():
+def test_a_dopri5_run_imports_no_scipy_at_all_nor_jsonschema():
+    """The whole ball to its accumulation point (events, resets, the event log written):
+    scipy's own import (about 0.25 s of CPU) is more than the rest of the run."""
     code = ("from blocksim.cli import main\n"
-            "assert main(['run', 'diagrams/bouncing_ball.json', '-q', '--stop-time', '3']) == 0")
+            "assert main(['run', 'diagrams/bouncing_ball.json', '-q',"
+            " '--events', __import__('os').devnull]) == 0")
     found = imported_by(code)
     assert "numpy" in found  # the probe saw the run's imports
-    assert "scipy.integrate" not in found and "jsonschema" not in found
+    assert not {m for m in found if m.split(".")[0] in ("scipy", "jsonschema")}
 
 
 def test_a_bdf_run_imports_scipy_integrate():
