@@ -22,6 +22,7 @@ from blocksim.compiler.rates import Clock, Rate
 from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
+from blocksim.gc_pause import without_gc
 from blocksim.model import Diagram, SimulationSettings
 from blocksim.sampletime import SampleTime
 
@@ -192,6 +193,7 @@ class CompiledModel:
             self.derived.setdefault("line_owners", {})[(filename, function)] = owners
 
 
+@without_gc
 def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
                     settings: SimulationSettings | None = None) -> CompiledModel:
     """Check and compile a diagram; every problem is a CompileError naming block and port.
