@@ -269,10 +269,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
-            x0 += _values(call_block(blk.impl.initial_states, blk.p, sz.states), sz.states)
-            m0 += _values(call_block(blk.impl.initial_discrete, blk.p, sz.discrete), sz.discrete)
-            zc_dir += _values(call_block(blk.impl.zc_directions, blk.p, sz.zero_crossings),
-                              sz.zero_crossings)
+            x0 += _initial(blk, "initial_states", sz.states)
+            m0 += _initial(blk, "initial_discrete", sz.discrete)
+            zc_dir += _initial(blk, "zc_directions", sz.zero_crossings)
             tol = call_block(blk.impl.state_tolerances, blk.p, sz.states) if sz.states else None
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
@@ -377,6 +376,14 @@ def _tolerances(values: Any, n: int, block: str, source: str) -> list[tuple[floa
                                f"a tolerance must be > 0 (inf: no error control), a "
                                f"nominal finite and > 0", block=block, file=source)
     return pairs
+
+
+def _initial(blk: Any, method: str, n: int) -> list[float]:
+    """A block's initial values (or zero-crossing directions) for its n slots; a block
+    with no such slot that keeps the base class's method is not asked (most blocks)."""
+    if n == 0 and getattr(type(blk.impl), method) is getattr(BlockType, method):
+        return []
+    return _values(call_block(getattr(blk.impl, method), blk.p, n), n)
 
 
 def _values(values: Any, n: int) -> list[float]:
