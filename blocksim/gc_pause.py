@@ -29,7 +29,22 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        _promote_all()
         gc.enable()
+
+
+def _promote_all() -> None:
+    """Move every tracked object to the oldest generation without scanning it.
+
+    Otherwise the first allocation after the pause starts a young collection that walks
+    all the objects the pass made (a third of a million for 10,000 blocks: 0.1 to 0.3 s),
+    and the next middle one walks them again; all but a few stay alive anyway. In the
+    oldest generation they wait for the next full collection like every long-lived
+    object. freeze() then unfreeze() is that move (the documented meaning of unfreeze);
+    skipped when the process froze objects of its own, which must stay frozen."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def without_gc(function: F) -> F:
