@@ -56,3 +56,14 @@ def test_a_file_that_fails_the_schema_still_gets_jsonschemas_message(tmp_path):
     code = ("from blocksim.cli import main\n"
             f"assert main(['validate', {str(bad)!r}]) == 2")
     assert "jsonschema" in imported_by(code)
+
+
+def test_a_diagram_without_python_files_loads_no_user_block_machinery():
+    """blocksim.user (and its hashing) is for diagrams that name Python files."""
+    code = ("import sys\nimport blocksim\n"
+            "blocksim.load('diagrams/bouncing_ball.json')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('blocksim.user')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
