@@ -33,6 +33,8 @@ def _values(value: Any) -> tuple[float, ...]:
     """A coefficient parameter as a hashable tuple (the key of the caches below)."""
     if isinstance(value, float):
         return (value,)
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype == float:
+        return tuple(value.tolist())  # a resolved vector parameter: the common case
     return tuple(np.atleast_1d(np.asarray(value, dtype=float)).ravel().tolist())
 
 

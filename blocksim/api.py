@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.engine import Results, Simulator
 from blocksim.format import load_diagram
 from blocksim.model import Diagram
-from blocksim.user.trust import Trust, import_trusted
+
+if TYPE_CHECKING:
+    from blocksim.user.trust import Trust
 
 
 def load(path: str | os.PathLike, *, trust: Trust = ()) -> Diagram:
@@ -19,7 +21,9 @@ def load(path: str | os.PathLike, *, trust: Trust = ()) -> Diagram:
     before anything is imported.
     """
     diagram = load_diagram(path)
-    import_trusted(diagram, trust)
+    if diagram.python:  # the import machinery of user block types only when it is needed
+        from blocksim.user.trust import import_trusted
+        import_trusted(diagram, trust)
     return diagram
 
 

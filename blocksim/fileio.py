@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import secrets
 import stat
 from pathlib import Path
 from typing import IO, Callable
@@ -87,7 +86,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO], None], binary: b
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(info.st_mode) if info is not None else None
     remove_stale_temporaries(target)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb" if binary else "w", **opts) as fh:

@@ -2,8 +2,8 @@
 
 jsonschema builds a validator object for every node it descends into: checking a
 10,000-block file takes over a second, nearly all of it for files that are valid. This
-module walks the same schema (`resources/diagram.schema.json`, still the single source)
-with plain recursion and answers only "valid" or "not sure". The loader trusts "valid" and
+module turns the same schema (`resources/diagram.schema.json`, still the single source)
+into nested plain functions once and answers only "valid" or "not sure". The loader trusts "valid" and
 asks jsonschema for its precise message otherwise; a keyword this module does not know
 makes it answer "not sure", so a schema extended later stays checked by jsonschema.
 """
@@ -22,11 +22,34 @@ class _Unknown(Exception):
 
 def is_valid(instance: Any, schema: Schema) -> bool:
     """True if `instance` is valid against `schema` (draft 2020-12 semantics as jsonschema
-    implements them); False if it is not, or if this checker cannot tell."""
+    implements them); False if it is not, or if this checker cannot tell. The schema is
+    turned into a checking function once (schemas are not changed once in use)."""
     try:
-        return _check(instance, schema, schema.get("$defs", {}))
+        check = _checker(schema)
     except (_Unknown, RecursionError):
         return False
+    try:
+        return check(instance)
+    except RecursionError:
+        return False
+
+
+_CHECKERS: dict[int, tuple[Schema, Callable[[Any], bool]]] = {}
+
+
+def _checker(schema: Schema) -> Callable[[Any], bool]:
+    """The checking function of `schema` (cached by identity; the schema is kept alive with
+    it so that its id cannot be reused)."""
+    cached = _CHECKERS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    if not isinstance(schema, dict):
+        raise _Unknown(schema)
+    check = _Compiler(schema.get("$defs", {})).node(schema)
+    if len(_CHECKERS) >= 16:
+        _CHECKERS.clear()
+    _CHECKERS[id(schema)] = (schema, check)
+    return check
 
 
 def _is_number(v: Any) -> bool:
@@ -64,72 +87,141 @@ def _equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _check(v: Any, schema: Any, defs: Mapping[str, Any]) -> bool:
-    if schema is True:
-        return True
-    if schema is False or not isinstance(schema, dict):
-        raise _Unknown(schema)
-    for key, arg in schema.items():
-        if key in _ANNOTATIONS:
-            continue
-        check = _KEYWORDS.get(key)
-        if check is None:
-            raise _Unknown(key)
-        if not check(v, arg, schema, defs):
-            return False
+class _Compiler:
+    """Turns schema nodes into functions `check(value) -> bool`. Per value, only the
+    keywords' own tests run: the schema is looked at once, not at every node of every
+    block (walking it per value made a 10,000-block file take half a second)."""
+
+    def __init__(self, defs: Mapping[str, Any]):
+        self.defs = defs
+        self.done: dict[str, Callable[[Any], bool]] = {}
+        self.busy: set[str] = set()
+
+    def node(self, schema: Any) -> Callable[[Any], bool]:
+        if schema is True:
+            return _always
+        if schema is False or not isinstance(schema, dict):
+            raise _Unknown(schema)
+        tests = []
+        for key, arg in schema.items():
+            if key in _ANNOTATIONS:
+                continue
+            make = _KEYWORDS.get(key)
+            if make is None:
+                raise _Unknown(key)
+            test = make(self, arg, schema)
+            if test is not None:
+                tests.append(test)
+        return _all_of(tests)
+
+    def ref(self, arg: Any) -> Callable[[Any], bool]:
+        if not (isinstance(arg, str) and arg.startswith("#/$defs/")) or arg[8:] not in self.defs:
+            raise _Unknown(arg)
+        name = arg[8:]
+        if name in self.done:
+            return self.done[name]
+        if name in self.busy:  # a recursive definition: looked up when first used
+            done = self.done
+            return lambda v: done[name](v)
+        self.busy.add(name)
+        self.done[name] = check = self.node(self.defs[name])
+        self.busy.discard(name)
+        return check
+
+
+def _always(v: Any) -> bool:
     return True
 
 
-def _ref(v, arg, schema, defs) -> bool:
-    if not (isinstance(arg, str) and arg.startswith("#/$defs/")) or arg[8:] not in defs:
-        raise _Unknown(arg)
-    return _check(v, defs[arg[8:]], defs)
+def _all_of(tests: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    if not tests:
+        return _always
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda v: first(v) and second(v)
+    tests_ = tuple(tests)
+
+    def check(v: Any) -> bool:
+        for test in tests_:
+            if not test(v):
+                return False
+        return True
+    return check
 
 
-def _type(v, arg, schema, defs) -> bool:
+def _type(c: _Compiler, arg, schema):
     names = [arg] if isinstance(arg, str) else arg
-    if any(name not in _TYPES for name in names):
+    if not isinstance(names, list) or any(name not in _TYPES for name in names):
         raise _Unknown(arg)
-    return any(_TYPES[name](v) for name in names)
+    tests = tuple(_TYPES[name] for name in names)
+    if len(tests) == 1:
+        return tests[0]
+    return lambda v: any(test(v) for test in tests)
 
 
-def _properties(v, arg, schema, defs) -> bool:
-    if not isinstance(v, dict):
+def _properties(c: _Compiler, arg, schema):
+    subs = tuple((key, c.node(sub)) for key, sub in arg.items())
+
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for key, sub in subs:
+            if key in v and not sub(v[key]):
+                return False
         return True
-    return all(_check(v[k], sub, defs) for k, sub in arg.items() if k in v)
+    return check
 
 
-def _additional(v, arg, schema, defs) -> bool:
-    if not isinstance(v, dict):
-        return True
+def _additional(c: _Compiler, arg, schema):
     if "patternProperties" in schema:
         raise _Unknown("patternProperties")
-    known = schema.get("properties", {})
-    extra = [k for k in v if k not in known]
     if arg is True:
-        return True
+        return None
+    known = frozenset(schema.get("properties", {}))
     if arg is False:
-        return not extra
-    return all(_check(v[k], arg, defs) for k in extra)
+        return lambda v: not isinstance(v, dict) or known.issuperset(v)
+    sub = c.node(arg)
 
-
-def _property_names(v, arg, schema, defs) -> bool:
-    return not isinstance(v, dict) or all(_check(k, arg, defs) for k in v)
-
-
-def _required(v, arg, schema, defs) -> bool:
-    return not isinstance(v, dict) or all(k in v for k in arg)
-
-
-def _items(v, arg, schema, defs) -> bool:
-    if not isinstance(v, list):
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for key, item in v.items():
+            if key not in known and not sub(item):
+                return False
         return True
-    rest = v[len(schema.get("prefixItems", ())):]
-    if len(rest) > 16:  # a long numeric array (a table): one verdict for all its numbers
-        verdict = _number_verdict(arg, defs)
-        if verdict is not None and all(type(item) in (float, int) for item in rest):
+    return check
+
+
+def _property_names(c: _Compiler, arg, schema):
+    sub = c.node(arg)
+    return lambda v: not isinstance(v, dict) or all(sub(k) for k in v)
+
+
+def _required(c: _Compiler, arg, schema):
+    keys = tuple(arg)
+    return lambda v: not isinstance(v, dict) or all(k in v for k in keys)
+
+
+def _items(c: _Compiler, arg, schema):
+    skip = len(schema.get("prefixItems", ()))
+    sub = c.node(arg)
+    verdict = _number_verdict(arg, c.defs)
+
+    def check(v: Any) -> bool:
+        if not isinstance(v, list):
+            return True
+        rest = v[skip:] if skip else v
+        # A long numeric array (a table): one verdict for all its numbers.
+        if verdict is not None and len(rest) > 16 and all(
+                type(item) in (float, int) for item in rest):
             return verdict
-    return all(_check(item, arg, defs) for item in rest)
+        for item in rest:
+            if not sub(item):
+                return False
+        return True
+    return check
 
 
 # Keywords that constrain only arrays, objects or strings: every number passes them.
@@ -163,35 +255,54 @@ def _number_verdict(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> boo
     return False if False in verdicts else None if None in verdicts else True
 
 
-def _prefix_items(v, arg, schema, defs) -> bool:
-    return not isinstance(v, list) or all(_check(item, sub, defs) for item, sub in zip(v, arg))
+def _prefix_items(c: _Compiler, arg, schema):
+    subs = tuple(c.node(sub) for sub in arg)
+    return lambda v: not isinstance(v, list) or all(sub(item) for item, sub in zip(v, subs))
 
 
-def _any_of(v, arg, schema, defs) -> bool:
-    return any(_check(v, sub, defs) for sub in arg)
+def _any_of(c: _Compiler, arg, schema):
+    subs = tuple(c.node(sub) for sub in arg)
+
+    def check(v: Any) -> bool:
+        for sub in subs:
+            if sub(v):
+                return True
+        return False
+    return check
 
 
-def _pattern_check(v, arg, schema, defs) -> bool:
-    return not isinstance(v, str) or _pattern(arg).search(v) is not None
+def _pattern_check(c: _Compiler, arg, schema):
+    search = _pattern(arg).search
+    return lambda v: not isinstance(v, str) or search(v) is not None
+
+
+def _const(c: _Compiler, arg, schema):
+    return lambda v: _equal(v, arg)
+
+
+def _enum(c: _Compiler, arg, schema):
+    return lambda v: any(_equal(v, e) for e in arg)
 
 
 def _bound(test: Callable[[float, float], bool]):
-    def check(v, arg, schema, defs) -> bool:
-        return not _is_number(v) or test(v, arg)
-    return check
+    def make(c: _Compiler, arg, schema):
+        return lambda v: not _is_number(v) or test(v, arg)
+    return make
 
 
 def _size(kind: type, test: Callable[[int, int], bool]):
-    def check(v, arg, schema, defs) -> bool:
-        return not isinstance(v, kind) or test(len(v), arg)
-    return check
+    def make(c: _Compiler, arg, schema):
+        return lambda v: not isinstance(v, kind) or test(len(v), arg)
+    return make
 
 
-_KEYWORDS: dict[str, Callable[[Any, Any, dict, Mapping[str, Any]], bool]] = {
-    "$ref": _ref,
+# Each keyword's maker: (compiler, its argument, the schema node) -> a test, or None when
+# the keyword accepts everything.
+_KEYWORDS: dict[str, Callable[[_Compiler, Any, dict], Callable[[Any], bool] | None]] = {
+    "$ref": lambda c, arg, schema: c.ref(arg),
     "type": _type,
-    "const": lambda v, arg, schema, defs: _equal(v, arg),
-    "enum": lambda v, arg, schema, defs: any(_equal(v, e) for e in arg),
+    "const": _const,
+    "enum": _enum,
     "properties": _properties,
     "additionalProperties": _additional,
     "propertyNames": _property_names,

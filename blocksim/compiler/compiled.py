@@ -22,6 +22,7 @@ from blocksim.compiler.rates import Clock, Rate
 from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
+from blocksim.gc_pause import without_gc
 from blocksim.model import Diagram, SimulationSettings
 from blocksim.sampletime import SampleTime
 
@@ -192,6 +193,7 @@ class CompiledModel:
             self.derived.setdefault("line_owners", {})[(filename, function)] = owners
 
 
+@without_gc
 def compile_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
                     settings: SimulationSettings | None = None) -> CompiledModel:
     """Check and compile a diagram; every problem is a CompileError naming block and port.
@@ -267,10 +269,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
     for i, blk in enumerate(flat.blocks):
         sz = sizes[blk.path]
         try:
-            x0 += _values(call_block(blk.impl.initial_states, blk.p, sz.states), sz.states)
-            m0 += _values(call_block(blk.impl.initial_discrete, blk.p, sz.discrete), sz.discrete)
-            zc_dir += _values(call_block(blk.impl.zc_directions, blk.p, sz.zero_crossings),
-                              sz.zero_crossings)
+            x0 += _initial(blk, "initial_states", sz.states)
+            m0 += _initial(blk, "initial_discrete", sz.discrete)
+            zc_dir += _initial(blk, "zc_directions", sz.zero_crossings)
             tol = call_block(blk.impl.state_tolerances, blk.p, sz.states) if sz.states else None
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=diagram.source) from None
@@ -375,6 +376,14 @@ def _tolerances(values: Any, n: int, block: str, source: str) -> list[tuple[floa
                                f"a tolerance must be > 0 (inf: no error control), a "
                                f"nominal finite and > 0", block=block, file=source)
     return pairs
+
+
+def _initial(blk: Any, method: str, n: int) -> list[float]:
+    """A block's initial values (or zero-crossing directions) for its n slots; a block
+    with no such slot that keeps the base class's method is not asked (most blocks)."""
+    if n == 0 and getattr(type(blk.impl), method) is getattr(BlockType, method):
+        return []
+    return _values(call_block(getattr(blk.impl, method), blk.p, n), n)
 
 
 def _values(values: Any, n: int) -> list[float]:

@@ -54,7 +54,7 @@ def split(source: str, owners: tuple[int | None, ...] | list[int | None] = ()) -
             current.statements.append(_analyse(group, group_owner))
 
     for no, line in enumerate(lines):
-        match = _DEF.match(line)
+        match = _DEF.match(line) if line.startswith("def ") else None
         if match:
             flush()
             group = []

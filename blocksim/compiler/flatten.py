@@ -96,6 +96,10 @@ class _Flattener:
         self.gates: tuple[str, ...] = ()
         self.trigger: str | None = None
         self.levels: dict[str, Level] = {}
+        # Library blocks by type, parameters as in the file and scope (`_same_key`): their
+        # resolved values, ports and feedthrough. Large diagrams repeat a few blocks many
+        # times; resolving and checking each again was most of flattening them.
+        self.same: dict[tuple, tuple] = {}
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
@@ -148,17 +152,30 @@ class _Flattener:
                 else:
                     ports[blk.id] = conditional.add(self, blk, block_type, names, path, depth)
                 continue
-            try:
-                p = params_for(block_type, blk.params, names, path, self.budget, self.folder)
+            key = _same_key(block_type, blk.params, names)
+            same = self.same.get(key) if key is not None else None
+            if same is not None and same[0] is names:  # like a block before: same values, ports
+                _, values, inputs, outputs, feed = same
+                p = ParamValues(values, names=names, folder=self.folder)
                 impl = block_type()
-                problem = call_block(impl.check, p)
-                inputs = [port.name for port in call_block(impl.input_ports, p)]
-                outputs = [port.name for port in call_block(impl.output_ports, p)]
-                feed = {k: tuple(v) for k, v in call_block(impl.feedthrough, p).items()}
-            except CompileError as exc:
-                raise CompileError(exc.detail, block=exc.block or path, file=self.source) from None
-            if problem:
-                raise self.error(problem, block=path)
+                inputs, outputs, feed = list(inputs), list(outputs), dict(feed)
+            else:
+                try:
+                    p = params_for(block_type, blk.params, names, path, self.budget,
+                                   self.folder)
+                    impl = block_type()
+                    problem = call_block(impl.check, p)
+                    inputs = [port.name for port in call_block(impl.input_ports, p)]
+                    outputs = [port.name for port in call_block(impl.output_ports, p)]
+                    feed = {k: tuple(v) for k, v in call_block(impl.feedthrough, p).items()}
+                except CompileError as exc:
+                    raise CompileError(exc.detail, block=exc.block or path,
+                                       file=self.source) from None
+                if problem:
+                    raise self.error(problem, block=path)
+                if key is not None and _shareable(p):
+                    self.same[key] = (names, p.as_dict(), tuple(inputs), tuple(outputs),
+                                      dict(feed))
             for kind, found in (("inputs", inputs), ("outputs", outputs)):
                 if len(found) > limits.MAX_PORTS:
                     raise self.error(f"{len(found)} {kind} (at most {limits.MAX_PORTS})",
@@ -186,23 +203,24 @@ class _Flattener:
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
                              "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
         for wire in diagram.wires:
-            label = f"wire {shown(wire.src)} -> {shown(wire.dst)}"
             src_block, dst_block = ports.get(wire.src.block), ports.get(wire.dst.block)
             if src_block is None:
-                raise self.error(f"{label}: there is no block '{shown(wire.src.block)}'",
+                raise self.error(f"{_label(wire)}: there is no block "
+                                 f"'{shown(wire.src.block)}'",
                                  block=prefix + wire.src.block)
             if dst_block is None:
-                raise self.error(f"{label}: there is no block '{shown(wire.dst.block)}'",
+                raise self.error(f"{_label(wire)}: there is no block "
+                                 f"'{shown(wire.dst.block)}'",
                                  block=prefix + wire.dst.block)
             src = src_block["out"].get(wire.src.port)
             if src is None:
-                raise self.error(f"{label}: no output port '{shown(wire.src.port)}' (outputs: "
-                                 f"{', '.join(src_block['out']) or 'none'})",
+                raise self.error(f"{_label(wire)}: no output port '{shown(wire.src.port)}' "
+                                 f"(outputs: {', '.join(src_block['out']) or 'none'})",
                                  block=prefix + wire.src.block, port=wire.src.port)
             dst = dst_block["in"].get(wire.dst.port)
             if dst is None:
-                raise self.error(f"{label}: no input port '{shown(wire.dst.port)}' (inputs: "
-                                 f"{', '.join(dst_block['in']) or 'none'})",
+                raise self.error(f"{_label(wire)}: no input port '{shown(wire.dst.port)}' "
+                                 f"(inputs: {', '.join(dst_block['in']) or 'none'})",
                                  block=prefix + wire.dst.block, port=wire.dst.port)
             if dst in self.wires:
                 raise self.error(f"input is driven twice (by {self._name(self.wires[dst])} and "
@@ -268,6 +286,50 @@ class _Flattener:
         blocks = [b for b in self.blocks if b.path not in self.aliases]
         dissolved = [b for b in self.blocks if b.path in self.aliases]
         return FlatDiagram(blocks, drivers, self.source, self.levels, dissolved, self.folder)
+
+
+def _label(wire: Any) -> str:
+    """A wire as an error message names it."""
+    return f"wire {shown(wire.src)} -> {shown(wire.dst)}"
+
+
+_PLAIN = (str, float, int, bool)
+_SHARED_ARRAY_MOST = 64  # elements: larger arrays stay one per block, as the budget counts them
+
+
+def _same_key(block_type: type[BlockType], raw: Mapping[str, Any],
+              names: Mapping[str, Any]) -> tuple | None:
+    """What decides a library block's values and ports: its type, its parameters as in the
+    file (exact types: 1, 1.0 and True differ) and its scope (the level's names, one
+    object per level); None when a value is not plain JSON data or the type is not from
+    the library (a user's block type may check more than its parameters)."""
+    if not block_type.__module__.startswith("blocksim.blocks."):
+        return None
+    items = []
+    for name, value in raw.items():
+        value_key = _plain_key(value)
+        if value_key is None:
+            return None
+        items.append((name, value_key))
+    return (block_type, id(names), tuple(items))
+
+
+def _plain_key(value: Any) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is list or kind is tuple:
+        if all(type(item) is float for item in value):  # coefficients: the common case
+            return (kind, float, tuple(value))
+        parts = tuple(_plain_key(item) for item in value)
+        return None if None in parts else (kind, parts)
+    return None
+
+
+def _shareable(p: ParamValues) -> bool:
+    """Values that blocks may share: no array larger than a few coefficients."""
+    return all(getattr(value, "size", 0) <= _SHARED_ARRAY_MOST
+               for value in p.as_dict().values())
 
 
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:

@@ -34,9 +34,20 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
     """
     sizes: dict[str, Sizes] = {}
     changing: list[str] = []
+    # Sizes are a function of parameters and input widths: a pass asks again only the
+    # blocks a source of which changed since they were last asked (the second pass over
+    # a 10,000-block diagram that had settled in one asked every block for nothing).
+    readers: dict[str, list[str]] = {}
+    for blk in flat.blocks:
+        for port in blk.inputs:
+            readers.setdefault(flat.drivers[(blk.path, port)][0], []).append(blk.path)
+    stale = {blk.path for blk in flat.blocks}
     for _ in range(len(flat.blocks) + 2):
         changing = []
         for blk in flat.blocks:
+            if blk.path not in stale:
+                continue
+            stale.discard(blk.path)
             in_widths: dict[str, int | None] = {}
             for port in blk.inputs:
                 src_path, src_port = flat.drivers[(blk.path, port)]
@@ -56,6 +67,7 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
             if sizes.get(blk.path) != new:
                 sizes[blk.path] = new
                 changing.append(blk.path)
+                stale.update(readers.get(blk.path, ()))
         if not changing:
             break
     if changing:  # a loop whose widths grow at every pass (a Mux fed by its own output)

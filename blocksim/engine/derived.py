@@ -21,6 +21,7 @@ import numpy as np
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import vectorize
+from blocksim.gc_pause import without_gc
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ NEXT_TIME_FILENAME = "<blocksim generated next time event>"
 SPARSE_MIN_STATES = 64
 
 
+@without_gc
 def functions(model: CompiledModel) -> dict[str, dataflow.Function]:
     """The generated functions split into statements (cached)."""
     if "split" not in model.derived:
@@ -55,6 +57,7 @@ def logged_indices(model: CompiledModel) -> list[int]:
     return [i for sig in model.logged for i in sig.indices]
 
 
+@without_gc
 def observe(model: CompiledModel) -> Callable:
     """observe(t, x, m, z) -> the logged signals, in the recorder's column order."""
     if "observe" not in model.derived:
@@ -130,6 +133,7 @@ def list_function(model: CompiledModel, name: str) -> Callable:
     return model.derived[key]
 
 
+@without_gc
 def vector_deriv(model: CompiledModel) -> Callable | None:
     """`deriv` with runs of same-type blocks as numpy lines (`vectorize`), or None if the
     model has no such run; it returns an array."""
