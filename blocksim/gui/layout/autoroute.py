@@ -19,6 +19,7 @@ from blocksim.gui.canvas.geometry import GRID, STUB, snap
 TRACK = 10.0  # distance between parallel wires
 MIN_GAP = 50.0  # horizontal space between columns
 EXHAUSTIVE = 6  # gaps with at most this many runs try every order of tracks
+SIFT_PASSES = 4  # rounds of moving single runs to their best place (bigger gaps)
 
 Attach = tuple[float, str]  # (y, "L" or "R"): where a horizontal piece leaves a run
 
@@ -110,55 +111,91 @@ class WirePlanner:
         return points
 
 
-def _crossings(a: _Run, b: _Run) -> float:
-    """Crossings when run a's track is left of run b's."""
-    (a_lo, a_hi), (b_lo, b_hi) = a.span, b.span
+class _Ends:
+    """A run's attachments in the shape the track order needs them (built once per run)."""
+
+    __slots__ = ("lo", "hi", "rights", "lefts", "right_set", "left_set")
+
+    def __init__(self, run: _Run):
+        self.lo, self.hi = run.span
+        self.rights = [y for y, side in run.attach if side == "R"]
+        self.lefts = [y for y, side in run.attach if side == "L"]
+        self.right_set = set(self.rights)
+        self.left_set = set(self.lefts)
+
+
+def _crossings(a: _Ends, b: _Ends) -> float:
+    """Crossings when run a's track is left of run b's, plus penalties for pieces of the
+    two in one line (they would look connected)."""
     count = 0.0
-    for y, side in a.attach:  # a's pieces going right pass b's track
-        if side == "R" and b_lo < y < b_hi:
-            count += 1
-    for y, side in b.attach:  # b's pieces going left pass a's track
-        if side == "L" and a_lo < y < a_hi:
-            count += 1
-    rights = {y for y, side in a.attach if side == "R"}
-    lefts = {y for y, side in a.attach if side == "L"}
-    for y, side in b.attach:
-        if side == "L" and y in rights:  # two wires on one line would look connected
-            count += 10
-        if side == "R" and y in lefts:  # ... so would two in line with a track's gap
-            count += 5
+    count += sum(1 for y in a.rights if b.lo < y < b.hi)  # a's pieces going right pass b
+    count += sum(1 for y in b.lefts if a.lo < y < a.hi)  # b's pieces going left pass a
+    count += 10 * sum(1 for y in b.lefts if y in a.right_set)  # two wires on one line
+    count += 5 * sum(1 for y in b.rights if y in a.left_set)  # ... in line with a gap
     return count
+
+
+def _costs(ends: list[_Ends]) -> list[dict[int, float]]:
+    """cost[i][j]: _crossings(i left of j), for the pairs whose spans meet (the others
+    cost nothing either way); pairs found by sweeping the spans in order."""
+    n = len(ends)
+    cost: list[dict[int, float]] = [{} for _ in range(n)]
+    by_lo = sorted(range(n), key=lambda i: ends[i].lo)
+    for k, i in enumerate(by_lo):
+        for j in by_lo[k + 1:]:
+            if ends[j].lo > ends[i].hi:
+                break
+            for a, b in ((i, j), (j, i)):
+                c = _crossings(ends[a], ends[b])
+                if c:
+                    cost[a][b] = c
+    return cost
 
 
 def _best_order(runs: list[tuple[Any, _Run]]) -> list[Any]:
     """Keys of the runs from left to right: exhaustive for a few; beyond, sorted by a
-    cheap estimate and improved by swapping neighbours (O(n^2), not the O(n^3) of picking
-    the best next run each time)."""
+    cheap estimate and improved by moving one run at a time to its best place (sifting:
+    unlike swaps of neighbours it gets a run past others it does not meet)."""
     n = len(runs)
     if n <= 1:
         return [key for key, _ in runs]
+    ends = [_Ends(run) for _, run in runs]
+    cost = _costs(ends)
     if n <= EXHAUSTIVE:
-        cost = [[_crossings(runs[i][1], runs[j][1]) if i != j else 0.0 for j in range(n)]
-                for i in range(n)]
         best = min(itertools.permutations(range(n)), key=lambda p: sum(
-            cost[p[i]][p[j]] for i in range(n) for j in range(i + 1, n)))
+            cost[p[i]].get(p[j], 0.0) for i in range(n) for j in range(i + 1, n)))
         return [runs[i][0] for i in best]
     # Start from how much each run prefers the left: a run whose pieces go right should be
     # on the right of the ones it would otherwise cross, and so on.
     score = []
-    for i, (_, run) in enumerate(runs):
-        rights = sum(1 for _, side in run.attach if side == "R")
-        lefts = len(run.attach) - rights
-        lo, hi = run.span
-        score.append(((rights - lefts) / len(run.attach), hi - lo, i))
+    for i, e in enumerate(ends):
+        score.append(((len(e.rights) - len(e.lefts)) / (len(e.rights) + len(e.lefts)),
+                      e.hi - e.lo, i))
     order = [i for *_, i in sorted(score)]
-    for _ in range(n):  # bubble passes while a swap of neighbours removes crossings
-        improved = False
-        for k in range(n - 1):
-            a, b = order[k], order[k + 1]
-            if _crossings(runs[b][1], runs[a][1]) < _crossings(runs[a][1], runs[b][1]):
-                order[k], order[k + 1] = b, a
-                improved = True
-        if not improved:
+    for _ in range(SIFT_PASSES):
+        if not _sift(order, cost):
             break
     return [runs[i][0] for i in order]
+
+
+def _sift(order: list[int], cost: list[dict[int, float]]) -> bool:
+    """Move each run, in turn, to the place in `order` where the total is least; True if
+    any moved."""
+    improved = False
+    for item in list(order):
+        at = order.index(item)
+        rest = order[:at] + order[at + 1:]
+        mine = cost[item]
+        here = total = sum(mine.get(other, 0.0) for other in rest)  # leftmost
+        best, best_at = total, 0
+        for q, other in enumerate(rest):
+            total += cost[other].get(item, 0.0) - mine.get(other, 0.0)
+            if q + 1 == at:
+                here = total
+            if total < best - 1e-9:
+                best, best_at = total, q + 1
+        if best < here - 1e-9:
+            rest.insert(best_at, item)
+            order[:] = rest
+            improved = True
+    return improved
