@@ -15,6 +15,7 @@ with the diagram.
 from __future__ import annotations
 
 import logging
+import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -44,11 +45,15 @@ V_GAP = 20.0  # free space between blocks of one column (below the label)
 TOP_PAD = 10.0  # free space above a block in its slot
 MARGIN = 20.0
 MULTI_START_BLOCKS = 150  # levels up to this size are laid out several ways (see _arrange)
+WIDE_SEARCH_BLOCKS = 60  # ... and up to this size from feedback cuts found every way
+LAYERINGS = 4  # feedback choices tried
+RESTARTS = 6  # shuffled first row orders tried on the best way
 OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then bonus
 BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
 TOP = -1  # the port index of an edge into a top port (a trigger or an enable)
 TOP_APPROACH = 20.0  # how far above the block a wire into a top port comes along
+IN_LINE = 3.0  # score of two nets' pieces in one line in a gap (re-routed after: detours)
 TOP_ROOM = 30.0  # room above a block with a top port (its wire comes along there)
 
 
@@ -140,28 +145,40 @@ def _place_missing(diagram: Diagram, names: Mapping[str, Any]) -> None:
 
 def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
     """Lay out one level entirely. A level of up to MULTI_START_BLOCKS blocks is laid out
-    a few ways (each feedback choice, rows ordered from either end, feedback going round
-    or hugging its loop) and the picture with the fewest crossings, shortest wires and
+    a few ways (the likeliest feedback choices, rows ordered from either end, feedback
+    going round or hugging its loop; then the best of those with the rows' first order
+    shuffled a few times) and the picture with the fewest crossings, shortest wires and
     fewest bends is kept: cheap for diagrams people draw, and much better than trusting
     one heuristic. Bigger levels take the first way only."""
     infos = {b.id: port_info(b, names, diagram.wires) for b in diagram.blocks}
     stateful = {b.id for b in diagram.blocks if b.type in STATEFUL_TYPES or getattr(
         registry.get(b.type), "category", "") == "Continuous"}
     first = _Layered(diagram, infos, stateful)
+    small = len(diagram.blocks) <= MULTI_START_BLOCKS
     layering = Layering([b.id for b in diagram.blocks], first.edges, first.types, stateful)
-    choices = layering.choices()
-    variants = [(choice, mirror, outside) for choice in choices[:3]
+    choices = layering.choices(wide=len(diagram.blocks) <= WIDE_SEARCH_BLOCKS)
+    variants = [(choice, mirror, outside, 0) for choice in choices[:LAYERINGS]
                 for mirror in (False, True) for outside in OUTSIDE]
-    if len(diagram.blocks) > MULTI_START_BLOCKS:
+    if not small:
         variants = variants[:1]
-    best: tuple[float, _Layered] | None = None
-    for i, (choice, mirror, outside) in enumerate(variants):
+    best: tuple[float, int, _Layered] | None = None
+
+    def attempt(i: int, variant: tuple) -> None:
+        nonlocal best
+        choice, mirror, outside, seed = variant
         run = first if i == 0 else _Layered(diagram, infos, stateful)
-        run.plan(choice, layering.discovery, mirror, outside)
-        score = run.score() if len(variants) > 1 else 0.0
+        run.plan(choice, layering.discovery, mirror, outside, seed)
+        score = run.score() if small else 0.0
         if best is None or score < best[0]:
-            best = (score, run)
-    best[1].write()
+            best = (score, i, run)
+
+    for i, variant in enumerate(variants):
+        attempt(i, variant)
+    if small:  # restarts of the row order from the best way's layering
+        choice, mirror, outside, _ = variants[best[1]]
+        for seed in range(1, RESTARTS + 1):
+            attempt(len(variants) + seed, (choice, mirror, outside, seed))
+    best[2].write()
     repaired = repair(diagram, names)
     if repaired:
         log.debug("%d wires of the layout re-routed to keep nets apart", repaired)
@@ -184,8 +201,9 @@ class _Layered:
         self._build()
 
     def plan(self, choice: tuple[set[int], Mapping[str, int]], discovery: list[str],
-             mirror: bool = False, outside: float = OUTSIDE[0]) -> None:
-        """Work out every position (nothing is written to the diagram yet)."""
+             mirror: bool = False, outside: float = OUTSIDE[0], seed: int = 0) -> None:
+        """Work out every position (nothing is written to the diagram yet); a `seed`
+        shuffles each column's first order (a restart of the crossing reduction)."""
         back, layer = choice
         self.discovery = discovery
         for edge in self.edges:
@@ -197,7 +215,11 @@ class _Layered:
         if mirror:
             for column in initial:
                 column.reverse()
-            number(initial)
+        if seed:
+            shuffle = random.Random(seed).shuffle
+            for column in initial:
+                shuffle(column)
+        number(initial)
         layers = Orderer(self.nodes, self.succ, self.pred).run(initial)
         self._stack(layers)
         self._align(layers)
@@ -214,7 +236,7 @@ class _Layered:
                 self._port("in", edge.dst, edge.dst_port)
             routes.append((edge.net, route(start, sdir, end, edir,
                                            self.router.points(edge, MARGIN))))
-        return readability(routes)
+        return readability(routes) + IN_LINE * self.router.in_line()
 
     def _port(self, kind: str, block: str, index: int) -> tuple:
         node = self.nodes[block]

@@ -102,6 +102,20 @@ class WirePlanner:
             for i, key in enumerate(order):
                 self.slots[(gap, key)] = snap(gap_left[gap] + width * (i + 1) / (n + 1), GRID)
 
+    def in_line(self) -> int:
+        """Pairs of pieces of different nets left in one line by the track order (the
+        wires re-routing must take apart afterwards)."""
+        count = 0
+        for gap, runs in self.gaps.items():
+            placed = sorted(runs, key=lambda key: self.slots[(gap, key)])
+            ends = [_Ends(runs[key]) for key in placed]
+            for i, a in enumerate(ends):
+                for b in ends[i + 1:]:
+                    if a.lo <= b.hi and b.lo <= a.hi:
+                        count += sum(1 for y in b.lefts if y in a.right_set) + \
+                            sum(1 for y in b.rights if y in a.left_set)
+        return count
+
     def points(self, edge: Any, offset: float) -> list[tuple[float, float]]:
         """The bend points of one wire (y shifted by `offset`)."""
         points = []
