@@ -179,7 +179,8 @@ def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
         for seed in range(1, RESTARTS + 1):
             attempt(len(variants) + seed, (choice, mirror, outside, seed))
     best[2].write()
-    repaired = repair(diagram, names)
+    suspects = best[2].in_line_wires()
+    repaired = repair(diagram, names, suspects) if suspects else 0
     if repaired:
         log.debug("%d wires of the layout re-routed to keep nets apart", repaired)
 
@@ -236,7 +237,13 @@ class _Layered:
                 self._port("in", edge.dst, edge.dst_port)
             routes.append((edge.net, route(start, sdir, end, edir,
                                            self.router.points(edge, MARGIN))))
-        return readability(routes) + IN_LINE * self.router.in_line()
+        return readability(routes) + IN_LINE * len(self.router.in_line())
+
+    def in_line_wires(self) -> list[int]:
+        """The wires of the nets whose pieces the plan left in one line with another net's
+        (see autoroute.in_line): the only faults a plan can have, re-routed afterwards."""
+        nets = {net for pair in self.router.in_line() for net in pair}
+        return [edge.wire for edge in self.edges if edge.net in nets]
 
     def _port(self, kind: str, block: str, index: int) -> tuple:
         node = self.nodes[block]

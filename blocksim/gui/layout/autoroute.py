@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Sequence
 
 from blocksim.gui.canvas.geometry import GRID, STUB, snap
+from blocksim.gui.canvas.routecheck import GAP
 
 TRACK = 10.0  # distance between parallel wires
 MIN_GAP = 50.0  # horizontal space between columns
@@ -102,19 +103,24 @@ class WirePlanner:
             for i, key in enumerate(order):
                 self.slots[(gap, key)] = snap(gap_left[gap] + width * (i + 1) / (n + 1), GRID)
 
-    def in_line(self) -> int:
-        """Pairs of pieces of different nets left in one line by the track order (the
-        wires re-routing must take apart afterwards)."""
-        count = 0
+    def in_line(self) -> list[tuple[Any, Any]]:
+        """The pairs of nets (one pair per piece) whose pieces the track order left in one
+        line in a gap: the only way two nets of this plan can meet (every y of a column
+        belongs to one slot or port, every run has a track of its own), so these are the
+        wires re-routing must take apart afterwards."""
+        found = []
         for gap, runs in self.gaps.items():
             placed = sorted(runs, key=lambda key: self.slots[(gap, key)])
             ends = [_Ends(runs[key]) for key in placed]
             for i, a in enumerate(ends):
-                for b in ends[i + 1:]:
+                for j in range(i + 1, len(ends)):
+                    b = ends[j]
                     if a.lo <= b.hi and b.lo <= a.hi:
-                        count += sum(1 for y in b.lefts if y in a.right_set) + \
+                        near = self.slots[(gap, placed[j])] - self.slots[(gap, placed[i])] < GAP
+                        hits = sum(1 for y in b.lefts if y in a.right_set) + near * \
                             sum(1 for y in b.rights if y in a.left_set)
-        return count
+                        found += [(placed[i], placed[j])] * hits
+        return found
 
     def points(self, edge: Any, offset: float) -> list[tuple[float, float]]:
         """The bend points of one wire (y shifted by `offset`)."""
