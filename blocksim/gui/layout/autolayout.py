@@ -385,26 +385,25 @@ class _Layered:
 
     @staticmethod
     def _pack(layer: list[_Node], wanted: list[float]) -> None:
-        """Place the column's slots in order, each as near its wish as the others allow."""
-        clusters: list[list[Any]] = []  # [first index, last index, position]
+        """Place the column's slots in order, each as near its wish as the others allow
+        (clusters of touching slots sit at their members' mean wish; prefix sums of the
+        extents keep a merge O(1), so a long column costs O(n))."""
+        top = [0.0]  # top[k]: a slot's offset from the column's first, if all touched
+        for node in layer:
+            top.append(top[-1] + node.extent)
+        clusters: list[list[Any]] = []  # [first index, last index, sum of wish - top, count]
         for i in range(len(layer)):
-            clusters.append([i, i, wanted[i]])
+            clusters.append([i, i, wanted[i] - top[i], 1])
             while len(clusters) > 1:
                 prev, cur = clusters[-2], clusters[-1]
-                prev_end = prev[2] + sum(layer[k].extent for k in range(prev[0], prev[1] + 1))
-                if prev_end <= cur[2]:
+                prev_end = prev[2] / prev[3] + top[prev[1] + 1]
+                if prev_end <= cur[2] / cur[3] + top[cur[0]]:
                     break
-                first, last = prev[0], cur[1]
-                offsets, acc = [], 0.0
-                for k in range(first, last + 1):
-                    offsets.append(acc)
-                    acc += layer[k].extent
-                pos = sum(wanted[k] - offsets[k - first] for k in range(first, last + 1))
-                clusters[-2:] = [[first, last, pos / (last - first + 1)]]
-        for first, last, pos in clusters:
+                clusters[-2:] = [[prev[0], cur[1], prev[2] + cur[2], prev[3] + cur[3]]]
+        for first, last, total, count in clusters:
+            base = total / count
             for k in range(first, last + 1):
-                layer[k].y = pos
-                pos += layer[k].extent
+                layer[k].y = base + top[k]
 
     def _assign_x(self, layers: list[list[_Node]]) -> list[float]:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
