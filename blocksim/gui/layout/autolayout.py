@@ -409,6 +409,7 @@ class _Layered:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
         self.router = WirePlanner(self.nodes, self.edges)
         self.router.plan()
+        self.router.order_tracks()
         self.column_w = [max((n.column_width for n in layer if not n.dummy), default=0.0)
                          for layer in layers]
         xs, x, gap_left = [], MARGIN + self.router.gap_width(-1), {-1: MARGIN}

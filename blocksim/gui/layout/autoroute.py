@@ -20,6 +20,7 @@ from blocksim.gui.canvas.routecheck import GAP
 TRACK = 10.0  # distance between parallel wires
 MIN_GAP = 50.0  # horizontal space between columns
 EXHAUSTIVE = 6  # gaps with at most this many runs try every order of tracks
+SPARE = 1.0  # cost of a spare track that keeps two nets' pieces apart (order_tracks)
 SIFT_PASSES = 4  # rounds of moving single runs to their best place (bigger gaps)
 
 Attach = tuple[float, str]  # (y, "L" or "R"): where a horizontal piece leaves a run
@@ -88,20 +89,40 @@ class WirePlanner:
 
     def gap_width(self, gap: int) -> float:
         """Room for the gap's tracks (gap -1 is left of the first column)."""
-        n = len(self.gaps.get(gap, {}))
+        n = self.units.get(gap, 0)
         if gap < 0:
             return 2 * STUB + n * TRACK if n else 0.0
         return max(MIN_GAP, 2 * STUB + (n + 1) * TRACK)
 
+    def order_tracks(self) -> None:
+        """The order of the runs in each gap, and where a spare track goes between two
+        neighbours whose pieces would continue each other across a short gap (one
+        arriving from the left at the height where the next leaves to the right): one
+        track apart they would read as one wire, two apart they do not."""
+        self.orders: dict[int, list[tuple[Any, int]]] = {}  # gap -> (run, track number)
+        self.units: dict[int, int] = {}
+        for gap, runs in self.gaps.items():
+            order = _best_order(list(runs.items()))
+            placed, unit, before = [], 0, None
+            for key in order:
+                ends = _Ends(runs[key])
+                if before is not None and any(y in before.left_set for y in ends.rights):
+                    unit += 1
+                placed.append((key, unit))
+                unit += 1
+                before = ends
+            self.orders[gap] = placed
+            self.units[gap] = unit
+
     # ----- tracks (needs x) -----
     def assign_tracks(self, gap_left: dict[int, float]) -> None:
         """Give every run an x in its gap, in the order that crosses least."""
-        for gap, runs in self.gaps.items():
-            order = _best_order(list(runs.items()))
+        for gap, placed in self.orders.items():
             width = self.gap_width(gap)
-            n = len(order)
-            for i, key in enumerate(order):
-                self.slots[(gap, key)] = snap(gap_left[gap] + width * (i + 1) / (n + 1), GRID)
+            n = self.units[gap]
+            for key, unit in placed:
+                self.slots[(gap, key)] = snap(gap_left[gap] + width * (unit + 1) / (n + 1),
+                                              GRID)
 
     def in_line(self) -> list[tuple[Any, Any]]:
         """The pairs of nets (one pair per piece) whose pieces the track order left in one
@@ -151,7 +172,7 @@ def _crossings(a: _Ends, b: _Ends) -> float:
     count += sum(1 for y in a.rights if b.lo < y < b.hi)  # a's pieces going right pass b
     count += sum(1 for y in b.lefts if a.lo < y < a.hi)  # b's pieces going left pass a
     count += 10 * sum(1 for y in b.lefts if y in a.right_set)  # two wires on one line
-    count += 5 * sum(1 for y in b.rights if y in a.left_set)  # ... in line with a gap
+    count += SPARE * sum(1 for y in b.rights if y in a.left_set)  # ... in line: a spare
     return count
 
 
