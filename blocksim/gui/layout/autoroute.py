@@ -9,7 +9,6 @@ wires as possible, and the gaps are made as wide as their tracks need.
 """
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Sequence
@@ -203,9 +202,7 @@ def _best_order(runs: list[tuple[Any, _Run]]) -> list[Any]:
     ends = [_Ends(run) for _, run in runs]
     cost = _costs(ends)
     if n <= EXHAUSTIVE:
-        best = min(itertools.permutations(range(n)), key=lambda p: sum(
-            cost[p[i]].get(p[j], 0.0) for i in range(n) for j in range(i + 1, n)))
-        return [runs[i][0] for i in best]
+        return [runs[i][0] for i in _exact_order(cost)]
     # Start from how much each run prefers the left: a run whose pieces go right should be
     # on the right of the ones it would otherwise cross, and so on.
     score = []
@@ -217,6 +214,26 @@ def _best_order(runs: list[tuple[Any, _Run]]) -> list[Any]:
         if not _sift(order, cost):
             break
     return [runs[i][0] for i in order]
+
+
+def _exact_order(cost: list[dict[int, float]]) -> list[int]:
+    """The cheapest order of a few runs, by dynamic programming over the sets of runs
+    placed first (O(2^n n^2) instead of trying all n! orders)."""
+    n = len(cost)
+    best: list[tuple[float, int]] = [(0.0, -1)] + [(float("inf"), -1)] * ((1 << n) - 1)
+    for mask in range(1, 1 << n):
+        members = [i for i in range(n) if mask >> i & 1]
+        for j in members:  # j is the rightmost of this set
+            rest = mask & ~(1 << j)
+            total = best[rest][0] + sum(cost[i].get(j, 0.0) for i in members if i != j)
+            if total < best[mask][0]:
+                best[mask] = (total, j)
+    order, mask = [], (1 << n) - 1
+    while mask:
+        j = best[mask][1]
+        order.append(j)
+        mask &= ~(1 << j)
+    return order[::-1]
 
 
 def _sift(order: list[int], cost: list[dict[int, float]]) -> bool:
