@@ -6,11 +6,13 @@ reduce crossings (`ordering`) and aligned so that chains of single wires are str
 Every forward wire passes through a reserved slot in each column between its ends; each
 feedback wire gets one straight row, hugging its loop or going round what it spans,
 whichever crosses less (`feedback`), with slots reserved for it too, so no wire ever runs
-through a block. `autoroute` puts the vertical runs on tracks in the gaps; the few wires that
-would still share a line with another net (two wires swapping rows in one gap) are then
-re-routed (`reroute.repair`). A small level is laid out several ways and the most readable
-picture kept (`layoutscore`). The result is deterministic, and the work grows about linearly
-with the diagram.
+through a block. `autoroute` puts the vertical runs on tracks in the gaps, with a spare
+track where two nets' pieces would continue each other; the rare wires still in one line
+with another net (two wires swapping rows in one gap) are then re-routed
+(`reroute.repair`, given just those wires: the plan knows where its faults can be). A
+small level is laid out several ways (feedback cuts, row orders, restarts) and the most
+readable picture kept (`layoutscore`). The result is deterministic, and the work grows
+about linearly with the diagram.
 """
 from __future__ import annotations
 

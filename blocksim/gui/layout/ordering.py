@@ -3,8 +3,9 @@
 The classic layer-by-layer sweep: each column is sorted by the mean position of the ports
 its blocks are wired to in the column before (sweeping right) or after (sweeping left),
 then adjacent pairs are swapped while that removes crossings. The best order seen is
-kept, and the sweeps stop once a few in a row found nothing better; crossings are counted with a Fenwick tree (O(E log E) per pair of columns), so big
-diagrams stay fast. Feedback wires get their rows afterwards (see feedback). Without Qt.
+kept, and the sweeps stop once a few in a row found nothing better; crossings are
+counted with a Fenwick tree (O(E log E) per pair of columns), so big diagrams stay fast.
+Feedback wires get their rows afterwards (see feedback). Without Qt.
 """
 from __future__ import annotations
 
