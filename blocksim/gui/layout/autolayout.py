@@ -181,8 +181,10 @@ def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
         for seed in range(1, RESTARTS + 1):
             attempt(len(variants) + seed, (choice, mirror, outside, seed))
     best[2].write()
-    suspects = best[2].in_line_wires()
-    repaired = repair(diagram, names, suspects) if suspects else 0
+    # A small level is checked whole (cheap; a safety net for the plan's own account of
+    # its faults); a big one trusts that account, so a clean plan costs no drawing.
+    suspects = None if small else best[2].in_line_wires()
+    repaired = repair(diagram, names, suspects) if suspects is None or suspects else 0
     if repaired:
         log.debug("%d wires of the layout re-routed to keep nets apart", repaired)
 
