@@ -15,7 +15,8 @@ when a user drags, so the numbers are an upper bound). Before the pans, `--moves
 are moved one by one as a mouse drag commits a move (one undo command, re-routing the wires
 the move spoils), each timed until the scene shows it. The routing-quality check
 (`blocksim.gui.canvas.routecheck`) is reported on the open diagrams after those moves and
-on every example in diagrams/. Runs offscreen unless `--show`.
+on every example in diagrams/, with each example's crossings and bends next to those of
+the layout before the pendulum work (see editor_quality). Runs offscreen unless `--show`.
 Writes docs/editor-performance.md (generated: do not edit by hand).
 """
 from __future__ import annotations
@@ -36,6 +37,15 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from editor_quality import (  # noqa: E402
+    FAULT_KEYS,
+    QUALITY_KEYS,
+    example_quality,
+    layout_section,
+    quality_cells,
+    routing_quality,
+)
 OPEN_TARGET = 2.0  # seconds (issue 4)
 FRAME_BUDGET = 1 / 60  # seconds: a frame of a 60 Hz display
 PAN_ZOOMS = (1.0, 0.4)  # working zoom and an overview where far more items show
@@ -161,6 +171,7 @@ class Case:
     blocks: int
     wires: int
     opens: list[float] = field(default_factory=list)
+    cpu_opens: list[float] = field(default_factory=list)  # CPU seconds of the same opens
     parts: dict[str, float] = field(default_factory=dict)  # load, layout, ... (outside)
     pans: list[Frames] = field(default_factory=list)
     fit: float = 0.0
@@ -187,8 +198,10 @@ def make_app(show: bool):
     return QApplication.instance() or QApplication(["blocksim-editor-benchmark"])
 
 
-def open_window(path: Path):
-    """Open `path` in a fresh, shown main window as File > Open does; (window, seconds)."""
+def open_window(path: Path, cpu: list[float] | None = None):
+    """Open `path` in a fresh, shown main window as File > Open does; (window, seconds).
+    The process's CPU seconds for the same span are appended to `cpu` if given: on a
+    machine busy with other work they say what the open costs better than the clock."""
     from PySide6.QtWidgets import QApplication
 
     from blocksim.gui.window.mainwindow import MainWindow
@@ -196,11 +209,13 @@ def open_window(path: Path):
     window = MainWindow()
     window.show()
     QApplication.processEvents()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     if not window.files.open_path(path, ask=False):
         raise RuntimeError(f"cannot open {path}")
     QApplication.processEvents()  # the deferred zoom to fit
     window.canvas.view.viewport().repaint()
+    if cpu is not None:
+        cpu.append(time.process_time() - cpu_started)
     return window, time.perf_counter() - started
 
 
@@ -284,32 +299,6 @@ def _free_spot(rects, block_id: str, rng, room: float = 60.0):
     return None
 
 
-def routing_quality(diagram) -> dict[str, int]:
-    """The routing-quality check summed over every level of a (laid out) diagram."""
-    from blocksim.gui.canvas.routecheck import all_levels, level_quality
-
-    total: dict[str, int] = {}
-    for _, level, names in all_levels(diagram):
-        for key, value in level_quality(level, names).summary().items():
-            total[key] = total.get(key, 0) + value
-    return total
-
-
-def example_quality() -> list[tuple[str, int, int, dict[str, int]]]:
-    """(name, blocks, wires, check) of every example as the editor opens it."""
-    from blocksim.format import load_diagram
-    from blocksim.gui.layout.autolayout import layout_diagram
-    from blocksim.gui.window.files import examples
-
-    found = []
-    for path in examples():
-        diagram = load_diagram(path)
-        layout_diagram(diagram)
-        found.append((path.stem, len(diagram.blocks), len(diagram.wires),
-                      routing_quality(diagram)))
-    return found
-
-
 def timed(fn: Callable[[], object]) -> float:
     started = time.perf_counter()
     fn()
@@ -367,12 +356,13 @@ def measure(name: str, path: Path, steps: int, repeats: int, moves: int = 0) -> 
     case = Case(name, len(diagram.blocks), len(diagram.wires))
     case.parts["read and check the file"] = timed(lambda: load_diagram(path))
     if needs_layout(diagram):
-        case.parts["automatic layout"] = timed(lambda: layout_diagram(copy.deepcopy(diagram)))
+        trial = copy.deepcopy(diagram)  # the copy is not part of the layout's time
+        case.parts["automatic layout"] = timed(lambda: layout_diagram(trial))
     window = None
     for _ in range(repeats):
         if window is not None:
             close_window(window)
-        window, seconds = open_window(path)
+        window, seconds = open_window(path, case.cpu_opens)
         case.opens.append(seconds)
         log.info("%s: opened in %.3f s", name, seconds)
     view = window.canvas.view
@@ -400,17 +390,8 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
-QUALITY_KEYS = ("through blocks", "through labels", "shared segments", "touching", "stubs",
-                "crossings", "bends")
-FAULT_KEYS = QUALITY_KEYS[:5]
-
-
-def quality_cells(quality: dict[str, int]) -> str:
-    return " | ".join(f"{quality.get(k, 0):,}" for k in QUALITY_KEYS)
-
-
 def document(cases: list[Case], args: argparse.Namespace,
-             examples: list[tuple[str, int, int, dict[str, int]]] = ()) -> str:
+             examples: list[tuple[str, int, int, dict[str, int], float]] = ()) -> str:
     from PySide6 import __version__ as pyside_version
     from PySide6.QtGui import QGuiApplication
 
@@ -447,14 +428,17 @@ def document(cases: list[Case], args: argparse.Namespace,
                      f"{'yes' if faults == 0 else '**no**'} |")
     lines += ["", "## Opening", "",
               "From File > Open's call until the scene is populated, zoomed to fit and one "
-              "frame painted. The parts are timed separately on the same file.", "",
-              "| diagram | blocks | wires | open (median) | all opens | parts |",
-              "|---|---:|---:|---:|---:|---|"]
+              "frame painted. The parts are timed separately on the same file. CPU: the "
+              "process's CPU time over the same opens (median), which a machine busy with "
+              "other work inflates far less than the clock.", "",
+              "| diagram | blocks | wires | open (median) | all opens | CPU | parts |",
+              "|---|---:|---:|---:|---:|---:|---|"]
     for case in cases:
         parts = "; ".join(f"{k} {v:.2f} s" for k, v in case.parts.items())
         opens = ", ".join(f"{s:.2f}" for s in case.opens)
+        cpu = f"{statistics.median(case.cpu_opens):.2f} s" if case.cpu_opens else "-"
         lines.append(f"| {case.name} | {case.blocks:,} | {case.wires:,} | {case.open:.2f} s "
-                     f"| {opens} s | {parts} |")
+                     f"| {opens} s | {cpu} | {parts} |")
     lines += ["", "## Panning", "",
               f"{args.steps} steps diagonally across the diagram; each step moves the view, "
               "processes pending events and repaints the whole viewport (Qt itself would "
@@ -488,8 +472,9 @@ def document(cases: list[Case], args: argparse.Namespace,
     for case in cases:
         lines.append(f"| generated, {case.name}, after the moves | {case.blocks:,} | "
                      f"{case.wires:,} | {quality_cells(case.quality)} |")
-    for name, blocks, wires, quality in examples:
+    for name, blocks, wires, quality, _ in examples:
         lines.append(f"| example {name} | {blocks} | {wires} | {quality_cells(quality)} |")
+    lines += layout_section(examples)
     lines += ["", "## Zoom to fit and whole-picture render", "",
               "Zoom to fit: View > Fit to View and one repaint, every item visible (texts "
               "are left out below 20 %, where they would be 2 px high). Render: the whole "

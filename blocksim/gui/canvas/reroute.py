@@ -387,10 +387,15 @@ def after_move(diagram: Diagram, names: Mapping[str, Any] | None,
     return changed
 
 
-def repair(diagram: Diagram, names: Mapping[str, Any] | None = None) -> int:
-    """Re-route every spoiled wire of one level in place; returns how many changed."""
-    router = Router(diagram, names, reaches=REPAIR_REACHES)
-    changed = router.settle(router.spoiled())
+def repair(diagram: Diagram, names: Mapping[str, Any] | None = None,
+           suspects: Iterable[int] | None = None) -> int:
+    """Re-route every spoiled wire of one level in place (or, given `suspects`, those of
+    them that are spoiled: a caller that knows where faults can be skips the full check
+    and draws only their neighbourhood); returns how many changed."""
+    focus = None if suspects is None else {
+        b for i in suspects for b in (diagram.wires[i].src.block, diagram.wires[i].dst.block)}
+    router = Router(diagram, names, reaches=REPAIR_REACHES, focus=focus)
+    changed = router.settle(router.spoiled() if suspects is None else suspects)
     for index, points in changed.items():
         diagram.wires[index].points = points
     return len(changed)

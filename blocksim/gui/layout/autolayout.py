@@ -6,15 +6,18 @@ reduce crossings (`ordering`) and aligned so that chains of single wires are str
 Every forward wire passes through a reserved slot in each column between its ends; each
 feedback wire gets one straight row, hugging its loop or going round what it spans,
 whichever crosses less (`feedback`), with slots reserved for it too, so no wire ever runs
-through a block. `autoroute` puts the vertical runs on tracks in the gaps; the few wires that
-would still share a line with another net (two wires swapping rows in one gap) are then
-re-routed (`reroute.repair`). A small level is laid out several ways and the most readable
-picture kept (`layoutscore`). The result is deterministic, and the work grows about linearly
-with the diagram.
+through a block. `autoroute` puts the vertical runs on tracks in the gaps, with a spare
+track where two nets' pieces would continue each other; the rare wires still in one line
+with another net (two wires swapping rows in one gap) are then re-routed
+(`reroute.repair`, given just those wires: the plan knows where its faults can be). A
+small level is laid out several ways (feedback cuts, row orders, restarts) and the most
+readable picture kept (`layoutscore`). The result is deterministic, and the work grows
+about linearly with the diagram.
 """
 from __future__ import annotations
 
 import logging
+import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -44,11 +47,15 @@ V_GAP = 20.0  # free space between blocks of one column (below the label)
 TOP_PAD = 10.0  # free space above a block in its slot
 MARGIN = 20.0
 MULTI_START_BLOCKS = 150  # levels up to this size are laid out several ways (see _arrange)
+WIDE_SEARCH_BLOCKS = 60  # ... and up to this size from feedback cuts found every way
+LAYERINGS = 4  # feedback choices tried
+RESTARTS = 6  # shuffled first row orders tried on the best way
 OUTSIDE = (0.5, -0.5)  # feedback rows round everything they span: penalty, then bonus
 BACK_WEIGHT = 3  # how hard the slots of a feedback row pull each other straight
 STATEFUL_TYPES = {"Memory"}  # besides the Continuous category: where loops are closed
 TOP = -1  # the port index of an edge into a top port (a trigger or an enable)
 TOP_APPROACH = 20.0  # how far above the block a wire into a top port comes along
+IN_LINE = 3.0  # score of two nets' pieces in one line in a gap (re-routed after: detours)
 TOP_ROOM = 30.0  # room above a block with a top port (its wire comes along there)
 
 
@@ -140,29 +147,44 @@ def _place_missing(diagram: Diagram, names: Mapping[str, Any]) -> None:
 
 def _arrange(diagram: Diagram, names: Mapping[str, Any]) -> None:
     """Lay out one level entirely. A level of up to MULTI_START_BLOCKS blocks is laid out
-    a few ways (each feedback choice, rows ordered from either end, feedback going round
-    or hugging its loop) and the picture with the fewest crossings, shortest wires and
+    a few ways (the likeliest feedback choices, rows ordered from either end, feedback
+    going round or hugging its loop; then the best of those with the rows' first order
+    shuffled a few times) and the picture with the fewest crossings, shortest wires and
     fewest bends is kept: cheap for diagrams people draw, and much better than trusting
     one heuristic. Bigger levels take the first way only."""
     infos = {b.id: port_info(b, names, diagram.wires) for b in diagram.blocks}
     stateful = {b.id for b in diagram.blocks if b.type in STATEFUL_TYPES or getattr(
         registry.get(b.type), "category", "") == "Continuous"}
     first = _Layered(diagram, infos, stateful)
+    small = len(diagram.blocks) <= MULTI_START_BLOCKS
     layering = Layering([b.id for b in diagram.blocks], first.edges, first.types, stateful)
-    choices = layering.choices()
-    variants = [(choice, mirror, outside) for choice in choices[:3]
+    choices = layering.choices(wide=len(diagram.blocks) <= WIDE_SEARCH_BLOCKS)
+    variants = [(choice, mirror, outside, 0) for choice in choices[:LAYERINGS]
                 for mirror in (False, True) for outside in OUTSIDE]
-    if len(diagram.blocks) > MULTI_START_BLOCKS:
+    if not small:
         variants = variants[:1]
-    best: tuple[float, _Layered] | None = None
-    for i, (choice, mirror, outside) in enumerate(variants):
+    best: tuple[float, int, _Layered] | None = None
+
+    def attempt(i: int, variant: tuple) -> None:
+        nonlocal best
+        choice, mirror, outside, seed = variant
         run = first if i == 0 else _Layered(diagram, infos, stateful)
-        run.plan(choice, layering.discovery, mirror, outside)
-        score = run.score() if len(variants) > 1 else 0.0
+        run.plan(choice, layering.discovery, mirror, outside, seed)
+        score = run.score() if small else 0.0
         if best is None or score < best[0]:
-            best = (score, run)
-    best[1].write()
-    repaired = repair(diagram, names)
+            best = (score, i, run)
+
+    for i, variant in enumerate(variants):
+        attempt(i, variant)
+    if small:  # restarts of the row order from the best way's layering
+        choice, mirror, outside, _ = variants[best[1]]
+        for seed in range(1, RESTARTS + 1):
+            attempt(len(variants) + seed, (choice, mirror, outside, seed))
+    best[2].write()
+    # A small level is checked whole (cheap; a safety net for the plan's own account of
+    # its faults); a big one trusts that account, so a clean plan costs no drawing.
+    suspects = None if small else best[2].in_line_wires()
+    repaired = repair(diagram, names, suspects) if suspects is None or suspects else 0
     if repaired:
         log.debug("%d wires of the layout re-routed to keep nets apart", repaired)
 
@@ -184,8 +206,9 @@ class _Layered:
         self._build()
 
     def plan(self, choice: tuple[set[int], Mapping[str, int]], discovery: list[str],
-             mirror: bool = False, outside: float = OUTSIDE[0]) -> None:
-        """Work out every position (nothing is written to the diagram yet)."""
+             mirror: bool = False, outside: float = OUTSIDE[0], seed: int = 0) -> None:
+        """Work out every position (nothing is written to the diagram yet); a `seed`
+        shuffles each column's first order (a restart of the crossing reduction)."""
         back, layer = choice
         self.discovery = discovery
         for edge in self.edges:
@@ -197,7 +220,11 @@ class _Layered:
         if mirror:
             for column in initial:
                 column.reverse()
-            number(initial)
+        if seed:
+            shuffle = random.Random(seed).shuffle
+            for column in initial:
+                shuffle(column)
+        number(initial)
         layers = Orderer(self.nodes, self.succ, self.pred).run(initial)
         self._stack(layers)
         self._align(layers)
@@ -214,7 +241,13 @@ class _Layered:
                 self._port("in", edge.dst, edge.dst_port)
             routes.append((edge.net, route(start, sdir, end, edir,
                                            self.router.points(edge, MARGIN))))
-        return readability(routes)
+        return readability(routes) + IN_LINE * len(self.router.in_line())
+
+    def in_line_wires(self) -> list[int]:
+        """The wires of the nets whose pieces the plan left in one line with another net's
+        (see autoroute.in_line): the only faults a plan can have, re-routed afterwards."""
+        nets = {net for pair in self.router.in_line() for net in pair}
+        return [edge.wire for edge in self.edges if edge.net in nets]
 
     def _port(self, kind: str, block: str, index: int) -> tuple:
         node = self.nodes[block]
@@ -356,31 +389,31 @@ class _Layered:
 
     @staticmethod
     def _pack(layer: list[_Node], wanted: list[float]) -> None:
-        """Place the column's slots in order, each as near its wish as the others allow."""
-        clusters: list[list[Any]] = []  # [first index, last index, position]
+        """Place the column's slots in order, each as near its wish as the others allow
+        (clusters of touching slots sit at their members' mean wish; prefix sums of the
+        extents keep a merge O(1), so a long column costs O(n))."""
+        top = [0.0]  # top[k]: a slot's offset from the column's first, if all touched
+        for node in layer:
+            top.append(top[-1] + node.extent)
+        clusters: list[list[Any]] = []  # [first index, last index, sum of wish - top, count]
         for i in range(len(layer)):
-            clusters.append([i, i, wanted[i]])
+            clusters.append([i, i, wanted[i] - top[i], 1])
             while len(clusters) > 1:
                 prev, cur = clusters[-2], clusters[-1]
-                prev_end = prev[2] + sum(layer[k].extent for k in range(prev[0], prev[1] + 1))
-                if prev_end <= cur[2]:
+                prev_end = prev[2] / prev[3] + top[prev[1] + 1]
+                if prev_end <= cur[2] / cur[3] + top[cur[0]]:
                     break
-                first, last = prev[0], cur[1]
-                offsets, acc = [], 0.0
-                for k in range(first, last + 1):
-                    offsets.append(acc)
-                    acc += layer[k].extent
-                pos = sum(wanted[k] - offsets[k - first] for k in range(first, last + 1))
-                clusters[-2:] = [[first, last, pos / (last - first + 1)]]
-        for first, last, pos in clusters:
+                clusters[-2:] = [[prev[0], cur[1], prev[2] + cur[2], prev[3] + cur[3]]]
+        for first, last, total, count in clusters:
+            base = total / count
             for k in range(first, last + 1):
-                layer[k].y = pos
-                pos += layer[k].extent
+                layer[k].y = base + top[k]
 
     def _assign_x(self, layers: list[list[_Node]]) -> list[float]:
         """Column left edges; the gaps are wide enough for the wires' vertical runs."""
         self.router = WirePlanner(self.nodes, self.edges)
         self.router.plan()
+        self.router.order_tracks()
         self.column_w = [max((n.column_width for n in layer if not n.dummy), default=0.0)
                          for layer in layers]
         xs, x, gap_left = [], MARGIN + self.router.gap_width(-1), {-1: MARGIN}

@@ -9,16 +9,18 @@ wires as possible, and the gaps are made as wide as their tracks need.
 """
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Sequence
 
 from blocksim.gui.canvas.geometry import GRID, STUB, snap
+from blocksim.gui.canvas.routecheck import GAP
 
 TRACK = 10.0  # distance between parallel wires
 MIN_GAP = 50.0  # horizontal space between columns
 EXHAUSTIVE = 6  # gaps with at most this many runs try every order of tracks
+SPARE = 1.0  # cost of a spare track that keeps two nets' pieces apart (order_tracks)
+SIFT_PASSES = 4  # rounds of moving single runs to their best place (bigger gaps)
 
 Attach = tuple[float, str]  # (y, "L" or "R"): where a horizontal piece leaves a run
 
@@ -86,20 +88,59 @@ class WirePlanner:
 
     def gap_width(self, gap: int) -> float:
         """Room for the gap's tracks (gap -1 is left of the first column)."""
-        n = len(self.gaps.get(gap, {}))
+        n = self.units.get(gap, 0)
         if gap < 0:
             return 2 * STUB + n * TRACK if n else 0.0
         return max(MIN_GAP, 2 * STUB + (n + 1) * TRACK)
 
+    def order_tracks(self) -> None:
+        """The order of the runs in each gap, and where a spare track goes between two
+        neighbours whose pieces would continue each other across a short gap (one
+        arriving from the left at the height where the next leaves to the right): one
+        track apart they would read as one wire, two apart they do not."""
+        self.orders: dict[int, list[tuple[Any, int]]] = {}  # gap -> (run, track number)
+        self.units: dict[int, int] = {}
+        for gap, runs in self.gaps.items():
+            order = _best_order(list(runs.items()))
+            placed, unit, before = [], 0, None
+            for key in order:
+                ends = _Ends(runs[key])
+                if before is not None and any(y in before.left_set for y in ends.rights):
+                    unit += 1
+                placed.append((key, unit))
+                unit += 1
+                before = ends
+            self.orders[gap] = placed
+            self.units[gap] = unit
+
     # ----- tracks (needs x) -----
     def assign_tracks(self, gap_left: dict[int, float]) -> None:
         """Give every run an x in its gap, in the order that crosses least."""
-        for gap, runs in self.gaps.items():
-            order = _best_order(list(runs.items()))
+        for gap, placed in self.orders.items():
             width = self.gap_width(gap)
-            n = len(order)
-            for i, key in enumerate(order):
-                self.slots[(gap, key)] = snap(gap_left[gap] + width * (i + 1) / (n + 1), GRID)
+            n = self.units[gap]
+            for key, unit in placed:
+                self.slots[(gap, key)] = snap(gap_left[gap] + width * (unit + 1) / (n + 1),
+                                              GRID)
+
+    def in_line(self) -> list[tuple[Any, Any]]:
+        """The pairs of nets (one pair per piece) whose pieces the track order left in one
+        line in a gap: the only way two nets of this plan can meet (every y of a column
+        belongs to one slot or port, every run has a track of its own), so these are the
+        wires re-routing must take apart afterwards."""
+        found = []
+        for gap, runs in self.gaps.items():
+            placed = sorted(runs, key=lambda key: self.slots[(gap, key)])
+            ends = [_Ends(runs[key]) for key in placed]
+            for i, a in enumerate(ends):
+                for j in range(i + 1, len(ends)):
+                    b = ends[j]
+                    if a.lo <= b.hi and b.lo <= a.hi:
+                        near = self.slots[(gap, placed[j])] - self.slots[(gap, placed[i])] < GAP
+                        hits = sum(1 for y in b.lefts if y in a.right_set) + near * \
+                            sum(1 for y in b.rights if y in a.left_set)
+                        found += [(placed[i], placed[j])] * hits
+        return found
 
     def points(self, edge: Any, offset: float) -> list[tuple[float, float]]:
         """The bend points of one wire (y shifted by `offset`)."""
@@ -110,55 +151,109 @@ class WirePlanner:
         return points
 
 
-def _crossings(a: _Run, b: _Run) -> float:
-    """Crossings when run a's track is left of run b's."""
-    (a_lo, a_hi), (b_lo, b_hi) = a.span, b.span
+class _Ends:
+    """A run's attachments in the shape the track order needs them (built once per run)."""
+
+    __slots__ = ("lo", "hi", "rights", "lefts", "right_set", "left_set")
+
+    def __init__(self, run: _Run):
+        self.lo, self.hi = run.span
+        self.rights = [y for y, side in run.attach if side == "R"]
+        self.lefts = [y for y, side in run.attach if side == "L"]
+        self.right_set = set(self.rights)
+        self.left_set = set(self.lefts)
+
+
+def _crossings(a: _Ends, b: _Ends) -> float:
+    """Crossings when run a's track is left of run b's, plus penalties for pieces of the
+    two in one line (they would look connected)."""
     count = 0.0
-    for y, side in a.attach:  # a's pieces going right pass b's track
-        if side == "R" and b_lo < y < b_hi:
-            count += 1
-    for y, side in b.attach:  # b's pieces going left pass a's track
-        if side == "L" and a_lo < y < a_hi:
-            count += 1
-    rights = {y for y, side in a.attach if side == "R"}
-    lefts = {y for y, side in a.attach if side == "L"}
-    for y, side in b.attach:
-        if side == "L" and y in rights:  # two wires on one line would look connected
-            count += 10
-        if side == "R" and y in lefts:  # ... so would two in line with a track's gap
-            count += 5
+    count += sum(1 for y in a.rights if b.lo < y < b.hi)  # a's pieces going right pass b
+    count += sum(1 for y in b.lefts if a.lo < y < a.hi)  # b's pieces going left pass a
+    count += 10 * sum(1 for y in b.lefts if y in a.right_set)  # two wires on one line
+    count += SPARE * sum(1 for y in b.rights if y in a.left_set)  # ... in line: a spare
     return count
+
+
+def _costs(ends: list[_Ends]) -> list[dict[int, float]]:
+    """cost[i][j]: _crossings(i left of j), for the pairs whose spans meet (the others
+    cost nothing either way); pairs found by sweeping the spans in order."""
+    n = len(ends)
+    cost: list[dict[int, float]] = [{} for _ in range(n)]
+    by_lo = sorted(range(n), key=lambda i: ends[i].lo)
+    for k, i in enumerate(by_lo):
+        for j in by_lo[k + 1:]:
+            if ends[j].lo > ends[i].hi:
+                break
+            for a, b in ((i, j), (j, i)):
+                c = _crossings(ends[a], ends[b])
+                if c:
+                    cost[a][b] = c
+    return cost
 
 
 def _best_order(runs: list[tuple[Any, _Run]]) -> list[Any]:
     """Keys of the runs from left to right: exhaustive for a few; beyond, sorted by a
-    cheap estimate and improved by swapping neighbours (O(n^2), not the O(n^3) of picking
-    the best next run each time)."""
+    cheap estimate and improved by moving one run at a time to its best place (sifting:
+    unlike swaps of neighbours it gets a run past others it does not meet)."""
     n = len(runs)
     if n <= 1:
         return [key for key, _ in runs]
+    ends = [_Ends(run) for _, run in runs]
+    cost = _costs(ends)
     if n <= EXHAUSTIVE:
-        cost = [[_crossings(runs[i][1], runs[j][1]) if i != j else 0.0 for j in range(n)]
-                for i in range(n)]
-        best = min(itertools.permutations(range(n)), key=lambda p: sum(
-            cost[p[i]][p[j]] for i in range(n) for j in range(i + 1, n)))
-        return [runs[i][0] for i in best]
+        return [runs[i][0] for i in _exact_order(cost)]
     # Start from how much each run prefers the left: a run whose pieces go right should be
     # on the right of the ones it would otherwise cross, and so on.
     score = []
-    for i, (_, run) in enumerate(runs):
-        rights = sum(1 for _, side in run.attach if side == "R")
-        lefts = len(run.attach) - rights
-        lo, hi = run.span
-        score.append(((rights - lefts) / len(run.attach), hi - lo, i))
+    for i, e in enumerate(ends):
+        score.append(((len(e.rights) - len(e.lefts)) / (len(e.rights) + len(e.lefts)),
+                      e.hi - e.lo, i))
     order = [i for *_, i in sorted(score)]
-    for _ in range(n):  # bubble passes while a swap of neighbours removes crossings
-        improved = False
-        for k in range(n - 1):
-            a, b = order[k], order[k + 1]
-            if _crossings(runs[b][1], runs[a][1]) < _crossings(runs[a][1], runs[b][1]):
-                order[k], order[k + 1] = b, a
-                improved = True
-        if not improved:
+    for _ in range(SIFT_PASSES):
+        if not _sift(order, cost):
             break
     return [runs[i][0] for i in order]
+
+
+def _exact_order(cost: list[dict[int, float]]) -> list[int]:
+    """The cheapest order of a few runs, by dynamic programming over the sets of runs
+    placed first (O(2^n n^2) instead of trying all n! orders)."""
+    n = len(cost)
+    best: list[tuple[float, int]] = [(0.0, -1)] + [(float("inf"), -1)] * ((1 << n) - 1)
+    for mask in range(1, 1 << n):
+        members = [i for i in range(n) if mask >> i & 1]
+        for j in members:  # j is the rightmost of this set
+            rest = mask & ~(1 << j)
+            total = best[rest][0] + sum(cost[i].get(j, 0.0) for i in members if i != j)
+            if total < best[mask][0]:
+                best[mask] = (total, j)
+    order, mask = [], (1 << n) - 1
+    while mask:
+        j = best[mask][1]
+        order.append(j)
+        mask &= ~(1 << j)
+    return order[::-1]
+
+
+def _sift(order: list[int], cost: list[dict[int, float]]) -> bool:
+    """Move each run, in turn, to the place in `order` where the total is least; True if
+    any moved."""
+    improved = False
+    for item in list(order):
+        at = order.index(item)
+        rest = order[:at] + order[at + 1:]
+        mine = cost[item]
+        here = total = sum(mine.get(other, 0.0) for other in rest)  # leftmost
+        best, best_at = total, 0
+        for q, other in enumerate(rest):
+            total += cost[other].get(item, 0.0) - mine.get(other, 0.0)
+            if q + 1 == at:
+                here = total
+            if total < best - 1e-9:
+                best, best_at = total, q + 1
+        if best < here - 1e-9:
+            rest.insert(best_at, item)
+            order[:] = rest
+            improved = True
+    return improved

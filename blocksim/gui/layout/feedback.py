@@ -14,6 +14,7 @@ blocks. Inner loops are placed first, so loops nest.
 from __future__ import annotations
 
 import logging
+from bisect import bisect_right
 from collections import defaultdict
 from typing import Any, Callable, Mapping, Sequence
 
@@ -155,7 +156,9 @@ class Feedback:
         """Where a slot with its wire at `row` goes in a column, and the nodes that must
         move down for it (with their new y): what would touch the wire (block, label or
         another wire), and what follows as far as needed."""
-        at = next((i for i, n in enumerate(column) if _bottom(n) + TRACK > row), len(column))
+        # a column's drawings go down in order, so the first that reaches the row is found
+        # by bisection (a long column is searched for every candidate row)
+        at = bisect_right(column, row - TRACK, key=_bottom)
         moves: list[tuple[Any, float]] = []
         for node in column[at:]:
             # the first one's drawing starts a track below the wire; the rest stack up

@@ -43,14 +43,22 @@ class Layering:
         """(wires drawn as feedback, column of each block) of the best choice."""
         return self.choices()[0]
 
-    def choices(self) -> list[tuple[set[int], dict[str, int]]]:
-        """The different choices of feedback wires and columns, best first."""
+    def choices(self, wide: bool = False) -> list[tuple[set[int], dict[str, int]]]:
+        """The different choices of feedback wires and columns, best first. `wide` adds a
+        depth-first search started from every block, either way round (for a small
+        diagram: where a loop is cut decides most of its crossings, and no single rule
+        picks the cut a person would)."""
         has_input = {e.dst for e in self.edges}
         roots = [i for i in self.ids if i not in has_input] + \
             [i for i in self.ids if i in has_input]
         first, self.discovery = self._dfs(roots, self.edges)
         candidates = [first, self._dfs(roots, self.edges[::-1])[0], self._greedy_fas(),
                       self._states_last(roots)]
+        if wide:
+            for start in self.ids:
+                others = [start] + [i for i in roots if i != start]
+                candidates += [self._dfs(others, self.edges)[0],
+                               self._dfs(others, self.edges[::-1])[0]]
         scored = []
         for i, back in enumerate(candidates):
             layer = self.layers(back)

@@ -12,8 +12,8 @@ from typing import Any, Iterable, Sequence
 
 from blocksim.gui.canvas.geometry import Point
 
-WIRE_PER_CROSSING = 400.0
-BENDS_PER_CROSSING = 5.0
+WIRE_PER_CROSSING = 800.0
+BENDS_PER_CROSSING = 10.0
 
 
 def readability(routes: Iterable[tuple[Any, Sequence[Point]]]) -> float:

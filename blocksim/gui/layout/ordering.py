@@ -3,8 +3,9 @@
 The classic layer-by-layer sweep: each column is sorted by the mean position of the ports
 its blocks are wired to in the column before (sweeping right) or after (sweeping left),
 then adjacent pairs are swapped while that removes crossings. The best order seen is
-kept; crossings are counted with a Fenwick tree (O(E log E) per pair of columns), so big
-diagrams stay fast. Feedback wires get their rows afterwards (see feedback). Without Qt.
+kept, and the sweeps stop once a few in a row found nothing better; crossings are
+counted with a Fenwick tree (O(E log E) per pair of columns), so big diagrams stay fast.
+Feedback wires get their rows afterwards (see feedback). Without Qt.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bisect import bisect_left, bisect_right
 from typing import Any, Mapping, Protocol, Sequence
 
 SWEEPS = 12
+PATIENCE = 4  # sweeps without a better order before giving up
 TRANSPOSE_LIMIT = 60  # columns longer than this skip the pairwise swaps (cost ~ n^2)
 
 Link = tuple[Any, float, float]  # (other node key, own port fraction, other port fraction)
@@ -38,8 +40,10 @@ class Orderer:
     def run(self, layers: list[list[Node]]) -> list[list[Node]]:
         number(layers)
         best = [list(layer) for layer in layers]
-        best_cross = self.crossings(layers)
+        best_cross, best_sweep = self.crossings(layers), -1
         for sweep in range(SWEEPS):
+            if sweep - best_sweep > PATIENCE:
+                break  # sweeps only cycle between the same orders now
             down = sweep % 2 == 0
             indices = range(1, len(layers)) if down else range(len(layers) - 2, -1, -1)
             for i in indices:
@@ -49,6 +53,7 @@ class Orderer:
             crossings = self.crossings(layers)
             if crossings < best_cross:
                 best, best_cross = [list(layer) for layer in layers], crossings
+                best_sweep = sweep
             if best_cross == 0:
                 break
         number(best)
