@@ -28,7 +28,7 @@ def ulp(t):
     return np.nextafter(t, np.inf) - t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def dense(t, t0, h, x0, rc, out):
     """Hairer's continuous extension of the step (t0, t0 + h) at t (rc: 4 x n)."""
     s = (t - t0) / h
@@ -37,7 +37,7 @@ def dense(t, t0, h, x0, rc, out):
         out[j] = x0[j] + s * (rc[0, j] + s1 * (rc[1, j] + s * (rc[2, j] + s1 * rc[3, j])))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def state_at(t, t0, t1, h, x0, x1, rc, out):
     """The state of the step (t0, t1) at t: x1 itself at the step end, else `dense`."""
     if t == t1:
@@ -47,14 +47,14 @@ def state_at(t, t0, t1, h, x0, x1, rc, out):
         dense(t, t0, h, x0, rc, out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
     state_at(t, t0, t1, h, x0, x1, rc, xd)
     zc(t, xd, m, z, g, S)
     return g[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def changed(zc, i, zi, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
     return sign(value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S)) != zi
 
