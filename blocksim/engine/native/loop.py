@@ -36,14 +36,16 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
-from blocksim.engine.native import build
-from blocksim.engine.native import kernel as nk
+from blocksim.engine.native import build, quickload
 from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event
 from blocksim.engine.segment import Segment
+
+with quickload.deferred():  # the loop from numba's cache, without numba's registries
+    from blocksim.engine.native import kernel as nk
 
 if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState, Simulator
