@@ -149,9 +149,9 @@ def measure(n: int = 100, rounds: int = 9) -> dict[str, float]:
     S = np.zeros(len(model.signal_names) + slots.size)
     S[len(model.signal_names):] = slots
     n_grid = int(round((s.stop - s.start) / (s.output_interval or (s.stop - s.start) / 500)))
-    args = (np.array(model.x0, dtype=float), m,
-            np.zeros(model.n_zc), S, np.broadcast_to(model.state_atol(s.atol), (model.n_states,)).astype(float), s.rtol, s.start, s.stop,
-            (s.stop - s.start) / n_grid, n_grid, compiled.selection)
+    atol = np.broadcast_to(model.state_atol(s.atol), (model.n_states,)).astype(float)
+    args = (np.array(model.x0, dtype=float), m, np.zeros(model.n_zc), S, atol, s.rtol,
+            s.start, s.stop, (s.stop - s.start) / n_grid, n_grid, compiled.selection)
     started = time.process_time()
     run = specialised_loop(deriv)
     out_t, out_y, steps = run(*args)
