@@ -1,9 +1,12 @@
 """What the numba backend costs around its compiled loop (issue 14's numba targets).
 
-Four rows, each checked against a reference: the Python set-up per call of a short run
+Five rows, each checked against a reference: the Python set-up per call of a short run
 (the 100-lag chain against the hand-written loop, `reference_loop`), a warm `blocksim run`
 of the ball as a whole process on either backend, the first compile of a new 202-block
-model's numba functions (the loop itself already compiled), and the cost per bounce.
+model's numba functions (the loop itself already compiled; since `native.quickload` this
+includes numba installing its registries, which loading the loop no longer does), the
+cost per bounce, and the prototype of a loop specialised to the model
+(`specialised_kernel`: issue 14's alternative design) on the chain.
 Times are CPU seconds of this process or of the child; each is a median of interleaved
 rounds, so a busy machine slows both sides of a ratio alike.
 """
@@ -125,6 +128,14 @@ def ball_per_bounce(rounds: int) -> dict[str, float]:
             "error": float(np.max(np.abs(bounces[:100] - expected)))}
 
 
+def specialised_chain() -> dict[str, float]:
+    """The specialised-loop prototype (benchmarks/specialised_kernel.py) in a new process:
+    its compile time and per-call CPU beside the backend's and the hand loop's."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "specialised_kernel.py")],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def case_numba(suite) -> None:
     """The rows and targets of the numba backend's overheads."""
     if "numba" not in suite.backends:
@@ -134,6 +145,7 @@ def case_numba(suite) -> None:
     p = ball_processes(1 if suite.quick else 5)
     f = first_compile(5 if suite.quick else RELAYS)
     b = ball_per_bounce(rounds)
+    k = specialised_chain()
     us = 1e6
     rows = [
         ["100-lag chain, one simulate (all Python set-up)", f"{c['ours'] * us:.0f} µs",
@@ -145,14 +157,21 @@ def case_numba(suite) -> None:
         [f"first compile of a new {f['blocks']}-block model (relay bank)", f"{f['cpu']:.2f} s",
          f"{f['events']} events, {f['python_events']} in Python", f"{f['error']:.1e}"],
         ["ball to rest, per bounce (numba)", f"{b['per_bounce'] * us:.1f} µs",
-         f"{b['bounces']} bounces", f"{b['error']:.1e}"]]
+         f"{b['bounces']} bounces", f"{b['error']:.1e}"],
+        ["100-lag chain, loop specialised to the model (prototype), per call",
+         f"{k['specialised'] * us:.0f} µs",
+         f"hand-written loop {k['hand'] * us:.0f} µs ({k['specialised'] / k['hand']:.2f}×), "
+         f"simulate {k['simulate'] * us:.0f} µs; compiled in {k['compile']:.1f} s",
+         f"{k['difference']:.1e} from the backend"]]
     suite.section(
         "numba backend: costs around the compiled loop",
         "CPU time, medians of interleaved rounds. Chain: `blocksim.simulate` of a compiled "
         "model per call against the hand-written loop (benchmarks/reference_loop.py); error "
-        "against P(k, t). Whole process: `blocksim run diagrams/bouncing_ball.json -q` "
-        "with warm caches. First compile: `native.build` of benchmarks/relay_bank.py in a new "
-        "process with an empty model cache, the loop loaded from numba's cache; error: "
+        "against P(k, t); the specialised loop's error is its largest difference from the "
+        "backend's grid values (same steps). Whole process: `blocksim run "
+        "diagrams/bouncing_ball.json -q` with warm caches. First compile: `native.build` of "
+        "benchmarks/relay_bank.py in a new process with an empty model cache, the loop "
+        "loaded from numba's cache (numba's registries installed in the compile); error: "
         "the switching times of the first and last relay against the closed form. Per "
         "bounce: beta = 0, error of the first 100 bounce times.",
         ["what", "measured", "compared with", "error"], rows)

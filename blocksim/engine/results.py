@@ -9,16 +9,16 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
 from blocksim.fileio import atomic_write
 
 
-@dataclass(frozen=True)
-class Event:
-    """One entry of the event log."""
+class Event(NamedTuple):
+    """One entry of the event log (a named tuple: a run can log hundreds of thousands, and
+    a frozen dataclass cost 0.8 µs each to make, a quarter of a bounce on numba)."""
 
     time: float
     block: str

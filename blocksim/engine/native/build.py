@@ -18,6 +18,7 @@ from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 from blocksim.engine.native import layout as nt
+from blocksim.engine.native import quickload
 from blocksim.engine.notices import notice
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,8 @@ def compile_model(model: CompiledModel) -> Compiled | None:
         try:
             source = codegen.module_source(functions, constants,
                                                  (attempt or ()) + extra, kinds)
-            module = codegen.load(source, codegen.user_globals(constants))
+            with quickload.deferred():  # loads from numba's cache need no registries
+                module = codegen.load(source, codegen.user_globals(constants))
             compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class

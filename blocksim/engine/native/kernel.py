@@ -34,7 +34,8 @@ from blocksim.engine.native.layout import (
     I_RESTARTS, I_RESUME, I_ROWS, I_SIGNALS, I_START, I_STATUS, I_STEPS, I_STIFF_NEG,
     I_STIFF_ON, I_STIFF_POS, I_STIFF_STATE, I_STOP_KIND, I_TIMED, I_ZENO_EVENTS, NONFINITE,
     N_FPAR, SETTLED_AT_BOUND, START_FOR_PYTHON, STIFF, STOPPED, STUCK, UNDERFLOW, YIELD,
-    Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function)
+    Z_BEGAN, Z_LAST, Z_RUN, as_event_function, as_model_function, as_time_function,
+    borrowed)
 
 _C, _A, _B, _E, _D = dopri5.C, dopri5.A, dopri5.B, dopri5.E, dopri5.D
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = dopri5.SAFETY, dopri5.MIN_FACTOR, dopri5.MAX_FACTOR
@@ -181,6 +182,14 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     With history rings (`hch`, `hfl`, `hup`: transport delays), each accepted step is recorded
     in them through `probe` and each event marked before it settles (`native.rings`).
     """
+    # Every array passes on borrowed (`layout.borrowed`): no atomic reference counting
+    # per call of the model's functions, `locate` and `settle`.
+    x, m, z, zdir, zmove = borrowed(x), borrowed(m), borrowed(z), borrowed(zdir), borrowed(zmove)
+    zc_owner, observed, selection = borrowed(zc_owner), borrowed(observed), borrowed(selection)
+    fpar, ipar, out_t, out_y = borrowed(fpar), borrowed(ipar), borrowed(out_t), borrowed(out_y)
+    x_ev, x_bad, log_t, log_b = borrowed(x_ev), borrowed(x_bad), borrowed(log_t), borrowed(log_b)
+    log_k, zeno, sched, hit_t = borrowed(log_k), borrowed(zeno), borrowed(sched), borrowed(hit_t)
+    trig, hch, hfl, hup = borrowed(trig), borrowed(hch), borrowed(hfl), borrowed(hup)
     deriv, zc = as_model_function(fns[A_DERIV]), as_model_function(fns[A_ZC])
     observe = as_model_function(fns[A_OBSERVE])
     update, pre = as_event_function(fns[A_UPDATE]), as_event_function(fns[A_PRE])
@@ -190,13 +199,12 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     width = 1  # the probe's output: every ring's input, at each interpolation node
     if hch.shape[0] > 0:
         width = max(1, hch[hch.shape[0] - 1, 2] + hch[hch.shape[0] - 1, 3])
-    U = np.empty((nh.NODES + 2, width))
+    U_owned = np.empty((nh.NODES + 2, width))
     has_update, has_pre, has_after = fns[A_UPDATE] != 0, fns[A_PRE] != 0, fns[A_AFTER] != 0
     has_sample, has_next = fns[A_SAMPLE] != 0, ipar[I_HAS_NEXT] != 0
     events_on, timed = ipar[I_EVENTS_ON] != 0, ipar[I_TIMED] != 0
     clock_p, clock_q, guard_left = ipar[I_CLOCK_P], ipar[I_CLOCK_Q], ipar[I_GUARD_LEFT]
     n, nz = x.size, z.size
-    all_states = np.arange(n)
     direct = selection.size == out_y.shape[1] and selection.size > 0
     t, t_bound, t_source = fpar[F_T], fpar[F_BOUND], fpar[F_SOURCE_T]
     rtol, max_step = max(fpar[F_RTOL], _RTOL_FLOOR), fpar[F_MAX_STEP]
@@ -211,15 +219,29 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     k_grid, n_grid, max_steps = ipar[I_GRID], ipar[I_N_GRID], ipar[I_MAX_STEPS]
     # The signals (scratch space of the model functions), then the parameter slots.
     n_sig, n_par = ipar[I_SIGNALS], fpar.size - N_FPAR - x.size
-    S = np.empty(max(n_sig + n_par, 1))
+    # The loop's scratch arrays: one float buffer and one int buffer, kept to the end of
+    # the call (`_keep`) and carved into borrowed views.
+    n_s, n_log_y, n_rates = max(n_sig + n_par, 1), out_y.shape[1], hit_t.size + trig.size
+    floats = np.zeros(n_s + 15 * n + 4 * nz + m.size + n_log_y + n_rates)
+    ints = np.zeros(2 + 2 * EV_PAIRS + n, dtype=np.int64)
+    work, iwork = borrowed(floats), borrowed(ints)
+    U, all_states = borrowed(U_owned), iwork[2 + 2 * EV_PAIRS:]
+    for j in range(n):
+        all_states[j] = j
+    S, at = work[:n_s], n_s
     S[n_sig:n_sig + n_par] = fpar[N_FPAR + x.size:]
-    K = np.empty((7, n))
-    rc = np.empty((4, n))
-    xs, x_new, xd, f = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-    g, s_new, zn = np.empty(nz), np.empty(nz), np.empty(nz)
-    m0, z0, ev = np.empty(m.size), np.empty(nz), np.zeros(2 + 2 * EV_PAIRS, dtype=np.int64)
-    ylog = np.empty(out_y.shape[1])
-    hits = np.zeros(hit_t.size + trig.size)  # the clock's rates, then the triggered ones
+    K, at = work[at:at + 7 * n].reshape((7, n)), at + 7 * n
+    rc, at = work[at:at + 4 * n].reshape((4, n)), at + 4 * n
+    xs, x_new, xd, f = work[at:at + n], work[at + n:at + 2 * n], work[at + 2 * n:at + 3 * n], \
+        work[at + 3 * n:at + 4 * n]
+    at += 4 * n
+    g, s_new, zn, z0 = work[at:at + nz], work[at + nz:at + 2 * nz], \
+        work[at + 2 * nz:at + 3 * nz], work[at + 3 * nz:at + 4 * nz]
+    at += 4 * nz
+    m0, at = work[at:at + m.size], at + m.size
+    ylog, at = work[at:at + n_log_y], at + n_log_y
+    hits = work[at:at + n_rates]  # the clock's rates, then the triggered ones
+    ev = iwork[:2 + 2 * EV_PAIRS]
     nfev, steps, rows, nlog, n_events, restarts, n_hits = 0, 0, 0, 0, 0, 0, 0
     h_last = fpar[F_STEP]  # the last step taken: the guide for the first step of a segment
     h = h_next = h_last
@@ -541,6 +563,14 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
     ipar[I_RESTARTS] = restarts
     ipar[I_ACCEPTED] = accepted
     ipar[I_HITS] = n_hits
+    _keep(floats, ints, U_owned)
+
+
+@njit(cache=True, nogil=True)
+def _keep(floats, ints, U):
+    """Nothing: a use of the owners of the loop's borrowed views at its end, so that
+    numba frees them only after it."""
+    return None
 
 
 with warnings.catch_warnings():

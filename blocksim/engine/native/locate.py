@@ -28,7 +28,7 @@ def ulp(t):
     return np.nextafter(t, np.inf) - t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def dense(t, t0, h, x0, rc, out):
     """Hairer's continuous extension of the step (t0, t0 + h) at t (rc: 4 x n)."""
     s = (t - t0) / h
@@ -37,7 +37,7 @@ def dense(t, t0, h, x0, rc, out):
         out[j] = x0[j] + s * (rc[0, j] + s1 * (rc[1, j] + s * (rc[2, j] + s1 * rc[3, j])))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def state_at(t, t0, t1, h, x0, x1, rc, out):
     """The state of the step (t0, t1) at t: x1 itself at the step end, else `dense`."""
     if t == t1:
@@ -47,14 +47,14 @@ def state_at(t, t0, t1, h, x0, x1, rc, out):
         dense(t, t0, h, x0, rc, out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
     state_at(t, t0, t1, h, x0, x1, rc, xd)
     zc(t, xd, m, z, g, S)
     return g[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def changed(zc, i, zi, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
     return sign(value_at(zc, i, t, t0, t1, h, x0, x1, rc, m, z, xd, g, S)) != zi
 
@@ -64,21 +64,23 @@ _brent_step = njit(cache=True, nogil=True, inline="always")(events.brent_step)
 
 @njit(cache=True, nogil=True)
 def brent(zc, i, xa, xb, fa, fb, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
-    """Brent's root finder (`events.brent`) to 4 ulp; the bracket [xa, xb] changes sign."""
+    """Brent's root finder (`events.brent`) to 4 ulp; the bracket [xa, xb] changes sign.
+    Returns (root, g_i there if the last evaluation was there, else NaN: not known)."""
     if fa == 0.0:
-        return xa
+        return xa, fa
     if fb == 0.0:
-        return xb
+        return xb, fb
     xtol = 4.0 * ulp(max(abs(xa), abs(xb)))
     xpre, xcur, fpre, fcur = xa, xb, fa, fb
     xblk, fblk, spre, scur = 0.0, 0.0, 0.0, 0.0
     for _ in range(events.BRENT_ITERATIONS):
-        done, xpre, xcur, xblk, fpre, fblk, spre, scur = _brent_step(
+        done, xpre, xnew, xblk, fpre, fblk, spre, scur = _brent_step(
             xpre, xcur, xblk, fpre, fcur, fblk, spre, scur, xtol)
         if done:
-            return xcur
+            return xnew, (fcur if xnew == xcur else np.nan)
+        xcur = xnew
         fcur = value_at(zc, i, xcur, t0, t1, h, x0, x1, rc, m, z, xd, g, S)
-    return xcur
+    return xcur, fcur
 
 
 @njit(cache=True, nogil=True)
@@ -105,10 +107,12 @@ def locate(zc, i, zi, ta, tb, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
                 g1 = ga
             a = ta + (hi - ta) / 2.0
         if found:
-            root = brent(zc, i, a, hi, ga, g1, t0, t1, h, x0, x1, rc, m, z, xd, g, S)
+            root, g_root = brent(zc, i, a, hi, ga, g1, t0, t1, h, x0, x1, rc, m, z, xd, g, S)
             lo = ta
             step = ulp(root)
-            if changed(zc, i, zi, root, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
+            if g_root != g_root:  # not known (or NaN: evaluated again, as Python would)
+                g_root = value_at(zc, i, root, t0, t1, h, x0, x1, rc, m, z, xd, g, S)
+            if sign(g_root) != zi:
                 hi = root
                 for _ in range(12):
                     trial = root - step
@@ -130,8 +134,7 @@ def locate(zc, i, zi, ta, tb, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
                         break
                     lo = trial
                     step *= 2.0
-    if lo > ta and changed(zc, i, zi, lo, t0, t1, h, x0, x1, rc, m, z, xd, g, S):
-        lo = ta
+    # (`events.locate` checks lo again here: every lo > ta above was found unchanged.)
     while True:
         mid = lo + (hi - lo) / 2.0
         if mid <= lo or mid >= hi:

@@ -25,6 +25,7 @@ engine's guards act within a fraction of a second.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -36,14 +37,16 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
 from blocksim.engine import failports
-from blocksim.engine.native import build
-from blocksim.engine.native import kernel as nk
+from blocksim.engine.native import build, quickload
 from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
 from blocksim.engine.results import Event
 from blocksim.engine.segment import Segment
+
+with quickload.deferred():  # the loop from numba's cache, without numba's registries
+    from blocksim.engine.native import kernel as nk
 
 if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState, Simulator
@@ -57,6 +60,7 @@ EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
 BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
 RUNS_KEPT = 8  # settings per model whose loop parameters are kept (`_prepare`)
+_new_event = functools.partial(tuple.__new__, Event)  # Event(*fields), called from C
 
 
 class NativeLoop:
@@ -203,11 +207,11 @@ class NativeLoop:
         if rows:
             sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
         entries = counts[nt.I_LOG]
-        if entries:
-            ids, kinds, events = sim.model.block_ids, self.c.kinds, sim.recorder.events
-            for t, b, k in zip(self.log_t[:entries].tolist(), self.log_b[:entries].tolist(),
-                               self.log_k[:entries].tolist()):
-                events.append(Event(t, ids[b], kinds[k]))
+        if entries:  # in bulk: no Python call per event
+            ids, kinds = sim.model.block_ids, self.c.kinds
+            sim.recorder.events.extend(map(_new_event, zip(
+                self.log_t[:entries].tolist(), map(ids.__getitem__, self.log_b[:entries].tolist()),
+                map(kinds.__getitem__, self.log_k[:entries].tolist()))))
         if not math.isnan(fpar[nt.F_BAD_T]):
             # Python raises where compiled code gave NaN: a formula failing on the grid
             # (as on the Python path, only one that the logged signals need).
