@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import signal
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -19,12 +20,16 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from blocksim.engine import Results, Simulator
+from blocksim.engine.notices import notice
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
 from blocksim.model import Diagram, SimulationSettings
 from blocksim.sweeps.metrics import Metric
 from blocksim.sweeps.models import ModelSource
 
 log = logging.getLogger(__name__)
+
+BATCH_MODULE = "blocksim.engine.native.batch"
+BATCH_COMPILE_SECONDS = 10  # compiling it (5 s CPU; 13 s on a busy 2-core machine)
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,12 @@ def batch_runner(job: Job) -> Any:
             sim = Simulator(source_for(job).base, job.settings, should_stop=_stop,
                             strict=job.strict)
             if sim.native is not None:
+                from blocksim.engine.native import cache
+
+                if (BATCH_MODULE not in sys.modules
+                        and not cache.kernels_cached(stem="batch")):
+                    notice(f"compiling the numba backend's batch loop for sweeps, once per "
+                           f"machine; this takes about {BATCH_COMPILE_SECONDS} s")
                 from blocksim.engine.native import batch
 
                 runner = batch.BatchRunner.for_simulator(sim)

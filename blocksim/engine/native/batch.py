@@ -50,7 +50,7 @@ N_INFO = 12
 NEW, RUNNING, DONE, FALLBACK, FULL, GUARD = range(6)
 
 
-def _runs(addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup, X0, M0, F0,
+def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup, X0, M0, F0,
           ZDIR, ipar0, sched0, hit_t0, zeno0, XW, MW, FW, Z, IPAR, SCHED, HITT, ZENO, INFO,
           out_t, out_y, x_ev, x_bad, log_t, log_b, log_k, pool_t, pool_y, plog_t, plog_b,
           plog_k, cursor, first, budget, guard_due, t_stop):
@@ -88,7 +88,8 @@ def _runs(addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup, 
             info[S_STATE] = FULL
             break
         ipar[nt.I_GUARD_LEFT] = info[S_DUE] - (info[S_RESTARTS] - info[S_HITS])
-        nk.segment(addresses, XW[r], MW[r], Z[r], ZDIR[r], zmove, zc_owner, observed,
+        segment = as_segment_function(segment_at)
+        segment(addresses, XW[r], MW[r], Z[r], ZDIR[r], zmove, zc_owner, observed,
                    selection, fpar, ipar, out_t, out_y, x_ev, x_bad, log_t, log_b, log_k,
                    ZENO[r], SCHED[r], HITT[r], trig, hch, hfl, hup)
         calls += 1
@@ -134,18 +135,35 @@ def _runs(addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup, 
     return r
 
 
-_F1, _F2, _F3 = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1]
+_F1, _F2 = types.float64[::1], types.float64[:, ::1]
 _I1, _I2, _I3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1]
+# The compiled loop, called through its address (as the model's functions are): linked in
+# as a library, it would be optimised again with this function (half a minute).
+SEGMENT_SIGNATURE = types.void(*nk.segment.signatures[0])
+as_segment_function = nt._caster(types.FunctionType(SEGMENT_SIGNATURE))
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)  # as in kernel.py
     runs = njit(types.int64(
-        _I1, _F1, _I1, _I1, _I1, _I1, _I2, _F2, _I2,  # the model: addresses ... hup
+        types.int64, _I1, _F1, _I1, _I1, _I1, _I1, _I2, _F2, _I2,  # the loop; the model
         _F2, _F2, _F2, _F2, _I1, _I2, _F1, _F1,  # per run in: X0 .. ZDIR, templates
         _F2, _F2, _F2, _F2, _I2, _I3, _F2, _F2, _I2,  # per run working state, INFO
         _F1, _F2, _F1, _F1, _F1, _I1, _I1,  # one call's buffers
         _F1, _F2, _F1, _I1, _I1, _I1,  # the pools and their cursor
         types.int64, types.int64, types.int64, types.float64),
         cache=True, nogil=True)(_runs)
+
+
+def _segment_address() -> int:
+    """The machine address of the compiled loop (`kernel.segment`)."""
+    global _SEGMENT_AT
+    if _SEGMENT_AT is None:
+        from numba.experimental.function_type import _get_wrapper_address
+
+        _SEGMENT_AT = _get_wrapper_address(nk.segment, SEGMENT_SIGNATURE)
+    return _SEGMENT_AT
+
+
+_SEGMENT_AT: int | None = None
 
 
 class BatchRunner:
@@ -239,7 +257,7 @@ class BatchRunner:
             if should_stop is not None and should_stop():
                 break
             started = time.perf_counter()
-            nxt = int(runs(c.addresses, c.zmove, c.zc_owner, c.observed, c.selection,
+            nxt = int(runs(_segment_address(), c.addresses, c.zmove, c.zc_owner, c.observed, c.selection,
                            self.trig, c.hch, c.hfl, c.hup, X0, M0, F0, ZDIR, self.ipar,
                            self.sched, self.hit_t, self.zeno, XW, MW, FW, Z, IPAR, SCHED,
                            HITT, ZENO, INFO, out_t, out_y, x_ev, x_bad, log_t, log_b, log_k,

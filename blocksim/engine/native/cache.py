@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent
 # The modules whose njit functions are cached (all in this package), plus what they read at
 # compile time; paths relative to this package.
 SOURCES = ("settle.py", "formulas.py", "kernel.py", "locate.py", "layout.py", "rings.py",
-           "../dopri5.py", "../events.py", "../../history_ring.py")
+           "batch.py", "../dopri5.py", "../events.py", "../../history_ring.py")
 STAMP = "blocksim-numba-stamp.txt"
 COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 
@@ -63,13 +63,14 @@ def refresh(cache: Path = PACKAGE / "__pycache__") -> bool:
     return bool(stale)
 
 
-def kernels_cached(cache: Path = PACKAGE / "__pycache__") -> bool:
-    """Whether numba's cache holds the compiled loop (else importing it compiles it).
+def kernels_cached(cache: Path = PACKAGE / "__pycache__", stem: str = "kernel") -> bool:
+    """Whether numba's cache holds the compiled loop (else importing it compiles it), or
+    the module `stem`'s compiled functions (`batch`: the sweeps' batch loop).
 
     numba keeps its cache next to the sources, or under NUMBA_CACHE_DIR when set (there in
     a tree named after the source directory): an index file of the kernel in either.
     """
-    if any(cache.glob("kernel.*.nbi")):
+    if any(cache.glob(f"{stem}.*.nbi")):
         return True
     root = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(root) and any(Path(root).rglob("native/kernel.*.nbi"))
+    return bool(root) and any(Path(root).rglob(f"native/{stem}.*.nbi"))
