@@ -125,19 +125,16 @@ def run_batch(job: Job, batch: Sequence[tuple[int, Sequence[float]]]) -> list[Ro
     for (index, values), outcome in zip(batch, outcomes):
         if _stop is not None and _stop():
             break
-        if isinstance(outcome, Results):
-            row = row_of(job, index, outcome, _stop)
-        elif outcome is _NOT_REACHED:
+        if outcome is _CUT:
             break  # the sweep's stop came first
-        else:
-            row = run_one(job, index, values, _stop)
+        row = outcome if outcome is not None else run_one(job, index, values, _stop)
         if row is None:
             break
         rows.append(row)
     return rows
 
 
-_NOT_REACHED = "not reached"
+_CUT = "cut"  # a run the sweep's stop came before, or cut
 
 
 def batch_runner(job: Job) -> Any:
@@ -170,8 +167,8 @@ def batch_runner(job: Job) -> Any:
 
 def _run_batched(job: Job, batch: Sequence[tuple[int, Sequence[float]]],
                  runner: Any) -> list[Any]:
-    """Per run: Results from the compiled batch loop, None for the per-run path, or
-    _NOT_REACHED if the sweep's stop came before it ran."""
+    """Per run: its Row from the compiled batch loop, None for the per-run path, or _CUT
+    if the sweep's stop came before it ran or cut it."""
     from blocksim.engine.native import batch as native_batch
 
     source = source_for(job)
@@ -184,15 +181,19 @@ def _run_batched(job: Job, batch: Sequence[tuple[int, Sequence[float]]],
         if runner.accepts(model):
             models.append(model)
             where.append(k)
+
+    def finish(k: int, results: Results) -> Any:
+        row = row_of(job, batch[where[k]][0], results, _stop)
+        return _CUT if row is None else row
     outcomes: list[Any] = [None] * len(batch)
     try:
         with np.errstate(all="ignore"):  # as in Simulator.run: non-finite values are
-            done = runner.run(models, _stop)  # handed to the per-run path, which says so
+            done = runner.run(models, _stop, finish)  # handed to the per-run path
     except KeyboardInterrupt:
         raise SimulationInterrupted("interrupted (Ctrl-C)", math.nan, None, None) from None
     for k, outcome in zip(where, done):
         if outcome is None:
-            outcomes[k] = _NOT_REACHED
+            outcomes[k] = _CUT
         elif outcome is not native_batch.PER_RUN:
             outcomes[k] = outcome
     return outcomes

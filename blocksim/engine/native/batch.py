@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from numba import njit, types
@@ -216,11 +216,14 @@ class BatchRunner:
         return bool(np.isfinite(model.x0).all())
 
     def run(self, models: Sequence[CompiledModel],
-            should_stop: Callable[[], bool] | None = None) -> list[Results | str | None]:
-        """Per model (each `accepts`ed), its Results, PER_RUN for the per-run path, or
-        None for the runs not reached before `should_stop` said so."""
+            should_stop: Callable[[], bool] | None = None,
+            finish: Callable[[int, Results], Any] | None = None) -> list[Any]:
+        """Per model (each `accepts`ed), its Results (or what `finish(k, results)` makes
+        of them as soon as run k ends: many Results alive at once cost the garbage
+        collector more than the runs), PER_RUN for the per-run path, or None for the runs
+        not reached before `should_stop` said so."""
         count = len(models)
-        outcome: list[Results | str | None] = [None] * count
+        outcome: list[Any] = [None] * count
         if not count:
             return outcome
         c, n, nm, nz = self.c, self.n_states, self.n_discrete, self.n_zc
@@ -275,6 +278,8 @@ class BatchRunner:
             for r in range(harvested, nxt):
                 outcome[r] = self._results(models[r], INFO[r], XW[r], MW[r], Z[r], FW[r],
                                            pool_t, pool_y, plog_t, plog_b, plog_k, elapsed)
+                if finish is not None and outcome[r] is not PER_RUN:
+                    outcome[r] = finish(r, outcome[r])
             harvested = first = nxt
             if state == FULL:
                 # Every finished run's rows are copied out: the pools start again; a run
@@ -324,10 +329,8 @@ class BatchRunner:
         r0, rows, e0, entries = (int(v) for v in info[[S_ROW0, S_ROWS, S_LOG0, S_LOGS]])
         recorder = Recorder(self.names, self.indices)
         recorder.add_rows(pool_t[r0:r0 + rows], pool_y[r0:r0 + rows])
-        ids, kinds = self.block_ids, self.c.kinds
-        recorder.events = [Event(t, ids[b], kinds[k]) for t, b, k in zip(
-            plog_t[e0:e0 + entries].tolist(), plog_b[e0:e0 + entries].tolist(),
-            plog_k[e0:e0 + entries].tolist())]
+        recorder.events = _events(plog_t[e0:e0 + entries], plog_b[e0:e0 + entries],
+                                  plog_k[e0:e0 + entries], self.block_ids, self.c.kinds)
         stopped = info[S_STATUS] == nt.STOPPED
         t = float(fpar[nt.F_T])
         if not stopped and recorder.last_time < self.settings.stop:
@@ -342,3 +345,17 @@ class BatchRunner:
                  "wall_time": elapsed}  # the compiled call's, which ran this run and others
         return recorder.results("stopped" if stopped else "finished", "", stats, ())
 
+
+def _events(times: np.ndarray, blocks: np.ndarray, kinds: np.ndarray,
+            block_ids: Sequence[str], kind_names: Sequence[str]) -> list[Event]:
+    """The event log entries as Events, equal to Event(t, block, kind) but made without
+    the frozen dataclass's __init__ (three object.__setattr__ calls per event were a fifth
+    of the ball's run here: a run logs hundreds)."""
+    make = object.__new__
+    found = []
+    for t, b, k in zip(times.tolist(), blocks.tolist(), kinds.tolist()):
+        event = make(Event)
+        fields = event.__dict__
+        fields["time"], fields["block"], fields["kind"] = t, block_ids[b], kind_names[k]
+        found.append(event)
+    return found
