@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 BATCH_MODULE = "blocksim.engine.native.batch"
 BATCH_COMPILE_SECONDS = 10  # compiling it (5 s CPU; 13 s on a busy 2-core machine)
+BATCH_CHUNK = 32  # runs whose models are made, then run, together (`_run_batched`)
 
 
 @dataclass(frozen=True)
@@ -168,34 +169,40 @@ def batch_runner(job: Job) -> Any:
 def _run_batched(job: Job, batch: Sequence[tuple[int, Sequence[float]]],
                  runner: Any) -> list[Any]:
     """Per run: its Row from the compiled batch loop, None for the per-run path, or _CUT
-    if the sweep's stop came before it ran or cut it."""
+    if the sweep's stop came before it ran or cut it. The runs go in chunks of
+    BATCH_CHUNK, whose models are made just before they run (a stop is seen between)."""
     from blocksim.engine.native import batch as native_batch
 
     source = source_for(job)
-    models, where = [], []
-    for k, (_, values) in enumerate(batch):
-        try:
-            model = source.model(dict(zip(job.names, values)))
-        except Exception:  # the per-run path makes the row that says why
-            continue
-        if runner.accepts(model):
-            models.append(model)
-            where.append(k)
-
-    def finish(k: int, results: Results) -> Any:
-        row = row_of(job, batch[where[k]][0], results, _stop)
-        return _CUT if row is None else row
     outcomes: list[Any] = [None] * len(batch)
-    try:
-        with np.errstate(all="ignore"):  # as in Simulator.run: non-finite values are
-            done = runner.run(models, _stop, finish)  # handed to the per-run path
-    except KeyboardInterrupt:
-        raise SimulationInterrupted("interrupted (Ctrl-C)", math.nan, None, None) from None
-    for k, outcome in zip(where, done):
-        if outcome is None:
-            outcomes[k] = _CUT
-        elif outcome is not native_batch.PER_RUN:
-            outcomes[k] = outcome
+    for first in range(0, len(batch), BATCH_CHUNK):
+        models, where = [], []
+        for k in range(first, min(first + BATCH_CHUNK, len(batch))):
+            try:
+                model = source.model(dict(zip(job.names, batch[k][1])))
+            except Exception:  # the per-run path makes the row that says why
+                continue
+            if runner.accepts(model):
+                models.append(model)
+                where.append(k)
+
+        def finish(j: int, results: Results) -> Any:
+            row = row_of(job, batch[where[j]][0], results, _stop)
+            return _CUT if row is None else row
+        try:
+            with np.errstate(all="ignore"):  # as in Simulator.run: non-finite values are
+                done = runner.run(models, _stop, finish)  # handed to the per-run path
+        except KeyboardInterrupt:
+            raise SimulationInterrupted("interrupted (Ctrl-C)", math.nan, None,
+                                        None) from None
+        for k, outcome in zip(where, done):
+            if outcome is None:
+                outcomes[k] = _CUT
+            elif outcome is not native_batch.PER_RUN:
+                outcomes[k] = outcome
+        if _stop is not None and _stop():
+            outcomes[first + BATCH_CHUNK:] = [_CUT] * len(outcomes[first + BATCH_CHUNK:])
+            break
     return outcomes
 
 

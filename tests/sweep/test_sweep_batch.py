@@ -1,7 +1,12 @@
 """The numba backend's batch loop (blocksim.engine.native.batch): many runs per compiled call
 give bit for bit the rows, results and statuses of the per-run path, hand back what needs
 Python, and stop between compiled calls when the sweep stops."""
+import csv
 import math
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +16,7 @@ from both_backends import HAS_NUMBA
 from blocksim.api import load
 from blocksim.sweeps import worker
 from blocksim.sweeps.metrics import parse_metrics
-from sweep_models import BALL, assert_same_tables, log_diagram, log_integral
+from sweep_models import BALL, ROOT, assert_same_tables, log_diagram, log_integral
 
 pytestmark = pytest.mark.skipif(not HAS_NUMBA, reason="numba not installed")
 
@@ -181,3 +186,38 @@ def test_one_and_two_workers_give_the_same_bits_on_numba(diagram, names, plan, m
                          **plan)
     assert_same_tables(one, two)
     assert set(one.column("status")) == {"finished"}
+
+
+def test_ctrl_c_stops_a_numba_pool_in_its_batches_and_keeps_finished_rows(tmp_path):
+    """A real process with 2 workers whose batches run in the batch loop: Ctrl-C once rows
+    are in the file ends it (exit 130) with the finished rows kept, each the same bits as
+    a 1-worker sweep (the per-run path) gives."""
+    runs = 2000
+    out = tmp_path / "runs.csv"
+    grid = f"mu=0.5:0.95:{runs}"
+    args = [sys.executable, "-m", "blocksim", "sweep", str(BALL), "--grid", grid,
+            "--metric", "count:ball.reset", "--metric", "time:ball.lower limit:1",
+            "--backend", "numba", "--workers", "2", "--batch-size", "100", "--out", str(out)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while proc.poll() is None and (not out.exists() or len(read(out)) < 3):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)  # a hang guard, not a speed target
+    finally:
+        proc.kill()
+    text = err.decode(errors="replace")
+    assert proc.returncode == 130 and "Traceback" not in text, text
+    kept = read(out)[1:]
+    assert 2 <= len(kept) < runs and all(row[1] == "finished" for row in kept)
+    mus = sorted(float(row[0]) for row in kept)
+    table = blocksim.sweep(BALL, samples=[{"mu": mu} for mu in mus], backend="numba",
+                           workers=1, metrics=["count:ball.reset", "time:ball.lower limit:1"])
+    expected = {repr(mu): (repr(c), repr(t)) for mu, (_, _, c, t, _) in zip(
+        mus, (table.rows[i] for i in sorted(table.rows)))}
+    assert {row[0]: (row[2], row[3]) for row in kept} == expected
+
+
+def read(path):
+    with open(path, newline="") as fh:
+        return list(csv.reader(fh))

@@ -11,7 +11,7 @@ guard or outgrows the pools comes back as `PER_RUN`, for the caller to run on th
 path from its start, so the results never depend on which path ran them.
 
 The compiled call returns to Python after a bounded number of calls of the loop (sized to
-about 0.1 s of work), so a stop request (the sweep's Ctrl-C) is seen within a fraction of a
+about 0.05 s of work), so a stop request (the sweep's Ctrl-C) is seen within a fraction of a
 second; a run in progress then goes on in the next call.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from blocksim.engine.simulator import Simulator
 
 PER_RUN = "per-run"  # a run for the per-run path (see the module docstring)
-CALL_SECONDS = 0.1  # the compiled call is sized to return about this often
+CALL_SECONDS = 0.05  # the compiled call is sized to return about this often
 POOL_RUNS = 64  # runs whose rows one pool holds (about; a run's rows are copied out)
 
 # Per run, INFO[r, ...]: its state, where its rows and log entries are in the pools, its
