@@ -6,9 +6,9 @@ blocksim.engine.native.batch) against one Simulator per run (the per-run path).
 The bouncing ball's Monte Carlo (diagrams/bouncing_ball.json, 30 s runs, mu ~ uniform(0.5,
 0.95), v0 ~ normal(0, 1); metrics the time of rest and the number of bounces), run in this
 process through `worker.run_batch` in batches as a pool worker gets them, both paths in
-turn in each round (interleaved: a busy machine slows both alike; the process's CPU time is reported
-beside the wall time, as it depends less on what else runs), after an untimed
-warm-up of each. Both include everything a worker does per run: the parameter vector
+turn in each round (interleaved: a busy machine slows both alike; the process's CPU time
+is reported beside the wall time, as it depends less on what else runs), after an
+untimed warm-up of each. Both include everything a worker does per run: the parameter vector
 (`with_params`), the simulation, the Results and the metrics. Reports the median over the
 rounds of the milliseconds a run (wall and CPU), and checks that both paths give the same rows.
 """

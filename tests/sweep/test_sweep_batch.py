@@ -154,6 +154,22 @@ def test_a_failing_run_in_the_middle_goes_the_per_run_path_with_its_status(monke
     assert batched[3].metrics[0] == pytest.approx(log_integral(3), rel=1e-9)
 
 
+@pytest.mark.parametrize("name, parameter, values, handed", [
+    ("zoh_loop", "K", [5.0, 12.0, 20.0], []),  # sample hits settled in the batch loop
+    ("dc_motor_pid", "Kp", [4.0, 12.0], [0]),  # Kp = 4 turns stiff: a warning, per run
+])
+def test_sampled_and_stiff_diagrams_match_the_per_run_path(name, parameter, values, handed,
+                                                           monkeypatch):
+    job = job_for(ROOT / "diagrams" / f"{name}.json", (parameter,), [])
+    runs = [(i, (v,)) for i, v in enumerate(values)]
+    per_run, batched, handed_back = per_run_and_batched(job, runs, monkeypatch)
+    assert handed_back == handed
+    assert_same_rows(per_run, batched)  # results, events, counts and warnings
+    assert all(row.status == "finished" for row in batched)
+    if handed:
+        assert "stiff" in batched[0].message
+
+
 def test_a_stop_is_seen_between_compiled_calls():
     job = job_for(BALL, ("mu", "v0"), BALL_METRICS)
     runner = worker.batch_runner(job)

@@ -50,10 +50,10 @@ N_INFO = 12
 NEW, RUNNING, DONE, FALLBACK, FULL, GUARD = range(6)
 
 
-def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup, X0, M0, F0,
-          ZDIR, ipar0, sched0, hit_t0, zeno0, XW, MW, FW, Z, IPAR, SCHED, HITT, ZENO, INFO,
-          out_t, out_y, x_ev, x_bad, log_t, log_b, log_k, pool_t, pool_y, plog_t, plog_b,
-          plog_k, cursor, first, budget, guard_due, t_stop):
+def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup,
+          X0, M0, F0, ZDIR, ipar0, sched0, hit_t0, zeno0, XW, MW, FW, Z, IPAR, SCHED, HITT,
+          ZENO, INFO, out_t, out_y, x_ev, x_bad, log_t, log_b, log_k, pool_t, pool_y, plog_t,
+          plog_b, plog_k, cursor, first, budget, guard_due, t_stop):
     """Runs from `first` on, at most `budget` calls of the loop; returns the first run not
     finished (the one in progress, the one that found the pools full, or the one whose
     progress guard is due).
@@ -260,11 +260,11 @@ class BatchRunner:
             if should_stop is not None and should_stop():
                 break
             started = time.perf_counter()
-            nxt = int(runs(_segment_address(), c.addresses, c.zmove, c.zc_owner, c.observed, c.selection,
-                           self.trig, c.hch, c.hfl, c.hup, X0, M0, F0, ZDIR, self.ipar,
-                           self.sched, self.hit_t, self.zeno, XW, MW, FW, Z, IPAR, SCHED,
-                           HITT, ZENO, INFO, out_t, out_y, x_ev, x_bad, log_t, log_b, log_k,
-                           pool_t, pool_y, plog_t, plog_b, plog_k, cursor, first,
+            nxt = int(runs(_segment_address(), c.addresses, c.zmove, c.zc_owner, c.observed,
+                           c.selection, self.trig, c.hch, c.hfl, c.hup, X0, M0, F0, ZDIR,
+                           self.ipar, self.sched, self.hit_t, self.zeno, XW, MW, FW, Z, IPAR,
+                           SCHED, HITT, ZENO, INFO, out_t, out_y, x_ev, x_bad, log_t, log_b,
+                           log_k, pool_t, pool_y, plog_t, plog_b, plog_k, cursor, first,
                            self.budget, self.guard_due, self.settings.stop))
             elapsed = time.perf_counter() - started
             self._adapt(elapsed)

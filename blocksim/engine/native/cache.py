@@ -21,7 +21,11 @@ PACKAGE = Path(__file__).resolve().parent
 # The modules whose njit functions are cached (all in this package), plus what they read at
 # compile time; paths relative to this package.
 SOURCES = ("settle.py", "formulas.py", "kernel.py", "locate.py", "layout.py", "rings.py",
-           "batch.py", "../dopri5.py", "../events.py", "../../history_ring.py")
+           "../dopri5.py", "../events.py", "../../history_ring.py")
+# Cached too, and cleared with the kernels (they read layout.py), but not in the stamp:
+# numba notices a change of their own file (the sweeps' batch loop calls the kernel
+# through its address, so the kernel is not compiled into it).
+DEPENDENT = ("batch.py",)
 STAMP = "blocksim-numba-stamp.txt"
 COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 
@@ -49,7 +53,7 @@ def refresh(cache: Path = PACKAGE / "__pycache__") -> bool:
             return False
     except OSError:
         pass  # no stamp yet: clear whatever an older version left
-    stems = tuple(name[:-3] + "." for name in SOURCES if "/" not in name)
+    stems = tuple(name[:-3] + "." for name in SOURCES + DEPENDENT if "/" not in name)
     stale = [p for p in cache.glob("*.nb[ic]") if p.name.startswith(stems)]
     for path in stale:
         path.unlink(missing_ok=True)
