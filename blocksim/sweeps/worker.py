@@ -29,7 +29,7 @@ from blocksim.sweeps.models import ModelSource
 log = logging.getLogger(__name__)
 
 BATCH_MODULE = "blocksim.engine.native.batch"
-BATCH_COMPILE_SECONDS = 10  # compiling it (5 s CPU; 13 s on a busy 2-core machine)
+BATCH_COMPILE_SECONDS = 10  # compiling it (12.8 s measured on a busy 2-core machine)
 BATCH_CHUNK = 32  # runs whose models are made, then run, together (`_run_batched`)
 
 
@@ -195,6 +195,10 @@ def _run_batched(job: Job, batch: Sequence[tuple[int, Sequence[float]]],
         except KeyboardInterrupt:
             raise SimulationInterrupted("interrupted (Ctrl-C)", math.nan, None,
                                         None) from None
+        except Exception:  # a bug of the batch loop must not end the sweep: per run
+            log.warning("the numba batch loop failed; these runs go one by one",
+                        exc_info=True)
+            continue
         for k, outcome in zip(where, done):
             if outcome is None:
                 outcomes[k] = _CUT
