@@ -22,6 +22,10 @@ PACKAGE = Path(__file__).resolve().parent
 # compile time; paths relative to this package.
 SOURCES = ("settle.py", "formulas.py", "kernel.py", "locate.py", "layout.py", "rings.py",
            "../dopri5.py", "../events.py", "../../history_ring.py")
+# Cached too, and cleared with the kernels (they read layout.py), but not in the stamp:
+# numba notices a change of their own file (the sweeps' batch loop calls the kernel
+# through its address, so the kernel is not compiled into it).
+DEPENDENT = ("batch.py",)
 STAMP = "blocksim-numba-stamp.txt"
 COMPILE_SECONDS = 30  # what compiling the kernels takes (24 to 36 s on 2 CPUs)
 
@@ -49,7 +53,7 @@ def refresh(cache: Path = PACKAGE / "__pycache__") -> bool:
             return False
     except OSError:
         pass  # no stamp yet: clear whatever an older version left
-    stems = tuple(name[:-3] + "." for name in SOURCES if "/" not in name)
+    stems = tuple(name[:-3] + "." for name in SOURCES + DEPENDENT if "/" not in name)
     stale = [p for p in cache.glob("*.nb[ic]") if p.name.startswith(stems)]
     for path in stale:
         path.unlink(missing_ok=True)
@@ -63,13 +67,14 @@ def refresh(cache: Path = PACKAGE / "__pycache__") -> bool:
     return bool(stale)
 
 
-def kernels_cached(cache: Path = PACKAGE / "__pycache__") -> bool:
-    """Whether numba's cache holds the compiled loop (else importing it compiles it).
+def kernels_cached(cache: Path = PACKAGE / "__pycache__", stem: str = "kernel") -> bool:
+    """Whether numba's cache holds the compiled loop (else importing it compiles it), or
+    the module `stem`'s compiled functions (`batch`: the sweeps' batch loop).
 
     numba keeps its cache next to the sources, or under NUMBA_CACHE_DIR when set (there in
     a tree named after the source directory): an index file of the kernel in either.
     """
-    if any(cache.glob("kernel.*.nbi")):
+    if any(cache.glob(f"{stem}.*.nbi")):
         return True
     root = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(root) and any(Path(root).rglob("native/kernel.*.nbi"))
+    return bool(root) and any(Path(root).rglob(f"native/{stem}.*.nbi"))
