@@ -7,6 +7,7 @@ signal that became NaN or infinite), one line each, in the order they arose.
 from __future__ import annotations
 
 import csv
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple, Sequence
@@ -23,6 +24,17 @@ class Event(NamedTuple):
     time: float
     block: str
     kind: str
+
+
+_new_event = functools.partial(tuple.__new__, Event)  # Event(*fields), called from C
+
+
+def logged_events(times: np.ndarray, blocks: np.ndarray, kinds: np.ndarray,
+                  block_ids: Sequence[str], kind_names: Sequence[str]) -> Iterator[Event]:
+    """Events from a compiled loop's event log (times, block and kind indices), made in
+    bulk: no Python call per event."""
+    return map(_new_event, zip(times.tolist(), map(block_ids.__getitem__, blocks.tolist()),
+                               map(kind_names.__getitem__, kinds.tolist())))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from blocksim.engine import derived, guards
 from blocksim.engine.native import build
 from blocksim.engine.native import kernel as nk
 from blocksim.engine.native import layout as nt
-from blocksim.engine.results import Event, Recorder, Results
+from blocksim.engine.results import Recorder, Results, logged_events
 from blocksim.errors import BlocksimError
 
 if TYPE_CHECKING:
@@ -329,8 +329,9 @@ class BatchRunner:
         r0, rows, e0, entries = (int(v) for v in info[[S_ROW0, S_ROWS, S_LOG0, S_LOGS]])
         recorder = Recorder(self.names, self.indices)
         recorder.add_rows(pool_t[r0:r0 + rows], pool_y[r0:r0 + rows])
-        recorder.events = _events(plog_t[e0:e0 + entries], plog_b[e0:e0 + entries],
-                                  plog_k[e0:e0 + entries], self.block_ids, self.c.kinds)
+        recorder.events = list(logged_events(plog_t[e0:e0 + entries], plog_b[e0:e0 + entries],
+                                             plog_k[e0:e0 + entries], self.block_ids,
+                                             self.c.kinds))
         stopped = info[S_STATUS] == nt.STOPPED
         t = float(fpar[nt.F_T])
         if not stopped and recorder.last_time < self.settings.stop:
@@ -345,17 +346,3 @@ class BatchRunner:
                  "wall_time": elapsed}  # the compiled call's, which ran this run and others
         return recorder.results("stopped" if stopped else "finished", "", stats, ())
 
-
-def _events(times: np.ndarray, blocks: np.ndarray, kinds: np.ndarray,
-            block_ids: Sequence[str], kind_names: Sequence[str]) -> list[Event]:
-    """The event log entries as Events, equal to Event(t, block, kind) but made without
-    the frozen dataclass's __init__ (three object.__setattr__ calls per event were a fifth
-    of the ball's run here: a run logs hundreds)."""
-    make = object.__new__
-    found = []
-    for t, b, k in zip(times.tolist(), blocks.tolist(), kinds.tolist()):
-        event = make(Event)
-        fields = event.__dict__
-        fields["time"], fields["block"], fields["kind"] = t, block_ids[b], kind_names[k]
-        found.append(event)
-    return found

@@ -25,7 +25,6 @@ engine's guards act within a fraction of a second.
 """
 from __future__ import annotations
 
-import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.notices import notice
-from blocksim.engine.results import Event
+from blocksim.engine.results import logged_events
 from blocksim.engine.segment import Segment
 
 with quickload.deferred():  # the loop from numba's cache, without numba's registries
@@ -60,7 +59,6 @@ EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
 BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
 RUNS_KEPT = 8  # settings per model whose loop parameters are kept (`_prepare`)
-_new_event = functools.partial(tuple.__new__, Event)  # Event(*fields), called from C
 
 
 class NativeLoop:
@@ -208,10 +206,9 @@ class NativeLoop:
             sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
         entries = counts[nt.I_LOG]
         if entries:  # in bulk: no Python call per event
-            ids, kinds = sim.model.block_ids, self.c.kinds
-            sim.recorder.events.extend(map(_new_event, zip(
-                self.log_t[:entries].tolist(), map(ids.__getitem__, self.log_b[:entries].tolist()),
-                map(kinds.__getitem__, self.log_k[:entries].tolist()))))
+            sim.recorder.events.extend(logged_events(
+                self.log_t[:entries], self.log_b[:entries], self.log_k[:entries],
+                sim.model.block_ids, self.c.kinds))
         if not math.isnan(fpar[nt.F_BAD_T]):
             # Python raises where compiled code gave NaN: a formula failing on the grid
             # (as on the Python path, only one that the logged signals need).
