@@ -35,6 +35,8 @@ class EventIteration:
         Where a sign is still exactly zero (a state at rest on its guard, e.g. uD = 0 with
         every derivative 0 at t = 0), one more Euler step sees second-order motion; a zero
         crossing that reads neither t nor x (a mode signal) would read the same again.
+        The values probed are kept in `after_values` (t, values): the Python loop orders
+        the crossings of its next step by estimates from them (`PythonLoop._by_estimate`).
         """
         if not self.model.n_zc:
             return st.z
@@ -47,7 +49,9 @@ class EventIteration:
         if not self.model.n_states:
             return np.sign(np.array(self._zc(st.t + h, st.x, st.m, st.z), dtype=float))
         probe_x = st.x + h * np.array(self._deriv(st.t, st.x, st.m, st.z))
-        signs = np.sign(np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float))
+        values = np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float)
+        self.after_values = (st.t, values)
+        signs = np.sign(values)
         zero = signs == 0.0
         if zero.any() and (zero & self._zc_moves).any():
             dx2 = np.array(self._deriv(st.t + h, probe_x, st.m, st.z))
@@ -61,7 +65,9 @@ class EventIteration:
         t, h, sign = st.t, self.horizon, ev_mod.sign
         x_, m_, z_ = st.x.tolist(), st.m.tolist(), st.z.tolist()
         probe = [a + h * b for a, b in zip(x_, self._deriv_list(t, x_, m_, z_))]
-        signs = [sign(v) for v in self._zc_list(t + h, probe, m_, z_)]
+        values = self._zc_list(t + h, probe, m_, z_)
+        self.after_values = (t, values)
+        signs = [sign(v) for v in values]
         if 0.0 in signs and any(s == 0.0 and moves for s, moves in zip(signs, self._zc_moves_list)):
             ahead = [a + h * b for a, b in zip(probe, self._deriv_list(t + h, probe, m_, z_))]
             again = self._zc_list(t + 2 * h, ahead, m_, z_)

@@ -151,6 +151,8 @@ class Simulator(EventIteration):
         # Zero crossings that move with t or x: only these need the second look-ahead.
         self._zc_moves = derived.zc_moves(model)
         self._zc_moves_list = self._zc_moves.tolist()
+        # (t, zero crossings probed one horizon after t) of the last `_signs_after`.
+        self.after_values: tuple[float, "list[float] | np.ndarray"] | None = None
         self.native = None
         backend = s.resolved_backend  # python or numba: check_run saw to it
         scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
