@@ -231,12 +231,12 @@ class PythonLoop:
         signs = np.sign(g)
         return ev_mod.fired(st.z, signs, self.sim.model.zc_direction).tolist(), signs, g
 
-    def _start_values(self, st: "RunState", stepper) -> "list[float] | np.ndarray":
+    def _start_values(self, st: "RunState", stepper, known: tuple | None
+                      ) -> "list[float] | np.ndarray":
         """The zero crossings at the step's start, for the estimates of `_by_estimate`:
         those known there (the last step's end, or the signs' probe one horizon after the
         event the segment starts at), else evaluated. Only the order in which crossings
         are tried depends on them, not which one is found earliest."""
-        known = self.start_values
         if known is not None and known[0] == stepper.t_old:
             return known[1]
         return self._values(st, stepper.t_old, stepper.x_old)
@@ -254,7 +254,7 @@ class PythonLoop:
         """
         model = self.sim.model
         idx, s_new, g_new = self._signs_at_end(st, stepper)
-        self.start_values = (stepper.t, g_new)  # the next step's start, if no crossing
+        known, self.start_values = self.start_values, (stepper.t, g_new)  # at the next start
         if not idx:
             return None, s_new
         t_new, t_old = stepper.t, stepper.t_old
@@ -264,7 +264,10 @@ class PythonLoop:
         scratch = stepper.x.tolist()  # states a guard reads are interpolated into it
         many = len(idx) > FEW_FIRED  # else: index order, each checked alone at the earliest
         if many:
-            idx = self._by_estimate(idx, self._start_values(st, stepper), g_new, st.z)
+            idx = self._by_estimate(idx, self._start_values(st, stepper, known), g_new, st.z)
+            prepare = getattr(stepper, "prepare_dense", None)
+            if prepare is not None:
+                prepare()  # the whole state is interpolated at the earliest crossing below
         guard = functools.partial(self._guard, st, stepper, m_=m_, z_=z_, scratch=scratch)
         best_i = idx[0]
         best_t = ev_mod.locate(guard(best_i), z_[best_i], t_old, t_new)
