@@ -71,6 +71,8 @@ class PythonLoop:
         self.small = sim._small  # event-time values in lists (the module docstring)
         self.zc_list = derived.list_function(model, "zc") if self.small else None
         self.direction = model.zc_direction.tolist()
+        # The directions as `events.fired` takes them: None when every crossing counts both.
+        self.directions = model.zc_direction if model.zc_direction.any() else None
         self.selection = derived.observed_states(model)
         self.reads_states = derived.zc_reads_states(model) if model.n_zc else None
         self.narrow_skips = 0  # events until `_refine` tries a narrow bracket again
@@ -229,7 +231,7 @@ class PythonLoop:
                      if new != old and (d == 0.0 or (d > 0.0) == (new > old))]
             return fired, np.array(signs), g
         signs = np.sign(g)
-        return ev_mod.fired(st.z, signs, self.sim.model.zc_direction).tolist(), signs, g
+        return ev_mod.fired(st.z, signs, self.directions).tolist(), signs, g
 
     def _start_values(self, st: "RunState", stepper, known: tuple | None
                       ) -> "list[float] | np.ndarray":
