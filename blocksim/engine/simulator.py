@@ -10,9 +10,9 @@ on a guard (Math 003) stay put instead of chattering.
 The continuous segments between events run in `segment.py` (Python, any solver) or in the
 compiled loop of the numba backend (`native/`, dopri5), which also settles events, time
 events and sample hits included, when it can; this module runs the restarts, the start and
-time events, and the events the compiled loop hands back, and it is the reference for what
-the compiled code does. The blocks' next time event comes from the generated `next_time`
-(their `BlockType.next_time` code) on both backends.
+time events, and the events the compiled loop hands back (settled by `event_iteration.py`),
+and it is the reference for what the compiled code does. The blocks' next time event
+comes from the generated `next_time` (their `BlockType.next_time` code) on both backends.
 
 A run that cannot end well ends early with a SimulationError carrying the results so far:
 settings no run can honour, events that stop time from advancing or that would exceed the
