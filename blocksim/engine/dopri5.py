@@ -231,6 +231,11 @@ class Dopri5Stepper(Stepper):
         s1 = 1.0 - s
         return [x0 + s * (a + s1 * (b + s * (c + s1 * d))) for x0, a, b, c, d in rows]
 
+    def prepare_dense(self) -> None:
+        """Compute the coefficients of every state now: for a caller that will need the
+        whole state (`column_rows` then slices them instead of computing its own)."""
+        self._rc()
+
     def column_rows(self, columns: "tuple[int, ...]") -> list[tuple[float, ...]]:
         """For some states, (x0, a, b, c, d, x1) of the last step as Python floats: what
         `dense_into` evaluates (event location reads only the states a guard reads)."""

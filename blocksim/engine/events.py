@@ -21,11 +21,14 @@ BRENT_ITERATIONS = 100
 BRACKET_WALK = 12  # doubling steps of one ulp around Brent's estimate
 
 
-def fired(z: np.ndarray, s_new: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """Indices whose sign changed from z to s_new in a watched direction."""
+def fired(z: np.ndarray, s_new: np.ndarray, direction: np.ndarray | None) -> np.ndarray:
+    """Indices whose sign changed from z to s_new in a watched direction (direction None:
+    every crossing watches both)."""
     change = s_new != z
     if not change.any():
         return np.zeros(0, dtype=int)
+    if direction is None:
+        return np.flatnonzero(change)
     up = s_new > z
     watched = (direction == 0) | ((direction > 0) & up) | ((direction < 0) & ~up)
     return np.flatnonzero(change & watched)

@@ -71,14 +71,19 @@ class PythonLoop:
         self.small = sim._small  # event-time values in lists (the module docstring)
         self.zc_list = derived.list_function(model, "zc") if self.small else None
         self.direction = model.zc_direction.tolist()
+        # The directions as `events.fired` takes them: None when every crossing counts both.
+        self.directions = model.zc_direction if model.zc_direction.any() else None
         self.selection = derived.observed_states(model)
         self.reads_states = derived.zc_reads_states(model) if model.n_zc else None
         self.narrow_skips = 0  # events until `_refine` tries a narrow bracket again
+        # (t, zero crossings at t) where the next step may start (`_start_values`).
+        self.start_values: tuple[float, "list[float] | np.ndarray"] | None = None
 
     def segment(self, st: "RunState", t_bound: float, t_time: float,
                 first_step: float | None, k_grid: int, n_grid: int) -> Segment:
         """Integrate from st towards t_bound, recording the grid, until a located crossing
         (st stays at the segment's last step start) or t_bound (st there, signs latched)."""
+        self.start_values = self.sim.after_values
         try:
             stepper = self._stepper(st, t_bound, first_step)
         except StepFailure as exc:  # an implicit solver's first Jacobian, not finite
@@ -206,9 +211,9 @@ class PythonLoop:
                                first_step, sparsity)
 
     def _values(self, st: "RunState", t: float, x: "np.ndarray | list[float]"
-                ) -> list[float]:
-        """Every zero crossing at (t, x) with the latched modes and signs (x a list for
-        small models)."""
+                ) -> "list[float] | np.ndarray":
+        """Every zero crossing at (t, x) with the latched modes and signs: a list for small
+        models (x a list or an array), else an array."""
         if self.small:
             x_ = x if isinstance(x, list) else x.tolist()
             try:
@@ -216,7 +221,7 @@ class PythonLoop:
             except (ArithmeticError, ValueError):
                 self.sim._zc(t, np.array(x_), st.m, st.z)  # the same failure, naming the block
                 raise
-        return np.asarray(self.sim._zc(t, x, st.m, st.z), dtype=float).tolist()
+        return np.asarray(self.sim._zc(t, x, st.m, st.z), dtype=float)
 
     def _signs_at_end(self, st: "RunState", stepper
                       ) -> tuple[list[int], np.ndarray, "list[float] | np.ndarray"]:
@@ -229,7 +234,17 @@ class PythonLoop:
                      if new != old and (d == 0.0 or (d > 0.0) == (new > old))]
             return fired, np.array(signs), g
         signs = np.sign(g)
-        return ev_mod.fired(st.z, signs, self.sim.model.zc_direction).tolist(), signs, g
+        return ev_mod.fired(st.z, signs, self.directions).tolist(), signs, g
+
+    def _start_values(self, st: "RunState", stepper, known: tuple | None
+                      ) -> "list[float] | np.ndarray":
+        """The zero crossings at the step's start, for the estimates of `_by_estimate`:
+        those known there (the last step's end, or the signs' probe one horizon after the
+        event the segment starts at), else evaluated. Only the order in which crossings
+        are tried depends on them, not which one is found earliest."""
+        if known is not None and known[0] == stepper.t_old:
+            return known[1]
+        return self._values(st, stepper.t_old, stepper.x_old)
 
     def _crossings(self, st: "RunState", stepper):
         """((event time, state there, [(block, kind)]) of the first crossing in the step or
@@ -244,6 +259,7 @@ class PythonLoop:
         """
         model = self.sim.model
         idx, s_new, g_new = self._signs_at_end(st, stepper)
+        known, self.start_values = self.start_values, (stepper.t, g_new)  # at the next start
         if not idx:
             return None, s_new
         t_new, t_old = stepper.t, stepper.t_old
@@ -253,7 +269,10 @@ class PythonLoop:
         scratch = stepper.x.tolist()  # states a guard reads are interpolated into it
         many = len(idx) > FEW_FIRED  # else: index order, each checked alone at the earliest
         if many:
-            idx = self._by_estimate(idx, self._values(st, t_old, stepper.x_old), g_new, z_)
+            idx = self._by_estimate(idx, self._start_values(st, stepper, known), g_new, st.z)
+            prepare = getattr(stepper, "prepare_dense", None)
+            if prepare is not None:
+                prepare()  # the whole state is interpolated at the earliest crossing below
         guard = functools.partial(self._guard, st, stepper, m_=m_, z_=z_, scratch=scratch)
         best_i = idx[0]
         best_t = ev_mod.locate(guard(best_i), z_[best_i], t_old, t_new)
@@ -261,7 +280,11 @@ class PythonLoop:
         if many:
             x_best = stepper.dense(best_t)
             at_best = self._values(st, best_t, x_best.tolist() if self.small else x_best)
-            rest = [i for i in rest if ev_mod.sign(at_best[i]) != z_[i]]
+            if isinstance(at_best, np.ndarray):
+                rest_ = np.array(rest, dtype=int)
+                rest = rest_[np.sign(at_best[rest_]) != st.z[rest_]].tolist()
+            else:
+                rest = [i for i in rest if ev_mod.sign(at_best[i]) != z_[i]]
         for i in rest:
             g = guard(i)
             if ev_mod.sign(g(best_t)) == z_[i]:
@@ -303,11 +326,23 @@ class PythonLoop:
         return g
 
     @staticmethod
-    def _by_estimate(idx: list[int], g_old: list[float], g_new, z_: list[float]) -> list[int]:
+    def _by_estimate(idx: list[int], g_old: "list[float] | np.ndarray",
+                     g_new: "list[float] | np.ndarray", z: np.ndarray) -> list[int]:
         """The fired crossings, earliest linear estimate of their crossing time first (as
         fractions of the step), ties by index. One whose value at the step's start is not
         of its latched sign (zero after a reset onto its guard: it left and came back) has
-        no estimate from the ends and goes last, as one that cannot be estimated."""
+        no estimate from the ends and goes last, as one that cannot be estimated. Values
+        in arrays (large models) are ordered by numpy, at a cost that hardly grows with
+        the number that fired."""
+        if isinstance(g_old, np.ndarray):
+            fired = np.array(idx, dtype=int)
+            g0, g1 = g_old[fired], np.asarray(g_new, dtype=float)[fired]
+            fraction = g0 / (g0 - g1)  # as below (a run ignores numpy's warnings)
+            fraction = np.where((np.sign(g0) == z[fired]) & (fraction >= 0.0)
+                                & (fraction <= 1.0), fraction, 2.0)  # NaN: 2.0
+            return fired[np.argsort(fraction, kind="stable")].tolist()
+        z_ = z.tolist()
+
         def key(i: int) -> tuple[float, int]:
             g0, g1 = g_old[i], float(g_new[i])
             if ev_mod.sign(g0) != z_[i]:
