@@ -11,6 +11,7 @@ once the collector runs again.
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
 from functools import wraps
 from typing import Callable, Iterator, TypeVar
@@ -21,30 +22,20 @@ F = TypeVar("F", bound=Callable)
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """The collector off inside, back to how it was after (one that someone else turned
-    off, such as the editor's collection guard, stays off)."""
-    if not gc.isenabled():
+    off, such as the editor's collection guard, stays off).
+
+    Only on the main thread: the collector's switch is global, and a worker thread that
+    turned it off and on again could undo the editor's guard (`gui/window/gcguard.py`)
+    meanwhile, letting a collection finalise Qt objects off the GUI thread (a crash seen
+    in tests/gui/test_gc_guard.py)."""
+    if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
         yield
         return
     gc.disable()
     try:
         yield
     finally:
-        _promote_all()
         gc.enable()
-
-
-def _promote_all() -> None:
-    """Move every tracked object to the oldest generation without scanning it.
-
-    Otherwise the first allocation after the pause starts a young collection that walks
-    all the objects the pass made (a third of a million for 10,000 blocks: 0.1 to 0.3 s),
-    and the next middle one walks them again; all but a few stay alive anyway. In the
-    oldest generation they wait for the next full collection like every long-lived
-    object. freeze() then unfreeze() is that move (the documented meaning of unfreeze);
-    skipped when the process froze objects of its own, which must stay frozen."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def without_gc(function: F) -> F:
