@@ -20,7 +20,8 @@ def rebound(model: "CompiledModel", changed: Mapping[str, Any], shared: dict[str
         namespace = {**old, **changed}
         functions = {name: _rebind(fn, old, namespace) for name, fn in functions.items()}
         derived.update(_rebound_derived(model.derived, old, namespace))
-    return functions, SharedDerived(shared.setdefault("code_derived", {}), derived)
+    namespace = functions["deriv"].__globals__
+    return functions, SharedDerived(shared.setdefault("code_derived", {}), derived, namespace)
 
 
 def _rebind(fn: Any, old: dict, namespace: dict) -> Any:
@@ -33,22 +34,29 @@ def _rebind(fn: Any, old: dict, namespace: dict) -> Any:
     return new
 
 
-# Engine artefacts (`CompiledModel.derived`) that depend on the code alone, and those that
-# are functions bound to the generated globals; any other entry is built again on use.
+# Engine artefacts (`CompiledModel.derived`) that depend on the code alone (a dict of them
+# is filled in place: shared as it is), and those that are functions bound to the
+# generated globals; any other entry is built again on use.
 _CODE_ONLY = ("split", "output_order", "observe_source", "observe_reads", "observed_states",
-              "zc_moves", "zc_reads_states", "jac_sparsity", "line_owners")
+              "zc_moves", "zc_reads_states", "jac_sparsity", "line_owners",
+              "zc_component_states")
 _BOUND = ("observe", "deriv_list", "zc_list", "probe")
+_FUNCTIONS = "bound functions"  # the shared dict's entry of `_BOUND` functions (a dict)
+_NO_VECTOR = "no deriv_vector"  # the shared dict's entry: the code has no run to vectorise
 
 
 class SharedDerived(dict):
     """A model's engine artefacts, where those that depend on the code alone (`_CODE_ONLY`)
     are read from and written to a dict shared by every model of one structure: a sweep's
     runs, each a new model from `with_params`, analyse the generated code once, not per run
-    (tens of milliseconds for the ball)."""
+    (tens of milliseconds for the ball). Functions the engine generates from the code
+    (`_BOUND`, the zero crossings one by one) are compiled once too: the first model's, a
+    new function reading this model's globals (`namespace`) for every other."""
 
-    def __init__(self, shared: dict[str, Any], own: Mapping[str, Any]):
+    def __init__(self, shared: dict[str, Any], own: Mapping[str, Any], namespace: dict):
         super().__init__(own)
-        self.shared = shared
+        self.shared, self.namespace = shared, namespace
+        self.functions = shared.setdefault(_FUNCTIONS, {})
         for key, value in own.items():
             if key in _CODE_ONLY:
                 shared.setdefault(key, value)
@@ -56,10 +64,20 @@ class SharedDerived(dict):
     def __missing__(self, key: str) -> Any:
         if key in _CODE_ONLY and key in self.shared:
             return self.shared[key]
+        if key in self.functions:
+            fn = self.functions[key]
+            value = (_rebind(fn, fn.__globals__, self.namespace) if key in _BOUND else
+                     [(owner, _rebind(f, f.__globals__, self.namespace)) for owner, f in fn])
+            dict.__setitem__(self, key, value)
+            return value
+        if key == "deriv_vector" and self.shared.get(_NO_VECTOR):
+            return None
         raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or (key in _CODE_ONLY and key in self.shared)
+        return (dict.__contains__(self, key) or (key in _CODE_ONLY and key in self.shared)
+                or key in self.functions
+                or (key == "deriv_vector" and bool(self.shared.get(_NO_VECTOR))))
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self else default
@@ -70,9 +88,42 @@ class SharedDerived(dict):
         return self[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
+        if key == "zc_component" and isinstance(value, dict):
+            value = _Components(self.shared.setdefault("zc_component", {}), self.namespace,
+                                value)
         dict.__setitem__(self, key, value)
         if key in _CODE_ONLY:
             self.shared[key] = value
+        elif key in _BOUND and getattr(value, "__globals__", None) is self.namespace:
+            self.functions.setdefault(key, value)
+        elif key == "next_time_parts" and isinstance(value, list) and all(
+                getattr(f, "__globals__", None) is self.namespace for _, f in value):
+            self.functions.setdefault(key, value)
+        elif key == "deriv_vector" and value is None:
+            self.shared[_NO_VECTOR] = True
+
+
+class _Components(dict):
+    """One model's zero crossings one by one (index -> function), those another model of
+    its structure compiled taken from `shared` and bound to this model's globals."""
+
+    def __init__(self, shared: dict[int, Any], namespace: dict, own: Mapping[int, Any]):
+        super().__init__(own)
+        self.shared, self.namespace = shared, namespace
+
+    def __contains__(self, i: object) -> bool:
+        return dict.__contains__(self, i) or i in self.shared
+
+    def __missing__(self, i: int) -> Any:
+        fn = self.shared[i]
+        value = _rebind(fn, fn.__globals__, self.namespace)
+        dict.__setitem__(self, i, value)
+        return value
+
+    def __setitem__(self, i: int, fn: Any) -> None:
+        dict.__setitem__(self, i, fn)
+        if getattr(fn, "__globals__", None) is self.namespace:
+            self.shared.setdefault(i, fn)
 
 
 def _kept(derived: Mapping[str, Any]) -> dict[str, Any]:
