@@ -11,6 +11,7 @@ always called again.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from typing import Any, Callable, Mapping
@@ -23,6 +24,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 # What `reads` returns for a method that may read any parameter.
 ANY = None
+_UNKNOWN = object()
 
 
 class ReadTracker(ParamValues):
@@ -71,12 +73,13 @@ class BlockReads:
         self.values = values
         self.known: dict[Any, frozenset[str] | None] = {}
 
-    def stale(self, key: Any, method: Callable[[ParamValues], Any],
-              changed: frozenset[str]) -> bool:
-        """Whether `method` may return something else when the parameters `changed`."""
-        if key not in self.known:
-            self.known[key] = reads(method, self.values)
-        found = self.known[key]
+    def stale(self, key: Any, changed: frozenset[str], method: Callable[..., Any],
+              *args: Any) -> bool:
+        """Whether `method(*args, values)` may return something else when the parameters
+        `changed` (`key` names it among the block's methods)."""
+        found = self.known.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self.known[key] = reads(functools.partial(method, *args), self.values)
         return found is ANY or not found.isdisjoint(changed)
 
 

@@ -159,7 +159,8 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
         namespace = {**model.functions["deriv"].__globals__, **new.globals}
         key, shared = structure_key(model.code, namespace, st.extra), {}
     result = new.build(Runtime(st, overrides, names, tuple(params), key, shared))
-    compiled._check_results(result, result.settings)  # e.g. a pulse period now too short
+    if any(src.block in new.p for src in model.time_events):  # (rates are structural)
+        compiled._check_results(result, result.settings)  # e.g. a pulse period too short
     return result
 
 
@@ -312,11 +313,10 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
     if rec.index < 0:
         raise _structural(st, touched, blk.path, f"parameter '{differ[0]}' of a "
                           f"{blk.block_type.name} is compiled in", code_only=True)
-    kinds = {prm.name: prm.kind for prm in blk.block_type.params}
-    for name in differ:
-        if kinds.get(name) in _STRUCTURAL_KINDS:
-            raise _structural(st, touched, blk.path, f"its parameter '{name}' is a "
-                              f"{kinds[name]}, compiled in")
+    for prm in blk.block_type.params:
+        if prm.kind in _STRUCTURAL_KINDS and prm.name in differ:
+            raise _structural(st, touched, blk.path, f"its parameter '{prm.name}' is a "
+                              f"{prm.kind}, compiled in")
     return p, frozenset(differ)
 
 
@@ -363,12 +363,12 @@ class _Changes:
         check, shape, code and initial values; the others read none of them)."""
         blk, impl = rec.flat, rec.flat.impl
         try:
-            if reads.stale("check", functools.partial(call_block, impl.check), differ):
+            if reads.stale("check", differ, call_block, impl.check):
                 problem = call_block(impl.check, p)
                 if problem:
                     raise CompileError(problem)
             shape = {i: part(rec, p) for i, part in enumerate(_SHAPE)
-                     if reads.stale(("shape", i), functools.partial(part, rec), differ)}
+                     if reads.stale(("shape", i), differ, part, rec)}
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=st.source) from None
         if shape and rec.shape is None:
@@ -377,10 +377,10 @@ class _Changes:
             if part != rec.shape[i]:
                 raise _structural(st, touched, blk.path, f"{_SHAPE_NAMES[i]} change")
         for k, call in enumerate(rec.calls):
-            if not _inherited_empty(impl, call) and reads.stale(
-                    k, functools.partial(_generate, rec, call), differ):
+            if not _inherited_empty(impl, call) and reads.stale(k, differ, _generate, rec,
+                                                                   call):
                 self._replay(st, rec, call, p, touched)
-        if reads.stale("initial", functools.partial(_initial_values, rec), differ):
+        if reads.stale("initial", differ, _initial_values, rec):
             self._initial(st, rec, p, touched)
         self.p[rec.index] = p
 
