@@ -41,7 +41,8 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
           batch_size: int | None = None, trust: Any = (),
           progress: Callable[[SweepTable], None] | None = None,
           **settings: Any) -> SweepTable:
-    """Run `diagram` (a path, a Diagram or a DiagramBuilder) once per parameter set.
+    """Run `diagram` (a path, an example's name as `blocksim examples` lists them, a
+    Diagram or a DiagramBuilder) once per parameter set.
 
     The runs: the rows of `samples` (a list of dicts or a DataFrame) crossed with the
     product of `grid` (name -> list of values, or "START:STOP:N"), each repeated `n` times
@@ -109,10 +110,11 @@ def _diagram(diagram: Any, trust: Any) -> Diagram:
     top = getattr(getattr(diagram, "top", None), "model", None)  # a DiagramBuilder
     if isinstance(top, Diagram):
         return top
-    if isinstance(diagram, (str, os.PathLike)):
+    if isinstance(diagram, (str, os.PathLike)):  # a file, or an example's name (as the CLI)
         from blocksim.api import load
+        from blocksim.cli import diagram_path
 
-        return load(diagram, trust=trust)
+        return load(diagram_path(os.fspath(diagram)), trust=trust)
     raise BlocksimError(f"sweep needs a diagram file, a Diagram or a DiagramBuilder, got "
                         f"{type(diagram).__name__}")
 
