@@ -84,8 +84,9 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     if out is not None and resume:
         table.resumed = files.resume(table, plan, out)
         log.info("%s: %d of %d runs already done", out, table.resumed, len(plan))
-    job = Job(uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names, parsed,
-              keep_signals=keep == "signals", strict=strict)
+    key = _model_key(model, params or {}, run_settings) if client is not None else None
+    job = Job(key or uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names,
+              parsed, keep_signals=keep == "signals", strict=strict)
     checkpoints = files.Checkpoints(table, out)
     try:
         with contextlib.closing(_execute(job, plan, table, workers, client, batch_size)) as done:
@@ -117,6 +118,23 @@ def _diagram(diagram: Any, trust: Any) -> Diagram:
         return load(diagram_path(os.fspath(diagram)), trust=trust)
     raise BlocksimError(f"sweep needs a diagram file, a Diagram or a DiagramBuilder, got "
                         f"{type(diagram).__name__}")
+
+
+def _model_key(diagram: Diagram, fixed: Mapping[str, Any], settings: Any) -> str | None:
+    """A digest of what a worker compiles (diagram, fixed overrides, settings): a cluster's
+    long-lived workers reuse their compiled model, numba's functions loaded, for a later
+    sweep of the same model (another seed, other ranges). None where the diagram's Python
+    block files could change between sweeps, or it cannot be pickled."""
+    import hashlib
+    import pickle
+
+    if diagram.python:
+        return None
+    try:
+        text = pickle.dumps((diagram, dict(fixed), settings), protocol=4)
+    except Exception:  # (the job cannot travel to Dask either: that fails with its message)
+        return None
+    return "model-" + hashlib.sha256(text).hexdigest()[:32]
 
 
 def _check_names(diagram: Diagram, names: Sequence[str], fixed: Mapping[str, Any]) -> None:

@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 class Job:
     """Everything a worker needs to run the runs of one sweep (sent once per worker)."""
 
-    key: str  # unique per sweep: a worker's compiled model is reused while it matches
+    key: str  # a worker's compiled model is reused while it matches (sweeps on Dask of one
+    # diagram, overrides and settings share it: `api._model_key`; unique per sweep else)
     diagram: Diagram
     fixed: Mapping[str, Any]
     settings: SimulationSettings
