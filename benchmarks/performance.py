@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))  # measure this checkout, wherever blocksim is installed from
 import chain  # noqa: E402
 import numba_costs  # noqa: E402
+import sweep as sweep_bench  # noqa: E402
 import speed_cases  # noqa: E402
 import peers  # noqa: E402
 import references as ref  # noqa: E402
@@ -354,7 +355,7 @@ def case_compile(suite: Suite) -> None:
 
 CASES = {"chain": case_chain, "scaling": case_scaling, "ball": case_ball, "pi": case_pi,
          "c5": case_c5, "compile": case_compile, **speed_cases.CASES,
-         "numba": numba_costs.case_numba}
+         "numba": numba_costs.case_numba, "sweep": sweep_bench.case_sweep}
 
 
 # ---------------------------------------------------------------- output

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from blocksim.errors import BlocksimError, shown
 from blocksim.model import Diagram
-from blocksim.sweeps import executors, files
+from blocksim.sweeps import executors, files, worker
 from blocksim.sweeps.metrics import check_metrics, parse_metrics
 from blocksim.sweeps.models import ModelSource
 from blocksim.sweeps.plan import Plan, make_plan
@@ -88,6 +88,7 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     job = Job(key or uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names,
               parsed, keep_signals=keep == "signals", strict=strict)
     checkpoints = files.Checkpoints(table, out)
+    worker.adopt(job, source)  # (runs in this thread need not compile it again)
     try:
         with contextlib.closing(_execute(job, plan, table, workers, client, batch_size)) as done:
             for rows in done:

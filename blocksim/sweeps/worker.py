@@ -67,6 +67,11 @@ def source_for(job: Job) -> ModelSource:
     return source
 
 
+def adopt(job: Job, source: ModelSource) -> None:
+    """Runs of `job` in this thread use `source` (the caller compiled it for the job)."""
+    _local.source = (job.key, source)
+
+
 def run_one(job: Job, index: int, values: Sequence[float],
             should_stop: Callable[[], bool] | None = None) -> Row | None:
     """One run as a row; None if the sweep's stop cut it (a Ctrl-C in this process raises
