@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from blocksim import expressions, param_slots
-from blocksim.blockspec import BlockType, Emit, ParamValues, Sizes
+from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Sizes
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.codegen import Generator, Layout, const_value, reset_lines
 from blocksim.compiler.faults import BLOCK_FAULTS, call_block
@@ -56,7 +56,8 @@ class BlockRecord:
     zcs: range = range(0)
     _reads: frozenset[str] | None = None
     shape: tuple | None = None  # `_shape` at the compile: every model of it has this one
-    _mentions: dict[str, frozenset[str]] | None = None
+    _redo: dict[frozenset[str], list[Param]] | None = None
+    _replayed: list[tuple[int, param_slots.SlotCall]] | None = None
 
     @property
     def reads(self) -> frozenset[str]:
@@ -66,11 +67,24 @@ class BlockRecord:
         return self._reads
 
     @property
-    def mentions(self) -> dict[str, frozenset[str]]:
-        """Per parameter, the names its text mentions (`param_reads.mentions`)."""
-        if self._mentions is None:
-            self._mentions = mentions(self.flat.block_type, self.flat.raw)
-        return self._mentions
+    def replayed(self) -> list[tuple[int, param_slots.SlotCall]]:
+        """Its recorded code method calls that may depend on parameters, numbered."""
+        if self._replayed is None:
+            self._replayed = [(k, call) for k, call in enumerate(self.calls)
+                              if not _inherited_empty(self.flat.impl, call)]
+        return self._replayed
+
+    def redo(self, touched: frozenset[str]) -> list[Param]:
+        """The parameters whose text mentions a name in `touched`: the only ones new values
+        of those names can change (`param_reads.mentions`), in declaration order."""
+        if self._redo is None:
+            self._redo = {}
+        found = self._redo.get(touched)
+        if found is None:
+            said = mentions(self.flat.block_type, self.flat.raw)
+            found = self._redo[touched] = [prm for prm in self.flat.block_type.params
+                                           if not said[prm.name].isdisjoint(touched)]
+        return found
 
 
 @dataclass(eq=False)
@@ -299,12 +313,11 @@ def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: 
                           "compiled in", code_only=True)
     values, differ = old.as_dict(), []
     try:
-        for prm in blk.block_type.params:
-            if not rec.mentions[prm.name].isdisjoint(touched):
-                value = resolve_param(prm, blk.raw.get(prm.name, prm.default), names, blk.path)
-                values[prm.name] = value
-                if not _same(value, old[prm.name]):
-                    differ.append(prm.name)
+        for prm in rec.redo(touched):
+            value = resolve_param(prm, blk.raw.get(prm.name, prm.default), names, blk.path)
+            values[prm.name] = value
+            if not _same(value, old[prm.name]):
+                differ.append(prm.name)
     except CompileError as exc:
         raise CompileError(exc.detail, block=exc.block or blk.path, file=st.source) from None
     p = ParamValues(values, names=names, folder=st.folder)
@@ -376,9 +389,8 @@ class _Changes:
         for i, part in shape.items():
             if part != rec.shape[i]:
                 raise _structural(st, touched, blk.path, f"{_SHAPE_NAMES[i]} change")
-        for k, call in enumerate(rec.calls):
-            if not _inherited_empty(impl, call) and reads.stale(k, differ, _generate, rec,
-                                                                   call):
+        for k, call in rec.replayed:
+            if reads.stale(k, differ, _generate, rec, call):
                 self._replay(st, rec, call, p, touched)
         if reads.stale("initial", differ, _initial_values, rec):
             self._initial(st, rec, p, touched)
