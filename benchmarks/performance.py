@@ -6,7 +6,8 @@
 Cases: the 100-lag chain; the chain at 10 to 10,000 blocks (growth with size, load and
 compile time); the bouncing ball to its accumulation point (cost per bounce); a sampled PI
 controller at 1 kHz over 1e6 hits (`blocksim run` in a new process, per backend); EUROSIM
-C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram. Every run is checked
+C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram; issue 15's sweeps
+(`--only sweep`: benchmarks/sweep.py, about 3 minutes on a quiet machine). Every run is checked
 against its reference (exact lag-chain solution, closed-form bounce times, the sampled
 loop's exact recursion, C5 reference values) and every target of issue 5 is reported as
 met or not. Peers that are not installed (`pip install -e ".[bench]"`) are skipped with a

@@ -84,9 +84,10 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     if out is not None and resume:
         table.resumed = files.resume(table, plan, out)
         log.info("%s: %d of %d runs already done", out, table.resumed, len(plan))
-    key = _model_key(model, params or {}, run_settings) if client is not None else None
-    job = Job(key or uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names,
-              parsed, keep_signals=keep == "signals", strict=strict)
+    job = Job(uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names, parsed,
+              keep_signals=keep == "signals", strict=strict,
+              model_key=(_model_key(model, params or {}, run_settings) or "")
+              if client is not None else "")
     checkpoints = files.Checkpoints(table, out)
     worker.adopt(job, source)  # (runs in this thread need not compile it again)
     try:
