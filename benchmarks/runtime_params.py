@@ -63,6 +63,14 @@ def with_params_cost(model, values, clock=time.perf_counter, batches: int = 15,
     return min(times), statistics.median(times)
 
 
+def new_mu_ratio(repeats: int) -> float:
+    """The numba ratio of a run with a new mu to a rerun with the same (after a warm-up)."""
+    model = compile_diagram(blocksim.load(BALL))
+    blocksim.simulate(model, backend="numba")
+    new, same = interleaved(model, "numba", repeats)
+    return new / same
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=21)

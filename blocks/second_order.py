@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit
+from blocksim.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit,
+                                size_of)
 
 from .continuous import _EDGES, _edge_condition
 from .nonlinear import common_width, pick, shown, sizes_problem
@@ -15,7 +16,10 @@ _INF = float("inf")
 
 
 def _finite_any(p: ParamValues, low: str, high: str) -> bool:
-    return bool(np.any(np.asarray(p[low]) > -_INF) or np.any(np.asarray(p[high]) < _INF))
+    lo, hi = p[low], p[high]
+    if type(lo) is float and type(hi) is float:  # most limits (a sweep asks again per run)
+        return lo > -_INF or hi < _INF
+    return bool(np.any(np.asarray(lo) > -_INF) or np.any(np.asarray(hi) < _INF))
 
 
 class SecondOrderIntegrator(BlockType):
@@ -72,7 +76,7 @@ class SecondOrderIntegrator(BlockType):
         problem = sizes_problem(p, _VECTORS)
         if problem:
             return problem
-        n = max(np.size(p[name]) for name in _VECTORS)
+        n = max(size_of(p[name]) for name in _VECTORS)
         v = {name: broadcast(p[name], n) for name in _VECTORS}
         for low, high in (("lower", "upper"), ("dx_lower", "dx_upper")):
             if any(a > b for a, b in zip(v[low], v[high])):

@@ -224,6 +224,8 @@ def _fpe_reason(exc: FloatingPointError) -> str:
 
 def _as_number(value: Any, copy: bool = False) -> float | np.ndarray:
     """A float for scalars, a float64 array otherwise (ValueError/TypeError if not numeric)."""
+    if type(value) is float:  # most values: no numpy needed
+        return value
     if value is None or isinstance(value, (str, bytes)):
         raise TypeError(f"{type(value).__name__} is not a number")
     array = np.array(value, dtype=float) if copy else np.asarray(value, dtype=float)
@@ -249,8 +251,9 @@ class _Evaluator:
 
     def out(self, value: Any, copy: bool = False) -> float | np.ndarray:
         value = _as_number(value, copy)
-        self.work += np.size(value)
-        if np.size(value) > MAX_ELEMENTS or self.work > MAX_WORK:
+        size = value.size if isinstance(value, np.ndarray) else 1
+        self.work += size
+        if size > MAX_ELEMENTS or self.work > MAX_WORK:
             raise self.fail("arrays too large")
         self.in_time()
         return value

@@ -45,6 +45,8 @@ def resolve_param(prm: Param, raw: Any, names: Mapping[str, Any], where: str) ->
         value = expressions.evaluate(raw, names)
     except ExpressionError as exc:
         raise CompileError(f"parameter '{prm.name}': {exc}") from None
+    if type(value) is float and kind in ("scalar", "vector"):  # an expression's number
+        return _evaluated_number(prm, value, raw)
     arr = np.asarray(value, dtype=float)
     _check_values(prm, arr, raw)
     if kind == "bool":
@@ -97,9 +99,7 @@ _FLOAT_RANGE = 2 ** 1023  # ints below this convert to float without overflow
 
 def _shown(raw: Any, arr: np.ndarray) -> str:
     """The file value, and what it evaluates to when that is an expression of one number."""
-    if isinstance(raw, str) and arr.size == 1:
-        return f"{_short(raw)} (= {float(arr.ravel()[0]):g})"
-    return _short(raw)
+    return _shown_number(raw, float(arr.ravel()[0])) if arr.size == 1 else _short(raw)
 
 
 def _short(raw: Any) -> str:
@@ -123,6 +123,25 @@ def _plain_number(prm: Param, value: float, raw: Any) -> float:
         raise CompileError(f"parameter '{prm.name}' = {_short(raw)} is above its maximum "
                            f"{prm.high}")
     return value
+
+
+def _evaluated_number(prm: Param, value: float, raw: Any) -> float:
+    """`resolve_param` of a number an expression gave: `_check_values`'s checks and
+    messages without numpy (new values of a sweep's parameters come this way)."""
+    if value != value or (not prm.allow_inf and value in (math.inf, -math.inf)):
+        raise _not_finite(prm, raw, value, None)
+    if prm.low is not None and value < prm.low:
+        raise CompileError(f"parameter '{prm.name}' = {_shown_number(raw, value)} is below "
+                           f"its minimum {prm.low:g}")
+    if prm.high is not None and value > prm.high:
+        raise CompileError(f"parameter '{prm.name}' = {_shown_number(raw, value)} is above "
+                           f"its maximum {prm.high:g}")
+    return value
+
+
+def _shown_number(raw: Any, value: float) -> str:
+    """`_shown` of a value that is one number."""
+    return f"{_short(raw)} (= {value:g})" if isinstance(raw, str) else _short(raw)
 
 
 def params_for(block_type: type[BlockType], raw: Mapping[str, Any], names: Mapping[str, Any],

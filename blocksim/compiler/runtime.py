@@ -12,11 +12,9 @@ bound into a copy of the model whose generated functions are rebound to a new gl
 """
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import re
-import types
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
@@ -24,12 +22,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from blocksim import expressions, param_slots
-from blocksim.blockspec import BlockType, Emit, ParamValues, Sizes
+from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Sizes
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.codegen import Generator, Layout, const_value, reset_lines
 from blocksim.compiler.faults import BLOCK_FAULTS, call_block
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram, Level
-from blocksim.compiler.params import params_for
+from blocksim.compiler.param_reads import BlockReads, identifiers, mentions
+from blocksim.compiler.params import resolve_param
+from blocksim.compiler.shared_derived import rebound
 from blocksim.errors import CompileError, ExpressionError, StructuralParameterError
 
 if TYPE_CHECKING:
@@ -56,13 +56,35 @@ class BlockRecord:
     zcs: range = range(0)
     _reads: frozenset[str] | None = None
     shape: tuple | None = None  # `_shape` at the compile: every model of it has this one
+    _redo: dict[frozenset[str], list[Param]] | None = None
+    _replayed: list[tuple[int, param_slots.SlotCall]] | None = None
 
     @property
     def reads(self) -> frozenset[str]:
         """The names its parameters' text mentions (a superset of those it reads)."""
         if self._reads is None:
-            self._reads = frozenset(_identifiers(self.flat.raw.values()))
+            self._reads = frozenset(identifiers(self.flat.raw.values()))
         return self._reads
+
+    @property
+    def replayed(self) -> list[tuple[int, param_slots.SlotCall]]:
+        """Its recorded code method calls that may depend on parameters, numbered."""
+        if self._replayed is None:
+            self._replayed = [(k, call) for k, call in enumerate(self.calls)
+                              if not _inherited_empty(self.flat.impl, call)]
+        return self._replayed
+
+    def redo(self, touched: frozenset[str]) -> list[Param]:
+        """The parameters whose text mentions a name in `touched`: the only ones new values
+        of those names can change (`param_reads.mentions`), in declaration order."""
+        if self._redo is None:
+            self._redo = {}
+        found = self._redo.get(touched)
+        if found is None:
+            said = mentions(self.flat.block_type, self.flat.raw)
+            found = self._redo[touched] = [prm for prm in self.flat.block_type.params
+                                           if not said[prm.name].isdisjoint(touched)]
+        return found
 
 
 @dataclass(eq=False)
@@ -90,6 +112,11 @@ class Runtime:
     p: tuple[ParamValues, ...]  # per record of `structure.blocks`
     key: str
     shared: dict[str, Any] = field(default_factory=dict)
+    # What `with_params` learns of these values as it needs it: per record, what its
+    # methods read (`param_reads`); per set of names given, the diagram parameters that
+    # must be evaluated again (those names and the ones that read them).
+    reads: dict[int, BlockReads] = field(default_factory=dict)
+    todo: dict[frozenset[str], frozenset[str]] = field(default_factory=dict)
 
 
 def record(flat: FlatDiagram, layout: Layout, gen: Generator, sizes: Mapping[str, Sizes],
@@ -132,12 +159,13 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
         touched = rec.reads & changed.get(rec.flat.level, frozenset())
         if not touched:
             continue
-        p = _new_params(st, rec, names[rec.flat.level], rt.p[k], touched)
+        p, differ = _new_params(st, rec, names[rec.flat.level], rt.p[k], touched)
         if p is None:
             continue
         params[k] = p
         if rec.index >= 0:
-            new.block(st, rec, rt.p[k], p, touched)
+            reads = rt.reads.get(k) or rt.reads.setdefault(k, BlockReads(rt.p[k]))
+            new.block(st, rec, p, touched, differ, reads)
     if not new.any():
         return model
     key, shared = rt.key, rt.shared
@@ -145,7 +173,8 @@ def with_params(model: "CompiledModel", values: Mapping[str, Any]) -> "CompiledM
         namespace = {**model.functions["deriv"].__globals__, **new.globals}
         key, shared = structure_key(model.code, namespace, st.extra), {}
     result = new.build(Runtime(st, overrides, names, tuple(params), key, shared))
-    compiled._check_results(result, result.settings)  # e.g. a pulse period now too short
+    if any(src.block in new.p for src in model.time_events):  # (rates are structural)
+        compiled._check_results(result, result.settings)  # e.g. a pulse period too short
     return result
 
 
@@ -191,7 +220,11 @@ def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any],
             budget.charge(value, where.format(name), block=path or None)
 
         if not path and given <= level.parameters.keys():  # only what the new values reach
-            own = _changed_only(st, level, overrides, given, old, charge)
+            own, fresh = _changed_only(st, rt, level, overrides, given, old, charge)
+            names[path] = MappingProxyType(own)
+            changed[path] = frozenset(n for n in fresh if n not in old
+                                      or not _same(own[n], old[n]))
+            continue
         else:
             try:
                 own = expressions.resolve_parameters(
@@ -206,33 +239,48 @@ def _resolve_levels(st: Structure, rt: Runtime, overrides: Mapping[str, Any],
     return names, changed
 
 
-def _changed_only(st: Structure, level: Level, overrides: Mapping[str, Any],
-                  given: frozenset[str], old: Mapping[str, Any], charge) -> dict[str, Any]:
+def _changed_only(st: Structure, rt: Runtime, level: Level, overrides: Mapping[str, Any],
+                  given: frozenset[str], old: Mapping[str, Any], charge
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The diagram's parameters with those `given` and the ones that read them evaluated
-    again, the others as they were; an error is reported by a full resolution, so that
-    its message is the compile's."""
+    again, the others as they were (and those evaluated again); an error is reported by
+    a full resolution, so that its message is the compile's."""
     current = {name: overrides.get(name, raw) for name, raw in level.parameters.items()}
-    readers: dict[str, set[str]] = {}
     try:
-        for name, raw in current.items():
-            for dep in _reads_of(raw):
-                readers.setdefault(dep, set()).add(name)
-        todo, stack = set(given), list(given)
-        while stack:
-            for reader in readers.get(stack.pop(), ()):
-                if reader not in todo:
-                    todo.add(reader)
-                    stack.append(reader)
-        scope = MappingProxyType({k: v for k, v in old.items() if k not in todo})
-        fresh = expressions.resolve_parameters({k: current[k] for k in current if k in todo},
-                                               scope=scope, on_value=charge)
+        todo = rt.todo.get(given)
+        if todo is None:
+            todo = rt.todo[given] = _readers_closure(current, given)
+        if todo == given and all(type(current[k]) is float for k in given):
+            fresh = {k: current[k] for k in given}  # numbers: what resolution gives them
+            for name, value in fresh.items():
+                charge(name, value)
+        else:
+            scope = MappingProxyType({k: v for k, v in old.items() if k not in todo})
+            fresh = expressions.resolve_parameters(
+                {k: current[k] for k in current if k in todo}, scope=scope, on_value=charge)
     except ExpressionError:
         try:
             expressions.resolve_parameters(level.parameters, overrides, on_value=charge)
         except ExpressionError as exc:
             raise CompileError(str(exc), file=st.source) from None
         raise  # pragma: no cover - the full resolution finds every error the part does
-    return {**old, **fresh}
+    return {**old, **fresh}, fresh
+
+
+def _readers_closure(current: Mapping[str, Any], given: frozenset[str]) -> frozenset[str]:
+    """The names `given` and every parameter that reads one of them, however indirectly
+    (the same for every value of `given`: their own expressions read, are not read)."""
+    readers: dict[str, set[str]] = {}
+    for name, raw in current.items():
+        for dep in _reads_of(raw):
+            readers.setdefault(dep, set()).add(name)
+    todo, stack = set(given), list(given)
+    while stack:
+        for reader in readers.get(stack.pop(), ()):
+            if reader not in todo:
+                todo.add(reader)
+                stack.append(reader)
+    return frozenset(todo)
 
 
 def _reads_of(raw: Any) -> frozenset[str]:
@@ -240,7 +288,7 @@ def _reads_of(raw: Any) -> frozenset[str]:
     if isinstance(raw, str):
         return _expression_names(raw)
     if isinstance(raw, (list, tuple)):
-        return frozenset(_identifiers(raw))
+        return frozenset(identifiers(raw))
     return frozenset()
 
 
@@ -253,30 +301,36 @@ def _expression_names(text: str) -> frozenset[str]:
 
 
 def _new_params(st: Structure, rec: BlockRecord, names: Mapping[str, Any], old: ParamValues,
-                touched: frozenset[str]) -> ParamValues | None:
-    """A block's parameters resolved with new names (None: a dissolved block's did not
-    change; a block's own are replayed even so, as a formula reads names through its
-    scope); StructuralParameterError for a change the model cannot take."""
+                touched: frozenset[str]) -> tuple[ParamValues | None, frozenset[str]]:
+    """A block's parameters resolved with new names, and those whose values differ (None:
+    a dissolved block's did not change; a block's own are replayed even so, as a formula
+    reads names through its scope); StructuralParameterError for a change the model cannot
+    take. Only the parameters whose text mentions a `touched` name are resolved again (as
+    `params_for` would, with its checks and messages): the others cannot change."""
     blk = rec.flat
     if not blk.declared:  # a conditional subsystem's gate or hold
         raise _structural(st, touched, blk.path, "its conditional subsystem's settings are "
                           "compiled in", code_only=True)
+    values, differ = old.as_dict(), []
     try:
-        p = params_for(blk.block_type, blk.raw, names, blk.path, None, st.folder)
+        for prm in rec.redo(touched):
+            value = resolve_param(prm, blk.raw.get(prm.name, prm.default), names, blk.path)
+            values[prm.name] = value
+            if not _same(value, old[prm.name]):
+                differ.append(prm.name)
     except CompileError as exc:
         raise CompileError(exc.detail, block=exc.block or blk.path, file=st.source) from None
-    differ = [name for name in old.as_dict() if not _same(p[name], old[name])]
+    p = ParamValues(values, names=names, folder=st.folder)
     if not differ and rec.index < 0:
-        return None
+        return None, frozenset()
     if rec.index < 0:
         raise _structural(st, touched, blk.path, f"parameter '{differ[0]}' of a "
                           f"{blk.block_type.name} is compiled in", code_only=True)
-    kinds = {prm.name: prm.kind for prm in blk.block_type.params}
-    for name in differ:
-        if kinds.get(name) in _STRUCTURAL_KINDS:
-            raise _structural(st, touched, blk.path, f"its parameter '{name}' is a "
-                              f"{kinds[name]}, compiled in")
-    return p
+    for prm in blk.block_type.params:
+        if prm.kind in _STRUCTURAL_KINDS and prm.name in differ:
+            raise _structural(st, touched, blk.path, f"its parameter '{prm.name}' is a "
+                              f"{prm.kind}, compiled in")
+    return p, frozenset(differ)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -287,20 +341,6 @@ def _same(a: Any, b: Any) -> bool:
         x, y = np.asarray(a), np.asarray(b)
         return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
     return type(a) is type(b) and a == b
-
-
-def _identifiers(values: Any) -> set[str]:
-    found: set[str] = set()
-    stack = list(values)
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            found.update(_IDENTIFIER.findall(value))
-        elif isinstance(value, (list, tuple)):
-            stack.extend(v for v in value if isinstance(v, (str, list, tuple)))
-        elif isinstance(value, dict):
-            stack.extend(value.values())
-    return found
 
 
 def _structural(st: Structure, names: frozenset[str], block: str, why: str,
@@ -330,42 +370,37 @@ class _Changes:
     def any(self) -> bool:
         return bool(self.p)
 
-    def block(self, st: Structure, rec: BlockRecord, old: ParamValues, p: ParamValues,
-              touched: frozenset[str]) -> None:
+    def block(self, st: Structure, rec: BlockRecord, p: ParamValues, touched: frozenset[str],
+              differ: frozenset[str], reads: BlockReads) -> None:
+        """Check and replay what of a block the parameters that `differ` can change (its
+        check, shape, code and initial values; the others read none of them)."""
         blk, impl = rec.flat, rec.flat.impl
         try:
-            problem = call_block(impl.check, p)
-            if problem:
-                raise CompileError(problem)
-            shape = _shape(rec, p)
+            if reads.stale("check", differ, call_block, impl.check):
+                problem = call_block(impl.check, p)
+                if problem:
+                    raise CompileError(problem)
+            shape = {i: part(rec, p) for i, part in enumerate(_SHAPE)
+                     if reads.stale(("shape", i), differ, part, rec)}
         except CompileError as exc:
             raise CompileError(exc.detail, block=blk.path, file=st.source) from None
-        if rec.shape is None:
-            rec.shape = _shape(rec, old)
-        if shape != rec.shape:
-            raise _structural(st, touched, blk.path, _difference(shape, rec.shape))
-        for call in rec.calls:
-            if not _inherited_empty(impl, call):
+        if shape and rec.shape is None:
+            rec.shape = _shape(rec, reads.values)
+        for i, part in shape.items():
+            if part != rec.shape[i]:
+                raise _structural(st, touched, blk.path, f"{_SHAPE_NAMES[i]} change")
+        for k, call in rec.replayed:
+            if reads.stale(k, differ, _generate, rec, call):
                 self._replay(st, rec, call, p, touched)
-        self._initial(st, rec, p, touched)
+        if reads.stale("initial", differ, _initial_values, rec):
+            self._initial(st, rec, p, touched)
         self.p[rec.index] = p
 
     def _replay(self, st: Structure, rec: BlockRecord, call: param_slots.SlotCall,
                 p: ParamValues, touched: frozenset[str]) -> None:
-        impl = rec.flat.impl
         recorder = param_slots.Recorder(call.first, call.consts)
         try:
-            with recorder:
-                if call.method == "resets":
-                    x0 = list(impl.initial_states(p, len(rec.states)))
-                    m0 = list(impl.initial_discrete(p, len(rec.discrete)))
-                    result = reset_lines(rec.states, rec.discrete, x0, m0)
-                else:
-                    assert rec.emit is not None
-                    emit = object.__new__(Emit)  # a copy: its lists are read, never changed
-                    emit.__dict__.update(rec.emit.__dict__)
-                    emit.p, emit.const = p, recorder.const
-                    result = getattr(impl, call.method)(emit)
+            result = _generate(rec, call, p, recorder)
         except BLOCK_FAULTS as exc:
             raise CompileError(f"cannot generate code: {exc}", block=rec.flat.path,
                                file=st.source) from None
@@ -388,15 +423,12 @@ class _Changes:
 
     def _initial(self, st: Structure, rec: BlockRecord, p: ParamValues,
                  touched: frozenset[str]) -> None:
-        from blocksim.compiler.compiled import _tolerances, _values
+        from blocksim.compiler.compiled import _tolerances
 
-        impl, model, path = rec.flat.impl, self.model, rec.flat.path
+        model, path = self.model, rec.flat.path
         nx, nm, nz = len(rec.states), len(rec.discrete), len(rec.zcs)
         try:
-            x0 = _values(call_block(impl.initial_states, p, nx), nx)
-            m0 = _values(call_block(impl.initial_discrete, p, nm), nm)
-            zdir = _values(call_block(impl.zc_directions, p, nz), nz)
-            tol = call_block(impl.state_tolerances, p, nx) if nx else None
+            x0, m0, zdir, tol = _initial_values(rec, p)
         except CompileError as exc:
             raise CompileError(exc.detail, block=path, file=st.source) from None
         if nx:
@@ -416,13 +448,7 @@ class _Changes:
 
     def build(self, runtime: Runtime) -> "CompiledModel":
         model = self.model
-        functions, derived = model.functions, _kept(model.derived)
-        if self.globals:
-            old = model.functions["deriv"].__globals__
-            namespace = {**old, **self.globals}
-            functions = {name: _rebind(fn, old, namespace) for name, fn in functions.items()}
-            derived.update(_rebound_derived(model.derived, old, namespace))
-        derived = SharedDerived(runtime.shared.setdefault("code_derived", {}), derived)
+        functions, derived = rebound(model, self.globals, runtime.shared)
         changes: dict[str, Any] = dict(functions=functions, derived=derived, runtime=runtime)
         for name, value in (("x0", self.x0), ("m0", self.m0), ("zc_direction", self.zdir)):
             if value is not None:
@@ -435,10 +461,40 @@ class _Changes:
                 replace(src, p=self.p.get(src.block, src.p)) for src in model.time_events)
             changes["after_run"] = tuple(
                 replace(a, p=self.p.get(a.block, a.p)) for a in model.after_run)
-        new = copy.copy(model)  # (dataclasses.replace would check every field again)
-        for name, value in changes.items():
-            object.__setattr__(new, name, value)
+        new = object.__new__(type(model))  # (dataclasses.replace would check every field
+        new.__dict__.update(vars(model), **changes)  # again; copy.copy is 3x slower)
         return new
+
+
+def _generate(rec: BlockRecord, call: param_slots.SlotCall, p: ParamValues,
+              recorder: param_slots.Recorder | None = None) -> Any:
+    """What one recorded code method returns with the values `p` (its numbers named by
+    `recorder`, a throwaway one if None)."""
+    impl = rec.flat.impl
+    recorder = recorder or param_slots.Recorder(call.first, call.consts)
+    with recorder:
+        if call.method == "resets":
+            x0 = list(impl.initial_states(p, len(rec.states)))
+            m0 = list(impl.initial_discrete(p, len(rec.discrete)))
+            return reset_lines(rec.states, rec.discrete, x0, m0)
+        assert rec.emit is not None
+        emit = object.__new__(Emit)  # a copy: its lists are read, never changed
+        emit.__dict__.update(rec.emit.__dict__)
+        emit.p, emit.const = p, recorder.const
+        return getattr(impl, call.method)(emit)
+
+
+def _initial_values(rec: BlockRecord, p: ParamValues) -> tuple:
+    """A block's initial states, initial discrete values, crossing directions and state
+    tolerances (None if it declares none) with the values `p`."""
+    from blocksim.compiler.compiled import _values
+
+    impl = rec.flat.impl
+    nx, nm, nz = len(rec.states), len(rec.discrete), len(rec.zcs)
+    return (_values(call_block(impl.initial_states, p, nx), nx),
+            _values(call_block(impl.initial_discrete, p, nm), nm),
+            _values(call_block(impl.zc_directions, p, nz), nz),
+            call_block(impl.state_tolerances, p, nx) if nx else None)
 
 
 def _inherited_empty(impl: Any, call: param_slots.SlotCall) -> bool:
@@ -448,26 +504,38 @@ def _inherited_empty(impl: Any, call: param_slots.SlotCall) -> bool:
             is getattr(BlockType, call.method, None))
 
 
-def _shape(rec: BlockRecord, p: ParamValues) -> tuple:
-    """What must not change: ports, feedthrough, sample time, widths and slot counts."""
+def _ports(rec: BlockRecord, p: ParamValues) -> tuple:
     impl = rec.flat.impl
-    ports = ([port.name for port in call_block(impl.input_ports, p)],
-             [port.name for port in call_block(impl.output_ports, p)])
-    feed = {k: tuple(v) for k, v in call_block(impl.feedthrough, p).items()}
+    return ([port.name for port in call_block(impl.input_ports, p)],
+            [port.name for port in call_block(impl.output_ports, p)])
+
+
+def _feedthrough(rec: BlockRecord, p: ParamValues) -> dict:
+    return {k: tuple(v) for k, v in call_block(rec.flat.impl.feedthrough, p).items()}
+
+
+def _rate(rec: BlockRecord, p: ParamValues) -> tuple:
+    impl = rec.flat.impl
     try:
         rate = impl.sample_time(p)
     except ValueError as exc:
         raise CompileError(f"parameter 'sample_time': {exc}") from None
-    sizes = call_block(impl.sizes, p, rec.in_widths)
-    return ports, feed, (call_block(impl.is_discrete, p), rate), sizes
+    return call_block(impl.is_discrete, p), rate
 
 
-def _difference(new: tuple, old: tuple) -> str:
-    for what, a, b in zip(("its ports", "which inputs its outputs read", "its sample time",
-                           "its widths or slots"), new, old):
-        if a != b:
-            return f"{what} change"
-    return "its structure changes"
+def _sizes(rec: BlockRecord, p: ParamValues) -> Sizes:
+    return call_block(rec.flat.impl.sizes, p, rec.in_widths)
+
+
+# What must not change (`_shape`), each part asked again only if it reads a changed value.
+_SHAPE = (_ports, _feedthrough, _rate, _sizes)
+_SHAPE_NAMES = ("its ports", "which inputs its outputs read", "its sample time",
+                "its widths or slots")
+
+
+def _shape(rec: BlockRecord, p: ParamValues) -> tuple:
+    """What must not change: ports, feedthrough, sample time, widths and slot counts."""
+    return tuple(part(rec, p) for part in _SHAPE)
 
 
 def _put(target: np.ndarray | None, base: np.ndarray, where: range, values: list[float]
@@ -476,78 +544,3 @@ def _put(target: np.ndarray | None, base: np.ndarray, where: range, values: list
         target = np.array(base, dtype=float)
     target[where.start:where.stop] = values
     return target
-
-
-def _rebind(fn: Any, old: dict, namespace: dict) -> Any:
-    """A generated function reading its globals from `namespace` (the same code)."""
-    if not isinstance(fn, types.FunctionType) or fn.__globals__ is not old:
-        return fn
-    new = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
-                             fn.__closure__)
-    new.__kwdefaults__ = fn.__kwdefaults__
-    return new
-
-
-# Engine artefacts (`CompiledModel.derived`) that depend on the code alone, and those that
-# are functions bound to the generated globals; any other entry is built again on use.
-_CODE_ONLY = ("split", "output_order", "observe_source", "observe_reads", "observed_states",
-              "zc_moves", "zc_reads_states", "jac_sparsity", "line_owners")
-_BOUND = ("observe", "deriv_list", "zc_list", "probe")
-
-
-class SharedDerived(dict):
-    """A model's engine artefacts, where those that depend on the code alone (`_CODE_ONLY`)
-    are read from and written to a dict shared by every model of one structure: a sweep's
-    runs, each a new model from `with_params`, analyse the generated code once, not per run
-    (tens of milliseconds for the ball)."""
-
-    def __init__(self, shared: dict[str, Any], own: Mapping[str, Any]):
-        super().__init__(own)
-        self.shared = shared
-        for key, value in own.items():
-            if key in _CODE_ONLY:
-                shared.setdefault(key, value)
-
-    def __missing__(self, key: str) -> Any:
-        if key in _CODE_ONLY and key in self.shared:
-            return self.shared[key]
-        raise KeyError(key)
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or (key in _CODE_ONLY and key in self.shared)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
-
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        dict.__setitem__(self, key, value)
-        if key in _CODE_ONLY:
-            self.shared[key] = value
-
-
-def _kept(derived: Mapping[str, Any]) -> dict[str, Any]:
-    kept = {key: derived[key] for key in _CODE_ONLY if key in derived}
-    if "deriv_vector" in derived and derived["deriv_vector"] is None:
-        kept["deriv_vector"] = None  # no run to vectorise: a matter of the code alone
-    return kept
-
-
-def _rebound_derived(derived: Mapping[str, Any], old: dict, namespace: dict) -> dict:
-    found: dict[str, Any] = {}
-    for key in _BOUND:
-        fn = derived.get(key)
-        if isinstance(fn, types.FunctionType) and fn.__globals__ is old:
-            found[key] = _rebind(fn, old, namespace)
-    parts = derived.get("zc_component")
-    if isinstance(parts, dict):
-        found["zc_component"] = {i: _rebind(fn, old, namespace) for i, fn in parts.items()}
-    nexts = derived.get("next_time_parts")
-    if isinstance(nexts, list):
-        found["next_time_parts"] = [(owner, _rebind(fn, old, namespace)) for owner, fn in nexts]
-    return found
-

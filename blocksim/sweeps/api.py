@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from blocksim.errors import BlocksimError, shown
 from blocksim.model import Diagram
-from blocksim.sweeps import executors, files
+from blocksim.sweeps import executors, files, worker
 from blocksim.sweeps.metrics import check_metrics, parse_metrics
 from blocksim.sweeps.models import ModelSource
 from blocksim.sweeps.plan import Plan, make_plan
@@ -41,7 +41,8 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
           batch_size: int | None = None, trust: Any = (),
           progress: Callable[[SweepTable], None] | None = None,
           **settings: Any) -> SweepTable:
-    """Run `diagram` (a path, a Diagram or a DiagramBuilder) once per parameter set.
+    """Run `diagram` (a path, an example's name as `blocksim examples` lists them, a
+    Diagram or a DiagramBuilder) once per parameter set.
 
     The runs: the rows of `samples` (a list of dicts or a DataFrame) crossed with the
     product of `grid` (name -> list of values, or "START:STOP:N"), each repeated `n` times
@@ -84,8 +85,11 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
         table.resumed = files.resume(table, plan, out)
         log.info("%s: %d of %d runs already done", out, table.resumed, len(plan))
     job = Job(uuid.uuid4().hex, model, dict(params or {}), run_settings, plan.names, parsed,
-              keep_signals=keep == "signals", strict=strict)
+              keep_signals=keep == "signals", strict=strict,
+              model_key=(_model_key(model, params or {}, run_settings) or "")
+              if client is not None else "")
     checkpoints = files.Checkpoints(table, out)
+    worker.adopt(job, source)  # (runs in this thread need not compile it again)
     try:
         with contextlib.closing(_execute(job, plan, table, workers, client, batch_size)) as done:
             for rows in done:
@@ -109,12 +113,30 @@ def _diagram(diagram: Any, trust: Any) -> Diagram:
     top = getattr(getattr(diagram, "top", None), "model", None)  # a DiagramBuilder
     if isinstance(top, Diagram):
         return top
-    if isinstance(diagram, (str, os.PathLike)):
+    if isinstance(diagram, (str, os.PathLike)):  # a file, or an example's name (as the CLI)
         from blocksim.api import load
+        from blocksim.cli import diagram_path
 
-        return load(diagram, trust=trust)
+        return load(diagram_path(os.fspath(diagram)), trust=trust)
     raise BlocksimError(f"sweep needs a diagram file, a Diagram or a DiagramBuilder, got "
                         f"{type(diagram).__name__}")
+
+
+def _model_key(diagram: Diagram, fixed: Mapping[str, Any], settings: Any) -> str | None:
+    """A digest of what a worker compiles (diagram, fixed overrides, settings): a cluster's
+    long-lived workers reuse their compiled model, numba's functions loaded, for a later
+    sweep of the same model (another seed, other ranges). None where the diagram's Python
+    block files could change between sweeps, or it cannot be pickled."""
+    import hashlib
+    import pickle
+
+    if diagram.python:
+        return None
+    try:
+        text = pickle.dumps((diagram, dict(fixed), settings), protocol=4)
+    except Exception:  # (the job cannot travel to Dask either: that fails with its message)
+        return None
+    return "model-" + hashlib.sha256(text).hexdigest()[:32]
 
 
 def _check_names(diagram: Diagram, names: Sequence[str], fixed: Mapping[str, Any]) -> None:

@@ -37,7 +37,7 @@ BATCH_CHUNK = 32  # runs whose models are made, then run, together (`_run_batche
 class Job:
     """Everything a worker needs to run the runs of one sweep (sent once per worker)."""
 
-    key: str  # unique per sweep: a worker's compiled model is reused while it matches
+    key: str  # unique per sweep (Dask scatters the job under it)
     diagram: Diagram
     fixed: Mapping[str, Any]
     settings: SimulationSettings
@@ -45,6 +45,9 @@ class Job:
     metrics: tuple[Metric, ...]
     keep_signals: bool = False
     strict: bool = False
+    # A worker's compiled model is reused while this matches: sweeps on Dask of one
+    # diagram, overrides and settings share it (`api._model_key`); else `key`.
+    model_key: str = ""
 
 
 @dataclass
@@ -68,10 +71,15 @@ _stop: Callable[[], bool] | None = None
 def source_for(job: Job) -> ModelSource:
     """The job's compiled model source, built once per process (the last job's kept)."""
     key, source = getattr(_local, "source", (None, None))
-    if key != job.key:
+    if key != (job.model_key or job.key):
         source = ModelSource(job.diagram, job.fixed, job.settings)
-        _local.source = (job.key, source)
+        _local.source = (job.model_key or job.key, source)
     return source
+
+
+def adopt(job: Job, source: ModelSource) -> None:
+    """Runs of `job` in this thread use `source` (the caller compiled it for the job)."""
+    _local.source = (job.model_key or job.key, source)
 
 
 def run_one(job: Job, index: int, values: Sequence[float],

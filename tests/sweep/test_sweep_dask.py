@@ -54,3 +54,43 @@ def test_the_cli_runs_on_a_scheduler_address(client, tmp_path, capsys):
                           stop=3, workers=1)
     assert out.read_text().splitlines()[1:] == [
         f"{mu!r},finished,{count!r}," for mu, _, count, _ in here.rows.values()]
+
+
+def _count_compiles() -> bool:
+    """(In a worker, through client.run) count the models its sweeps compile."""
+    from blocksim.sweeps import worker
+
+    class Counting(worker.ModelSource):
+        made = 0
+
+        def __init__(self, *args, **kwargs):
+            Counting.made += 1
+            super().__init__(*args, **kwargs)
+
+    worker.ModelSource, worker.COUNTING = Counting, (worker.ModelSource, Counting)
+    return True
+
+
+def _compiles_counted() -> int:
+    from blocksim.sweeps import worker
+
+    worker.ModelSource, counting = worker.COUNTING
+    return counting.made
+
+
+def test_long_lived_workers_reuse_their_model_for_the_next_sweep(client):
+    """A cluster's workers outlive a sweep: another sweep of the same diagram and settings
+    (another seed) compiles nothing on them, and gives the local pool's bits."""
+    kwargs = dict(draws={"mu": "uniform(0.5,0.9)", "v0": "normal(0,1)"}, n=4,
+                  metrics=["count:ball.reset", "time:ball.reset:2"], stop=4, batch_size=1)
+    blocksim.sweep(BALL, client=client, seed=1, **kwargs)  # the model on every worker
+    client.run(_count_compiles)
+    try:
+        again = blocksim.sweep(BALL, client=client, seed=2, **kwargs)
+        other = blocksim.sweep(BALL, client=client, seed=2, params={"beta": 0.0}, **kwargs)
+    finally:
+        made = client.run(_compiles_counted)
+    assert sum(made.values()) <= len(made)  # the first sweep's model reused; `other`: new
+    assert_same_tables(again, blocksim.sweep(BALL, workers=2, seed=2, **kwargs))
+    assert_same_tables(other, blocksim.sweep(BALL, workers=2, seed=2, params={"beta": 0.0},
+                                             **kwargs))

@@ -155,3 +155,11 @@ def _width_diagram() -> blocksim.DiagramBuilder:
     d = blocksim.DiagramBuilder(stop=1, parameters={"n": 2, "k": 1.0})
     d.add("Constant", id="c", value="k*ones(n)").y >> d.add("Output", id="out").u
     return d
+
+
+def test_an_example_is_swept_by_its_name_as_on_the_command_line():
+    kwargs = dict(grid={"mu": [0.5, 0.7]}, metrics=["count:ball.reset"], stop=3.0, workers=1)
+    assert_same_tables(blocksim.sweep("bouncing_ball", **kwargs),
+                       blocksim.sweep(BALL, **kwargs))
+    with pytest.raises(BlocksimError, match="no_such_example: no such file, and no example"):
+        blocksim.sweep("no_such_example", **kwargs)
