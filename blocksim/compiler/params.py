@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import reprlib
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -114,28 +114,27 @@ _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxstring = 3, 6, 60
 
 def _plain_number(prm: Param, value: float, raw: Any) -> float:
     """`resolve_param` of a number for a scalar or vector parameter: the same checks."""
-    if value != value or (not prm.allow_inf and value in (math.inf, -math.inf)):
-        raise _not_finite(prm, raw, value, None)
-    if prm.low is not None and value < prm.low:
-        raise CompileError(f"parameter '{prm.name}' = {_short(raw)} is below its minimum "
-                           f"{prm.low}")
-    if prm.high is not None and value > prm.high:
-        raise CompileError(f"parameter '{prm.name}' = {_short(raw)} is above its maximum "
-                           f"{prm.high}")
-    return value
+    return _bounded(prm, value, raw, lambda: _short(raw), str)
 
 
 def _evaluated_number(prm: Param, value: float, raw: Any) -> float:
     """`resolve_param` of a number an expression gave: `_check_values`'s checks and
     messages without numpy (new values of a sweep's parameters come this way)."""
+    return _bounded(prm, value, raw, lambda: _shown_number(raw, value), "{:g}".format)
+
+
+def _bounded(prm: Param, value: float, raw: Any, shown: Callable[[], str],
+             limit: Callable[[float], str]) -> float:
+    """`value` if finite (or an allowed infinity) and within the parameter's bounds; the
+    messages show the value as `shown()` and a bound as `limit(bound)`."""
     if value != value or (not prm.allow_inf and value in (math.inf, -math.inf)):
         raise _not_finite(prm, raw, value, None)
     if prm.low is not None and value < prm.low:
-        raise CompileError(f"parameter '{prm.name}' = {_shown_number(raw, value)} is below "
-                           f"its minimum {prm.low:g}")
+        raise CompileError(f"parameter '{prm.name}' = {shown()} is below its minimum "
+                           f"{limit(prm.low)}")
     if prm.high is not None and value > prm.high:
-        raise CompileError(f"parameter '{prm.name}' = {_shown_number(raw, value)} is above "
-                           f"its maximum {prm.high:g}")
+        raise CompileError(f"parameter '{prm.name}' = {shown()} is above its maximum "
+                           f"{limit(prm.high)}")
     return value
 
 
