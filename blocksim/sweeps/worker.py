@@ -149,7 +149,8 @@ _CUT = "cut"  # a run the sweep's stop came before, or cut
 def batch_runner(job: Job) -> Any:
     """The compiled batch runner of the job's model in this thread (None: the job's runs
     go one by one: not numba, or the model's runs need Python)."""
-    key = (job.key, _stop is not None)  # watched or not: where the loop pauses
+    # per compiled model (as source_for) and watched or not (where the loop pauses)
+    key = (job.model_key or job.key, _stop is not None)
     found = getattr(_local, "runner", None)
     if found is not None and found[0] == key:
         return found[1]
