@@ -38,18 +38,17 @@ from typing import Callable
 
 import numpy as np
 
-from blocksim.compiler.compiled import CompiledModel, check_run
+from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import after_run, derived, failports, guards, history, \
-    nonfinite
+    nonfinite, run_plan
 from blocksim.engine.arithmetic import describe_arithmetic
-from blocksim.engine.event_iteration import (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN,
-                                             EventIteration)
-from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS, StiffnessTest
+from blocksim.engine.event_iteration import EventIteration
+from blocksim.engine.stiffness import StiffnessTest
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
 from blocksim.engine.notices import notice
 from blocksim.engine.hits import HitSchedule
 from blocksim.engine.results import Event, Recorder, Results
-from blocksim.engine.segment import SMALL, PythonLoop, Segment
+from blocksim.engine.segment import PythonLoop, Segment
 from blocksim.errors import SimulationError, SimulationInterrupted
 from blocksim.model import SimulationSettings
 
@@ -125,12 +124,11 @@ class Simulator(EventIteration):
         is a warning)."""
         self.model = model
         self.settings = s = settings or model.settings
-        check_run(model, s)  # settings given here bypass compile_diagram's checks
-        if model.history and history.max_step(model) < s.max_step:
-            self.settings = s = s.replaced(max_step=history.max_step(model))
-        self.recorder = Recorder([sig.name for sig in model.logged],
-                                 [sig.indices for sig in model.logged])
-        interval = s.output_interval or (s.stop - s.start) / 500
+        # What depends only on the model and the settings (checked there) is made once.
+        self.plan = plan = run_plan.plan_for(model, s)
+        if plan.max_step is not None:  # the history rings bound the step
+            self.settings = s = s.replaced(max_step=plan.max_step)
+        self.recorder = Recorder(plan.names, plan.indices)
         self.progress = progress
         self.should_stop = should_stop
         self.strict = strict
@@ -145,43 +143,38 @@ class Simulator(EventIteration):
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
         # Functions no block writes code for do nothing: not calling them saves a call
         # per event (pre/after) or per pass of the event iteration (update).
-        self._update, self._pre, self._after = (
-            None if name in model.empty else f[name]
-            for name in ("update", "pre_event", "after_event"))
-        self._observe = derived.observe(model)
+        empty = model.empty
+        self._update = None if "update" in empty else f["update"]
+        self._pre = None if "pre_event" in empty else f["pre_event"]
+        self._after = None if "after_event" in empty else f["after_event"]
+        self._observe = plan.observe
         # Zero crossings that move with t or x: only these need the second look-ahead.
-        self._zc_moves = derived.zc_moves(model)
-        self._zc_moves_list = self._zc_moves.tolist()
+        self._zc_moves, self._zc_moves_list = plan.zc_moves, plan.zc_moves_list
         # (t, zero crossings probed one horizon after t) of the last `_signs_after`.
         self.after_values: tuple[float, "list[float] | np.ndarray"] | None = None
         self.native = None
-        backend = s.resolved_backend  # python or numba: check_run saw to it
-        scale = max(abs(s.start), abs(s.stop), s.stop - s.start)
-        # How far past an event the signs are read: far above the roundoff that event
-        # location leaves behind, far below any time scale a model resolves.
-        self.horizon = 64 * math.ulp(scale)
-        self.interval = interval
+        backend = plan.backend  # python or numba: check_run saw to it
+        self.horizon = plan.horizon
+        self.interval = plan.interval
         self.stats = {"steps": 0, "events": 0, "restarts": 0, "nfev": 0, "hits": 0}
         self.guard = guards.ProgressGuard(s.start, s.stop, self.horizon)
         # Sample hits: scheduled on the model's exact clock, handled as time events.
         self.hits = HitSchedule(model, s.start) if model.rates else None
-        self._sample = model.functions["sample"]
+        self._sample = f["sample"]
         # The blocks' next time event after t, from their settled discrete states.
-        self._next_time = model.functions["next_time"] if model.time_events else None
+        self._next_time = f["next_time"] if model.time_events else None
         # Hairer's stiffness test on the explicit solvers (dopri5, dop853).
         self.stiffness = (StiffnessTest(s.stop, guards.stiff_budget(backend == "numba"),
                                         _weakly(self), s.solver)
-                          if s.solver in STIFF_LIMITS else None)
+                          if plan.stiff_test else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
         self.zeno = np.array([-math.inf, 0.0, -math.inf])
-        # (Not with history rings: the lists would copy them at every step.)
-        self._small = model.n_states <= SMALL and model.n_zc <= SMALL and not model.history
+        self._small = plan.small
         if self._small:  # event-time values in lists: see `segment.py`
-            self._deriv_list = derived.list_function(model, "deriv")
-            self._zc_list = derived.list_function(model, "zc")
-        self.event_limits = (MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN * self.horizon)
+            self._deriv_list, self._zc_list = plan.deriv_list, plan.zc_list
+        self.event_limits = plan.event_limits
         # Input histories (transport delays), kept in the run's m by the loop in use.
         self.history = history.History(self) if model.history else None
         if backend == "numba":

@@ -26,7 +26,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, guards
-from blocksim.engine.native import build
+from blocksim.engine.native import build, calls
 from blocksim.engine.native import kernel as nk
 from blocksim.engine.native import layout as nt
 from blocksim.engine.results import Recorder, Results, logged_events
@@ -48,6 +48,12 @@ N_INFO = 12
 # S_STATE values; GUARD: the progress guard is due (Python checks it, then the run goes
 # on or ends DONE as its status says, or runs on the per-run path to fail there).
 NEW, RUNNING, DONE, FALLBACK, FULL, GUARD = range(6)
+
+
+# The set-up and reading of one call, as the per-run path's (`native.calls`), inlined.
+_begin = njit(inline="always")(calls.begin)
+_allow_restarts = njit(inline="always")(calls.allow_restarts)
+_run_done = njit(inline="always")(calls.run_done)
 
 
 def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch, hfl, hup,
@@ -77,17 +83,15 @@ def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch
             SCHED[r, :, :] = sched0
             HITT[r, :] = hit_t0
             ZENO[r, :] = zeno0
-            fpar[nt.F_T], fpar[nt.F_BOUND], fpar[nt.F_STEP] = fpar[nt.F_START], t_stop, 0.0
-            fpar[nt.F_TIME_EVENT] = 1.0 if t_stop == np.inf else 0.0
-            fpar[nt.F_SOURCE_T] = np.inf
-            ipar[nt.I_GRID], ipar[nt.I_RESUME], ipar[nt.I_START] = 1, 0, 1
+            # The first segment: to the stop time, the start settled in the loop.
+            _begin(fpar, ipar, fpar[nt.F_START], t_stop, np.inf, np.inf, 0.0, 1, True)
             info[:] = 0
             info[S_ROW0], info[S_LOG0], info[S_RESTARTS] = cursor[0], cursor[1], 1
             info[S_DUE], info[S_STATE] = guard_due, RUNNING
         if cursor[0] + out_t.size > pool_t.size or cursor[1] + log_t.size > plog_t.size:
             info[S_STATE] = FULL
             break
-        ipar[nt.I_GUARD_LEFT] = info[S_DUE] - (info[S_RESTARTS] - info[S_HITS])
+        _allow_restarts(ipar, info[S_DUE], info[S_RESTARTS], info[S_HITS])
         segment = as_segment_function(segment_at)
         segment(addresses, XW[r], MW[r], Z[r], ZDIR[r], zmove, zc_owner, observed,
                    selection, fpar, ipar, out_t, out_y, x_ev, x_bad, log_t, log_b, log_k,
@@ -115,10 +119,7 @@ def _runs(segment_at, addresses, zmove, zc_owner, observed, selection, trig, hch
         # A grid value Python must look at, or stiffness Python must report: per run.
         python = fpar[nt.F_BAD_T] == fpar[nt.F_BAD_T] or fpar[nt.F_STIFF_T] == fpar[
             nt.F_STIFF_T]
-        t = fpar[nt.F_T]
-        done = status == nt.STOPPED or (status == nt.SETTLED_AT_BOUND and t >= t_stop) or (
-            status == nt.BOUND and t >= t_stop
-            and not (fpar[nt.F_TIME_EVENT] != 0.0 and t >= fpar[nt.F_BOUND]))
+        done = _run_done(status, fpar, t_stop)
         if (done or status == nt.YIELD) and not python and (
                 info[S_RESTARTS] - info[S_HITS] >= info[S_DUE]):
             info[S_STATE] = GUARD  # as after a pause or at the end of the segment

@@ -36,7 +36,7 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.compiler.rates import EXACT_INT
 from blocksim.engine import failports
-from blocksim.engine.native import build, quickload
+from blocksim.engine.native import build, calls, quickload
 from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
@@ -58,7 +58,7 @@ YIELD_UNWATCHED = 25  # with no progress or should_stop: this many times further
 EVENT_ROWS = 4096  # output rows for the limits of events settled in one call of the loop
 LOG_ENTRIES = 4096  # event log entries one call of the loop can hold
 BUFFER_VALUES = 125_000_000  # the output grid of a run is buffered whole: at most 1 GB
-RUNS_KEPT = 8  # settings per model whose loop parameters are kept (`_prepare`)
+RUNS_KEPT = 8  # loop parameters kept per model and settings (`_prepare`)
 
 
 class NativeLoop:
@@ -66,15 +66,16 @@ class NativeLoop:
 
     def __init__(self, compiled: build.Compiled, sim: "Simulator"):
         self.c = compiled
-        model, s = sim.model, sim.settings
+        model = sim.model
         watched = sim.progress is not None or sim.should_stop is not None
         stiffness = sim.stiffness
         # What follows from the model and the settings alone is made once per model and
-        # settings (repeated runs of one model pay only copies of it).
-        key = (s.start, s.stop, s.rtol, s.atol, s.max_step, sim.interval, sim.horizon,
-               sim.event_limits, watched, stiffness and (stiffness.stop, stiffness.budget),
-               YIELD_EVERY, YIELD_WORK, YIELD_UNWATCHED, EVENT_ROWS, LOG_ENTRIES)
-        runs = model.derived.setdefault("native_runs", {})
+        # settings (`run_plan`; repeated runs of one model pay only copies of it). The
+        # key holds what may change between runs of one plan (tests change the budget
+        # and the module's constants).
+        key = (watched, stiffness and stiffness.budget, YIELD_EVERY, YIELD_WORK,
+               YIELD_UNWATCHED, EVENT_ROWS, LOG_ENTRIES)
+        runs = sim.plan.native
         prepared = runs.get(key)
         if prepared is None:
             if len(runs) >= RUNS_KEPT:
@@ -115,11 +116,9 @@ class NativeLoop:
         t_source, or the stop time), settling in the loop what it can; when the loop
         settles time events it goes on past them, each next bound found in the loop."""
         c, fpar, ipar = self.c, self.fpar, self.ipar
-        fpar[nt.F_T], fpar[nt.F_BOUND], fpar[nt.F_STEP] = st.t, t_bound, first_step or 0.0
-        fpar[nt.F_TIME_EVENT], fpar[nt.F_SOURCE_T] = t_bound == t_time, t_source
-        ipar[nt.I_GRID], ipar[nt.I_RESUME] = k_grid, 0
-        if self.handles_start:
-            ipar[nt.I_START], self.handles_start = 1, False
+        calls.begin(fpar, ipar, st.t, t_bound, t_time, t_source, first_step or 0.0, k_grid,
+                    self.handles_start)
+        self.handles_start = False
         hits = sim.hits
         nfev = 0
         while True:
@@ -128,7 +127,7 @@ class NativeLoop:
             if hits is not None and self.timed:
                 self.sched[:, 2] = hits.k
                 self.hit_t[:] = hits.times
-            ipar[nt.I_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
+            calls.allow_restarts(ipar, sim.guard.due, sim.stats["restarts"], sim.stats["hits"])
             nk.segment(c.addresses, st.x, st.m, st.z, self.zdir, c.zmove, c.zc_owner,
                        c.observed, c.selection, fpar, ipar, self.out_t, self.out_y, self.x_ev,
                        self.x_bad, self.log_t, self.log_b, self.log_k, sim.zeno, self.sched,
@@ -154,8 +153,7 @@ class NativeLoop:
                 return Segment(hit, False, k, step, nfev)
             st.t = float(fpar[nt.F_T])
             if status == nt.BOUND:  # the bound may be one the loop found
-                at_event = fpar[nt.F_TIME_EVENT] != 0.0 and st.t >= fpar[nt.F_BOUND]
-                return Segment(None, bool(at_event), k, step, nfev,
+                return Segment(None, bool(calls.at_time_event(fpar)), k, step, nfev,
                                t_source=float(fpar[nt.F_SOURCE_T]))
             if status in (nt.STOPPED, nt.SETTLED_AT_BOUND):
                 return Segment(None, False, k, step, nfev, stopped=status == nt.STOPPED)
