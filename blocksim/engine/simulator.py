@@ -295,7 +295,7 @@ class Simulator(EventIteration):
         start_pending = self.native is not None and self.native.handles_start
         if not start_pending:
             stopped = self._event(st, init=True)
-        n_grid = int(math.floor((s.stop - s.start) / self.interval + 1e-9))
+        n_grid = self.plan.n_grid
         k_grid = 1
         first_step = None
         while st.t < s.stop and not stopped:

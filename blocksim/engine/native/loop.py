@@ -241,7 +241,7 @@ class _Prepared:
 def _prepare(compiled: build.Compiled, sim: "Simulator", watched: bool) -> _Prepared:
     """The loop's parameters for runs of `sim.model` with `sim`'s settings."""
     model, s = sim.model, sim.settings
-    n_grid = int(math.floor((s.stop - s.start) / sim.interval + 1e-9))
+    n_grid = sim.plan.n_grid
     rows = n_grid + 2 + (EVENT_ROWS if compiled.events else 0)
     # The parameters that stay the same for every call of the loop in this run.
     max_passes, zeno_events, zeno_span = sim.event_limits
