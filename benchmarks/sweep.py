@@ -19,9 +19,10 @@ On a shared machine one sweep's wall time says little (the pool alone moved 30 %
 two sweeps of one run), so the 2-worker pool and the Dask variants (VARIANTS: running
 clusters with Dask's default configuration and with the workers' profiler off, and a fresh
 cluster) run in interleaved rounds; each is compared with the pool's sweep of its own
-round, and medians, ranges and CPU times (workers' and caller's) are printed. The pool runs
-in a new process without threads (in this one Dask's threads would make it start its
-workers from a fork server). The fresh cluster's construction (LocalCluster + Client) is
+round, and medians, ranges and CPU times (workers' and caller's) are printed. Each runs in
+a process of its own: a pool started from a process with Dask's threads would start its
+workers from a fork server, and a LocalCluster's scheduler and nannies run (and spend CPU)
+in the process that made it. The fresh cluster's construction (LocalCluster + Client) is
 timed apart from its sweep, and their sum compared with the pool too: the unflattering
 number, dominated by starting worker processes (spawn, import distributed, then blocksim
 and numba in their first task), which the pool's forked workers do not pay.
@@ -32,11 +33,13 @@ import argparse
 import functools
 import hashlib
 import json
+import logging
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -76,7 +79,7 @@ def _children_cpu() -> float:
 
 
 def pool_in_child(n: int, seed: int) -> dict[str, Any]:
-    """(In a new Python process, `--pool-child`) one 2-worker sweep on the local pool,
+    """(In a new Python process, `--child pool`) one 2-worker sweep on the local pool,
     after a 1-run sweep in that process (the model's functions loaded, as in a process that
     swept before): its wall time, the CPU time of the process and its workers, the bits."""
     timed_sweep(1, seed + 1, backend="numba", workers=1)
@@ -87,14 +90,57 @@ def pool_in_child(n: int, seed: int) -> dict[str, Any]:
             "bits": digest(table)}
 
 
-def _pool_round(n: int, seed: int) -> dict[str, Any]:
-    """pool_in_child, run in a new process: this one runs Dask's threads, and a pool started
-    from a process with threads would use a fork server (see blocksim.sweeps.executors)."""
-    done = subprocess.run([sys.executable, __file__, "--pool-child", "--n", str(n), "--seed",
-                           str(seed)], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"the pool's process failed:\n{done.stderr}")
+def _in_child(*args: str) -> dict[str, Any]:
+    """One measurement in a new Python process (`--child ...`), its result."""
+    with tempfile.TemporaryFile("w+") as errors:
+        done = subprocess.run([sys.executable, __file__, *args], stdout=subprocess.PIPE,
+                              stderr=errors, text=True, check=False)
+        if done.returncode != 0:
+            errors.seek(0)
+            raise RuntimeError(f"benchmark process {args} failed:\n{errors.read()[-3000:]}")
     return json.loads(done.stdout.splitlines()[-1])
+
+
+class _ClusterProcess:
+    """A running LocalCluster in a process of its own (`--child running`), which sweeps
+    when asked: its scheduler's and nannies' CPU time (in that process) is its own, not
+    mixed with another cluster's, and this process keeps no Dask threads."""
+
+    def __init__(self, n: int, seed: int, profiler: bool):
+        self.errors = tempfile.TemporaryFile("w+")
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--child", "running", "--n", str(n), "--seed",
+             str(seed)] + ([] if profiler else ["--no-profiler"]),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True)
+        self._answer()  # warmed up
+
+    def sweep(self, n: int, seed: int) -> dict[str, Any]:
+        self.process.stdin.write(f"{n} {seed}\n")
+        self.process.stdin.flush()
+        return self._answer()
+
+    def _answer(self) -> dict[str, Any]:
+        line = self.process.stdout.readline()
+        if not line:
+            self.errors.seek(0)
+            raise RuntimeError(f"the cluster's process failed:\n{self.errors.read()[-3000:]}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+        self.errors.close()
+
+
+def _cluster_child(n: int, seed: int, profiler: bool) -> None:
+    """(`--child running`) A warmed running cluster, sweeping `N SEED` read from stdin."""
+    cluster, client = _running_cluster(n, seed, profiler)
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        count, seed_ = (int(v) for v in line.split())
+        print(json.dumps(_dask_round(client, count, seed_)), flush=True)
+    client.close()
+    cluster.close()
 
 
 def _process_cpu(processes: list[Any]) -> float:
@@ -129,7 +175,9 @@ def _local_cluster(profiler: bool = True) -> tuple[Any, Any]:
 def _fresh_round(n: int, seed: int) -> dict[str, Any]:
     """A new LocalCluster: its construction (LocalCluster(...) and Client: worker processes
     spawned, distributed imported) timed apart, then one sweep on its just-started workers
-    (whose first task imports blocksim and numba and loads the model: in the sweep)."""
+    (whose first task imports blocksim and numba and loads the model: in the sweep). As
+    in pool_in_child, this process first sweeps once on its own (its model loaded)."""
+    timed_sweep(1, seed + 1, backend="numba", workers=1)
     started = time.perf_counter()
     cluster, client = _local_cluster()
     start = time.perf_counter() - started
@@ -179,16 +227,17 @@ def numba_cases(n: int, seed: int, dask: bool, rounds: int = ROUNDS) -> dict[str
     found["counts"], bits = one.counts(), digest(one)
     print(f"  local, 1 worker (in this process, once): {found['one']:.2f} s "
           f"({1e3 * found['one'] / n:.2f} ms a run)  {found['counts']}")
-    clusters = []
-    measures = {"two": lambda: _pool_round(n, seed)}
+    # Each sweep in a process of its own (the pool's, the fresh cluster's) or its cluster's
+    # (_ClusterProcess): a pool started here would use a fork server if Dask's threads ran
+    # here, and a LocalCluster's scheduler and nannies run in the process that made it.
+    clusters: list[_ClusterProcess] = []
+    options = ("--n", str(n), "--seed", str(seed))
+    measures = {"two": functools.partial(_in_child, "--child", "pool", *options)}
     if dask and _has_dask():
-        import logging
-
-        logging.getLogger("distributed").setLevel(logging.ERROR)  # its shutdown chatter
         for name, profiler in (("dask_running", True), ("dask_quiet", False)):
-            clusters.append(_running_cluster(n, seed, profiler))
-            measures[name] = functools.partial(_dask_round, clusters[-1][1], n, seed)
-        measures["dask_fresh"] = lambda: _fresh_round(n, seed)
+            clusters.append(_ClusterProcess(n, seed, profiler))
+            measures[name] = functools.partial(clusters[-1].sweep, n, seed)
+        measures["dask_fresh"] = functools.partial(_in_child, "--child", "fresh", *options)
     measured: dict[str, list[dict[str, Any]]] = {name: [] for name in measures}
     try:
         for round_ in range(rounds):
@@ -197,8 +246,7 @@ def numba_cases(n: int, seed: int, dask: bool, rounds: int = ROUNDS) -> dict[str
             print(f"  round {round_ + 1}: " + ", ".join(
                 f"{name} {m[-1]['wall']:.2f} s" for name, m in measured.items()), flush=True)
     finally:
-        for cluster, client in clusters:
-            client.close()
+        for cluster in clusters:
             cluster.close()
     pool = measured["two"]
     for name, runs in measured.items():
@@ -386,10 +434,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=ROUNDS,
                         help="interleaved rounds of the pool and Dask")
     parser.add_argument("--no-dask", action="store_true")
-    parser.add_argument("--pool-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["pool", "fresh", "running"],
+                        help=argparse.SUPPRESS)  # (one measurement: see numba_cases)
+    parser.add_argument("--no-profiler", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.pool_child:  # (one round's pool, in a process without threads)
-        print(json.dumps(pool_in_child(args.n, args.seed)))
+    if args.child is not None:
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # its shutdown chatter
+        if args.child == "running":
+            _cluster_child(args.n, args.seed, not args.no_profiler)
+        else:
+            child = pool_in_child if args.child == "pool" else _fresh_round
+            print(json.dumps(child(args.n, args.seed)))
         return
     if args.python_n > 0:
         python_overhead(args.python_n, args.seed)
