@@ -56,7 +56,7 @@ METRICS = ["time:ball.lower limit:1", "count:ball.reset"]
 WARM_UP_RUNS = 200  # the untimed sweeps before the timed ones (disk caches, a cluster's model)
 ROUNDS = 3  # interleaved rounds of the pool and the Dask variants
 # Dask's workers sample the stack of the thread running a task every 10 ms (their
-# statistical profiler): on a numba sweep that costs about a quarter more CPU. A cluster
+# statistical profiler): on a numba sweep of the ball that cost about 30 % more CPU. A cluster
 # kept for sweeps may turn it off; the benchmark measures both.
 DASK_QUIET = {"distributed.worker.profile.enabled": False}
 
@@ -395,7 +395,7 @@ def case_sweep(suite) -> None:
         f"The bouncing ball with mu ~ uniform(0.5, 0.95) and v0 ~ normal(0, 1), 30 s a "
         f"run, metrics the time of rest and the number of bounces (`benchmarks/sweep.py`), "
         f"after an untimed warm-up of {WARM_UP_RUNS} runs (numba's disk cache). The local "
-        f"pool and the Dask variants run in {rounds} interleaved rounds: medians of the "
+        f"pool and the Dask variants run in {rounds} interleaved round(s): medians of the "
         f"sweeps' wall times (their range in brackets) and of their CPU time (the workers' "
         f"and the calling process's: the client, and a LocalCluster's scheduler and "
         f"nannies); overheads are medians of each round's ratio to the pool's sweep of that "
@@ -420,7 +420,8 @@ def case_sweep(suite) -> None:
                 ("dask_fresh", "over_dask_fresh_total", "a fresh cluster, its start included")):
             if key in found:
                 suite.target(f"sweeps: Dask ({what}) within 25 % of the local pool, same bits",
-                             f"{100 * found[key]:+.0f} %",
+                             f"{100 * found[key]:+.0f} % (CPU of the sweep "
+                             f"{100 * found[f'cpu_over_{name}']:+.0f} %)",
                              found[key] < 0.25 and found[f"same_{name}"])
     suite.target("sweeps: Python-backend overhead under 1 ms a run",
                  f"{py['overhead']:.3f} ms", py["overhead"] < 1.0)
