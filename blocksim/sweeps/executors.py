@@ -129,7 +129,12 @@ def dask_client(scheduler: str) -> Any:
 
 def run_dask(job: Job, work: list[Batch], client: Any) -> Iterator[list[Row]]:
     """On a Dask distributed cluster: the job scattered once to every worker, one task per
-    batch; on Ctrl-C the pending tasks are cancelled."""
+    batch; on Ctrl-C the pending tasks are cancelled.
+
+    A cluster kept for sweeps may turn off its workers' statistical profiler
+    (`distributed.worker.profile.enabled: false`): it samples the task's thread every
+    10 ms, which made a numba sweep of the ball cost about 30 % more CPU (benchmarks/sweep.py).
+    """
     from distributed import as_completed
 
     shared = client.scatter(job, broadcast=True)
