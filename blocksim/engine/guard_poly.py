@@ -157,39 +157,48 @@ def state_poly(x0: float, a: float, b: float, c: float, d: float) -> list[float]
     return [x0, a + b, c + d - b, -(c + 2.0 * d), d]
 
 
-def newton_root(c: list[float], sa: float, sb: float) -> float | None:
+def newton_root(c: list[float], sa: float, sb: float, tol: float) -> float | None:
     """A root of the polynomial c in [sa, sb] (its values there differ in sign, by the
-    guard's signs at the ends), by Newton's method kept inside a shrinking bracket; None if
-    the coefficients are not finite."""
+    guard's signs at the ends) to about tol, or None if the coefficients are not finite.
+
+    Each step solves the local quadratic model p + p' d + p'' d^2 / 2 = 0 for its root
+    nearest (Cauchy's method: exact on a parabola, such as a falling ball's height started
+    at its apex, where Newton's method only halves the distance per step), Newton's step
+    where the model has no root, bisection where a step leaves the shrinking bracket."""
     if not all(math.isfinite(a) for a in c):
         return None
     n = len(c)
 
-    def value(s: float) -> tuple[float, float]:
-        p, dp = c[n - 1], 0.0
+    def value(s: float) -> tuple[float, float, float]:
+        p, dp, ddp = c[n - 1], 0.0, 0.0
         for k in range(n - 2, -1, -1):
+            ddp = ddp * s + dp
             dp = dp * s + p
             p = p * s + c[k]
-        return p, dp
+        return p, dp, 2.0 * ddp
 
     fa = value(sa)[0]
     s = sb
     for _ in range(NEWTON_ITERATIONS):
-        p, dp = value(s)
+        p, dp, ddp = value(s)
         if p == 0.0:
             return s
         if (p < 0.0) == (fa < 0.0):
             sa = s
         else:
             sb = s
-        step = p / dp if dp != 0.0 else math.inf
+        disc = dp * dp - 2.0 * p * ddp
+        if disc >= 0.0 and dp != 0.0:
+            step = 2.0 * p / (dp + math.copysign(math.sqrt(disc), dp))
+        else:
+            step = p / dp if dp != 0.0 else math.inf
+        if abs(step) <= tol or sb - sa <= tol:  # converged: the walk takes it from here
+            return min(max(s - step, sa), sb)
         s_new = s - step
         if not sa < s_new < sb:  # outside the bracket (or not finite): bisect it
             s_new = sa + (sb - sa) / 2.0
             if s_new == sa or s_new == sb:
                 return s
-        elif s_new == s or abs(step) <= 2.0 * math.ulp(s):
-            return s_new
         s = s_new
     return s
 
@@ -228,7 +237,8 @@ def estimator(t_old: float, t_new: float, rows: list[tuple[float, ...]],
             if g is None or g.c == previous:
                 return None if g is None else t
             exact = not Poly.branched  # the same polynomial everywhere in the step
-            root = newton_root(g.c, (a - t_old) / h, (b - t_old) / h)
+            root = newton_root(g.c, (a - t_old) / h, (b - t_old) / h,
+                               math.ulp(max(abs(a), abs(b))) / h)  # an ulp of t
             if root is None:
                 return None
             t_root = min(max(t_old + root * h, a), b)
