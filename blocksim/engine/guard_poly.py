@@ -211,10 +211,12 @@ def estimator(t_old: float, t_new: float, rows: list[tuple[float, ...]],
     of the states `columns`; evaluate(t, states) runs the guard with t and the states at
     those indices as Polys."""
     h = t_new - t_old
-    polys = [(k, row, state_poly(*row[:5])) for k, row in zip(columns, rows)]
+    polys: list = []  # (index, row, coefficients) of each state read, made at first use
     width = max(columns) + 1 if columns else 0
 
     def guard_at(t: float) -> Poly | None:
+        if not polys:
+            polys.extend((k, row, state_poly(*row[:5])) for k, row in zip(columns, rows))
         states: list = [0.0] * width
         s = (t - t_old) / h
         s1 = 1.0 - s

@@ -275,7 +275,7 @@ class PythonLoop:
                 prepare()  # the whole state is interpolated at the earliest crossing below
         guard = functools.partial(self._guard, st, stepper, m_=m_, z_=z_, scratch=scratch)
         best_i = idx[0]
-        best_t = ev_mod.locate(*guard(best_i, z_[best_i], t_old, t_new))
+        best_t = ev_mod.locate(*guard(best_i, z_[best_i], t_old, t_new), float(g_new[best_i]))
         x_best, rest = None, idx[1:]
         if many:
             x_best = stepper.dense(best_t)
