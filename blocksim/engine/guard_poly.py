@@ -22,6 +22,9 @@ import math
 from typing import Callable
 
 NEWTON_ITERATIONS = 60
+# A Cauchy step this small (in s, of a step's [0, 1]) leaves an error of the order of its
+# cube, below an ulp of t: the walk of `events.locate` takes the estimate from there.
+CONVERGED = 1e-6
 BRANCH_ROUNDS = 3  # evaluations at successive roots when branches change the polynomial
 
 
@@ -157,44 +160,41 @@ def state_poly(x0: float, a: float, b: float, c: float, d: float) -> list[float]
     return [x0, a + b, c + d - b, -(c + 2.0 * d), d]
 
 
-def newton_root(c: list[float], sa: float, sb: float, tol: float) -> float | None:
-    """A root of the polynomial c in [sa, sb] (its values there differ in sign, by the
-    guard's signs at the ends) to about tol, or None if the coefficients are not finite.
+def newton_root(c: list[float], sa: float, sb: float, tol: float, rising: bool
+                ) -> float | None:
+    """A root of the polynomial c in [sa, sb] (negative at sa and positive at sb if rising,
+    else the reverse: the guard's signs at the ends) to about tol, or None if the
+    coefficients are not finite.
 
     Each step solves the local quadratic model p + p' d + p'' d^2 / 2 = 0 for its root
     nearest (Cauchy's method: exact on a parabola, such as a falling ball's height started
-    at its apex, where Newton's method only halves the distance per step), Newton's step
-    where the model has no root, bisection where a step leaves the shrinking bracket."""
-    if not all(math.isfinite(a) for a in c):
+    at its apex, where Newton's method only halves the distance per step; the error after
+    a step is of the order of its cube), Newton's step where the model has no root,
+    bisection where a step leaves the shrinking bracket."""
+    if not math.isfinite(sum(c)):
         return None
-    n = len(c)
-
-    def value(s: float) -> tuple[float, float, float]:
-        p, dp, ddp = c[n - 1], 0.0, 0.0
-        for k in range(n - 2, -1, -1):
-            ddp = ddp * s + dp
-            dp = dp * s + p
-            p = p * s + c[k]
-        return p, dp, 2.0 * ddp
-
-    fa = value(sa)[0]
+    backwards = c[::-1]
     s = sb
     for _ in range(NEWTON_ITERATIONS):
-        p, dp, ddp = value(s)
+        p = dp = ddp = 0.0
+        for a in backwards:
+            ddp = ddp * s + dp
+            dp = dp * s + p
+            p = p * s + a
         if p == 0.0:
             return s
-        if (p < 0.0) == (fa < 0.0):
-            sa = s
-        else:
+        if (p > 0.0) == rising:
             sb = s
-        disc = dp * dp - 2.0 * p * ddp
+        else:
+            sa = s
+        disc = dp * dp - 4.0 * p * ddp  # ddp is half the second derivative
         if disc >= 0.0 and dp != 0.0:
             step = 2.0 * p / (dp + math.copysign(math.sqrt(disc), dp))
         else:
             step = p / dp if dp != 0.0 else math.inf
-        if abs(step) <= tol or sb - sa <= tol:  # converged: the walk takes it from here
-            return min(max(s - step, sa), sb)
         s_new = s - step
+        if abs(step) <= CONVERGED or sb - sa <= tol:  # the next step would be below tol
+            return min(max(s_new, sa), sb)
         if not sa < s_new < sb:  # outside the bracket (or not finite): bisect it
             s_new = sa + (sb - sa) / 2.0
             if s_new == sa or s_new == sb:
@@ -233,14 +233,16 @@ def estimator(t_old: float, t_new: float, rows: list[tuple[float, ...]],
     def estimate(a: float, b: float) -> float | None:
         if h <= 0.0:
             return None
-        t, previous = b, None
+        t, previous, rising = b, None, None
         for _ in range(BRANCH_ROUNDS):
             g = guard_at(t)
             if g is None or g.c == previous:
                 return None if g is None else t
             exact = not Poly.branched  # the same polynomial everywhere in the step
+            if rising is None:
+                rising = g.v > 0.0  # at b, where the sign has changed
             root = newton_root(g.c, (a - t_old) / h, (b - t_old) / h,
-                               math.ulp(max(abs(a), abs(b))) / h)  # an ulp of t
+                               math.ulp(max(abs(a), abs(b))) / h, rising)  # an ulp of t
             if root is None:
                 return None
             t_root = min(max(t_old + root * h, a), b)

@@ -28,18 +28,18 @@ def test_state_poly_is_the_dense_formula_multiplied_out():
 @pytest.mark.parametrize("height", [10.0, 1e-3, 2.5e-8])
 def test_parabola_started_at_its_vertex(height):
     # A falling ball from its apex: height - 35.8 s^2, root sqrt(height / 35.8).
-    root = newton_root([height, 0.0, -35.8], 0.0, 1.0 if height < 35.8 else 2.0, 1e-18)
+    root = newton_root([height, 0.0, -35.8], 0.0, 1.0 if height < 35.8 else 2.0, 1e-18, False)
     assert root == pytest.approx(math.sqrt(height / 35.8), rel=4e-16)
 
 
 def test_quartic_root_in_the_bracket():
     # (s - 0.3)(s + 1)(s - 2)(s - 3): only 0.3 lies in [0, 1].
     coef = np.polynomial.polynomial.polyfromroots([0.3, -1.0, 2.0, 3.0]).tolist()
-    assert newton_root(coef, 0.0, 1.0, 1e-17) == pytest.approx(0.3, abs=1e-16)
+    assert newton_root(coef, 0.0, 1.0, 1e-17, True) == pytest.approx(0.3, abs=1e-16)
 
 
 def test_not_finite_coefficients_give_no_root():
-    assert newton_root([1.0, math.inf, -1.0], 0.0, 1.0, 1e-17) is None
+    assert newton_root([1.0, math.inf, -1.0], 0.0, 1.0, 1e-17, False) is None
 
 
 def _step():
