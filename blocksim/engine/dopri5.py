@@ -195,14 +195,21 @@ class Dopri5Stepper(Stepper):
         r[3] = h * (D @ K)
         return r
 
-    def _rc(self) -> tuple[np.ndarray, list[tuple[float, ...]] | None]:
-        """The step's dense-output coefficients, and for small systems the same as rows of
-        Python floats (event location evaluates here a dozen times per event: plain float
-        arithmetic beats five numpy operations on tiny arrays)."""
+    def _rc(self) -> tuple[np.ndarray | None, list[tuple[float, ...]] | None]:
+        """The step's dense-output coefficients: for small systems only as rows of Python
+        floats (event location evaluates here a few times per event: plain float
+        arithmetic beats five numpy operations on tiny arrays), else as an array."""
         if self._rcont is None:
-            r = self._coefficients()
-            rows = list(zip(self.x_old.tolist(), *r.tolist())) if r.shape[1] <= SMALL else None
-            self._rcont = (r, rows)
+            if self.x.size > SMALL:
+                self._rcont = (self._coefficients(), None)
+            else:  # `_coefficients`' arithmetic on floats: one numpy call instead of nine
+                h = self.t - self.t_old
+                x0, k0, k6 = self.x_old.tolist(), self.K[0].tolist(), self.K[6].tolist()
+                r0 = [b - a for a, b in zip(x0, self.x.tolist())]
+                r1 = [h * k - a for k, a in zip(k0, r0)]
+                r2 = [a - h * k - b for a, k, b in zip(r0, k6, r1)]
+                r3 = [h * v for v in (D @ self.K).tolist()]
+                self._rcont = (None, list(zip(x0, r0, r1, r2, r3)))  # no array: unused
         return self._rcont
 
     def dense(self, t: float) -> np.ndarray:
@@ -279,7 +286,8 @@ class Dopri5Stepper(Stepper):
         t_arr = np.asarray(ts, dtype=float)
         if self.t - self.t_old <= 0:
             return np.tile(self.x[columns], (len(ts), 1))
-        r = self._rcont[0][:, columns] if self._rcont else self._coefficients(columns)
+        r = (self._rcont[0][:, columns] if self._rcont and self._rcont[0] is not None
+             else self._coefficients(columns))
         s = ((t_arr - self.t_old) / (self.t - self.t_old))[:, None]
         s1 = 1.0 - s
         rows = self.x_old[columns] + s * (r[0] + s1 * (r[1] + s * (r[2] + s1 * r[3])))

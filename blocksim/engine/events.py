@@ -100,16 +100,19 @@ def brent(g: Callable[[float], float], xa: float, xb: float, fa: float, fb: floa
     return xcur
 
 
-def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float:
+def locate(g: Callable[[float], float], z: float, t0: float, t1: float,
+           estimate: Callable[[float, float], float | None] | None = None,
+           g1: float | None = None) -> float:
     """The first float t in (t0, t1] where sign(g(t)) != z, given that it holds at t1.
 
     Brent's method finds the root of the continuous function when the sign at t0 is the
-    latched one; bisection on the sign test covers the rest (a function leaving zero, or a
-    latched sign that roundoff contradicts at t0). Either way the result is made exact by
-    stepping to the first float where the sign has changed.
+    latched one (or `estimate(a, b)`, where it gives one: `guard_poly`); bisection on the
+    sign test covers the rest (a function leaving zero, or a latched sign that roundoff
+    contradicts at t0). Either way the result is made exact by stepping to the first float
+    where the sign has changed. g1: g(t1) where the caller knows it.
     """
     z = float(z)
-    seen: dict[float, float] = {}
+    seen: dict[float, float] = {} if g1 is None else {t1: g1}
 
     def value(t: float) -> float:  # the walk and the bisection revisit points: remember
         v = seen.get(t)
@@ -138,7 +141,10 @@ def locate(g: Callable[[float], float], z: float, t0: float, t1: float) -> float
                 hi, g1 = a, ga
             a = t0 + (hi - t0) / 2.0
         if found:
-            lo, hi = _bracket(changed, brent(value, a, hi, ga, g1), t0, hi)
+            root = estimate(a, hi) if estimate is not None else None
+            if root is None:
+                root = brent(value, a, hi, ga, g1)
+            lo, hi = _bracket(changed, root, t0, hi)
     # Bisection on the sign test until the bracket is two adjacent floats.
     if lo > t0 and changed(lo):
         lo = t0

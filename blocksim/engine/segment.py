@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from blocksim.engine import derived, events as ev_mod
+from blocksim.engine import derived, events as ev_mod, guard_poly
 from blocksim.engine.dop853 import Dop853Stepper
 from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
 from blocksim.engine.warnings_held import repeated_warning
@@ -275,7 +275,7 @@ class PythonLoop:
                 prepare()  # the whole state is interpolated at the earliest crossing below
         guard = functools.partial(self._guard, st, stepper, m_=m_, z_=z_, scratch=scratch)
         best_i = idx[0]
-        best_t = ev_mod.locate(guard(best_i), z_[best_i], t_old, t_new)
+        best_t = ev_mod.locate(*guard(best_i, z_[best_i], t_old, t_new), float(g_new[best_i]))
         x_best, rest = None, idx[1:]
         if many:
             x_best = stepper.dense(best_t)
@@ -286,10 +286,14 @@ class PythonLoop:
             else:
                 rest = [i for i in rest if ev_mod.sign(at_best[i]) != z_[i]]
         for i in rest:
-            g = guard(i)
+            g, *where = guard(i, z_[i], t_old, best_t)
             if ev_mod.sign(g(best_t)) == z_[i]:
                 continue  # crosses after the earliest crossing found so far
-            t_i = ev_mod.locate(g, z_[i], t_old, best_t)
+            before = math.nextafter(best_t, -math.inf)
+            if before <= t_old or ev_mod.sign(g(before)) == z_[i]:
+                t_i = best_t  # changes sign there too (a tie: the same guard value)
+            else:
+                t_i = ev_mod.locate(g, *where)
             if t_i < best_t or (t_i == best_t and i < best_i):
                 best_t, best_i, x_best = t_i, i, None
         located = [(model.zc_owner[best_i], "state")]
@@ -299,20 +303,28 @@ class PythonLoop:
             return (best_t, stepper.solve_to(best_t), located), s_new
         return (best_t, stepper.dense(best_t) if x_best is None else x_best, located), s_new
 
-    def _guard(self, st: "RunState", stepper, i: int, m_: list, z_: list,
-               scratch: list[float]) -> Callable[[float], float]:
-        """g_i(t) on the step's dense output, interpolating only the states it reads when
-        the stepper can (dopri5), all of them otherwise."""
+    def _guard(self, st: "RunState", stepper, i: int, z_i: float, t0: float, t1: float,
+               m_: list, z_: list, scratch: list[float]) -> tuple:
+        """`events.locate`'s arguments for crossing i in (t0, t1]: g_i(t) on the step's
+        dense output, interpolating only the states it reads when the stepper can (dopri5;
+        then with an estimate from the guard as a polynomial, `guard_poly`), all of them
+        otherwise."""
         model = self.sim.model
         g_i = derived.zc_component(model, i)
         columns = derived.zc_component_states(model, i)
         dense_into = getattr(stepper, "dense_into", None)
+        estimate = None
         if columns is not None and dense_into is not None:
             rows = stepper.column_rows(columns)
 
             def states(t: float) -> list[float]:
                 dense_into(t, columns, rows, scratch)
                 return scratch
+
+            if columns:
+                estimate = guard_poly.estimator(
+                    stepper.t_old, stepper.t, rows, columns,
+                    lambda t, x_: g_i(t, x_, m_, z_))
         else:
             states = stepper.dense_list
         zc, m, z = self.sim._zc, st.m, st.z
@@ -323,7 +335,7 @@ class PythonLoop:
             except (ArithmeticError, ValueError):
                 zc(t, stepper.dense(t), m, z)  # the same failure, naming the block
                 raise
-        return g
+        return g, z_i, t0, t1, estimate
 
     @staticmethod
     def _by_estimate(idx: list[int], g_old: "list[float] | np.ndarray",

@@ -420,11 +420,15 @@ def _segment(fns, x, m, z, zdir, zmove, zc_owner, observed, selection, fpar, ipa
                                                 rc, m, z, xd, g, S), i
                         elif changed(zc, i, zi, t_hit, t, t_new, h, x, x_new, rc, m, z, xd,
                                      g, S):
-                            # Only a crossing before the earliest one so far matters.
-                            ti = locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m, z,
-                                        xd, g, S)
-                            if ti < t_hit:
-                                t_hit, hit = ti, i
+                            # Only a crossing before the earliest one so far matters: not
+                            # one whose sign changes there too (a tie), as in `segment.py`.
+                            before = np.nextafter(t_hit, -np.inf)
+                            if before > t and changed(zc, i, zi, before, t, t_new, h, x, x_new,
+                                                      rc, m, z, xd, g, S):
+                                ti = locate(zc, i, zi, t, t_hit, t, t_new, h, x, x_new, rc, m,
+                                            z, xd, g, S)
+                                if ti < t_hit:
+                                    t_hit, hit = ti, i
             t_end = t_hit if hit >= 0 else t_new
             time_event = hit < 0 and t_new >= t_bound and bound_is_event
             near = t_end - 4.0 * ulp(t_end) if hit >= 0 or time_event else np.inf
