@@ -19,6 +19,7 @@ division by a state, a math function) is not a polynomial: the caller falls back
 from __future__ import annotations
 
 import math
+import threading
 from typing import Callable
 
 NEWTON_ITERATIONS = 60
@@ -26,6 +27,11 @@ NEWTON_ITERATIONS = 60
 # cube, below an ulp of t: the walk of `events.locate` takes the estimate from there.
 CONVERGED = 1e-6
 BRANCH_ROUNDS = 3  # evaluations at successive roots when branches change the polynomial
+
+
+# Whether a comparison chose a branch during this thread's current evaluation (per thread:
+# the editor and sweeps run simulations on several threads at once).
+_branch = threading.local()
 
 
 class NotPolynomial(TypeError):
@@ -37,7 +43,6 @@ class Poly:
     power first). Comparisons read v and note that the polynomial holds only near it."""
 
     __slots__ = ("v", "c")
-    branched = False  # set on the class by a comparison; reset per evaluation
 
     def __init__(self, v: float, c: list[float]):
         self.v, self.c = v, c
@@ -101,11 +106,11 @@ class Poly:
         return self
 
     def __abs__(self):
-        Poly.branched = True
+        _branch.chose = True
         return -self if self.v < 0.0 else self
 
     def _cmp(self, other) -> float:
-        Poly.branched = True
+        _branch.chose = True
         if isinstance(other, Poly):
             return other.v
         if isinstance(other, (int, float)):
@@ -223,7 +228,7 @@ def estimator(t_old: float, t_new: float, rows: list[tuple[float, ...]],
         for k, (x0, a, b, c, d, x1), coef in polys:
             v = x1 if t == t_new else x0 + s * (a + s1 * (b + s * (c + s1 * d)))
             states[k] = Poly(v, coef)
-        Poly.branched = False
+        _branch.chose = False
         try:
             g = evaluate(Poly(t, [t_old, h]), states)
         except (TypeError, ArithmeticError, ValueError):
@@ -238,7 +243,7 @@ def estimator(t_old: float, t_new: float, rows: list[tuple[float, ...]],
             g = guard_at(t)
             if g is None or g.c == previous:
                 return None if g is None else t
-            exact = not Poly.branched  # the same polynomial everywhere in the step
+            exact = not _branch.chose  # the same polynomial everywhere in the step
             if rising is None:
                 rising = g.v > 0.0  # at b, where the sign has changed
             root = newton_root(g.c, (a - t_old) / h, (b - t_old) / h,
