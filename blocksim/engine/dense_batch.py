@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 SMALL_BATCH = 2048  # up to this many values, the rows are `dense`'s Horner scheme
 VIEW_SHARE = 2  # kept states that are a run of at least 1/VIEW_SHARE of x: held as views
+# Up to this many states, a step's whole x and stages are kept (references to x, one plain
+# copy of the stages) and the logged columns picked at `take`: cheaper per step than
+# picking a few scattered columns, and at most 256 steps * 8 rows * 8 B * this = 2 MB.
+WHOLE_STATES = 128
 
 
 class DenseBatch:
@@ -43,8 +47,8 @@ class DenseBatch:
                                            else np.array(unique, dtype=np.intp))
         # A wide run of x is kept as a view of the stepper's array (no copy); a narrow one
         # is copied, so that a batch does not hold hundreds of whole large states.
-        self._x_views = contiguous and VIEW_SHARE * len(unique) >= n_states
-        self._all_stages = contiguous and len(unique) == n_states  # K copied whole
+        self._whole = n_states <= WHOLE_STATES or (contiguous and len(unique) == n_states)
+        self._x_views = self._whole or (contiguous and VIEW_SHARE * len(unique) >= n_states)
         position = {state: k for k, state in enumerate(unique)}
         order = [position[c] for c in columns]
         self._order = (None if order == list(range(len(unique)))
@@ -71,6 +75,11 @@ class DenseBatch:
         self._t0.append(stepper.t_old)
         self._t1.append(stepper.t)
         kept = self._kept
+        if self._whole:
+            self._x0.append(stepper.x_old)
+            self._x1.append(stepper.x)
+            self._k.append(stepper.K.copy())
+            return
         if self._x_views:
             self._x0.append(stepper.x_old[kept])
             self._x1.append(stepper.x[kept])
@@ -80,9 +89,7 @@ class DenseBatch:
         else:
             self._x0.append(stepper.x_old.take(kept))
             self._x1.append(stepper.x.take(kept))
-        if self._all_stages:
-            self._k.append(stepper.K.copy())
-        elif isinstance(kept, slice):
+        if isinstance(kept, slice):
             self._k.append(stepper.K[:, kept].copy())
         else:
             self._k.append(stepper.K.take(kept, axis=1))
@@ -113,6 +120,12 @@ class DenseBatch:
         t0, t1 = np.array(self._t0), np.array(self._t1)
         h = t1 - t0
         x0, x1, K = np.array(self._x0), np.array(self._x1), np.array(self._k)
+        if self._whole and x0.shape[1] != self._width:  # the logged states of whole ones
+            kept = self._kept
+            if isinstance(kept, slice):  # K contiguous: einsum's rounding follows layout
+                x0, x1, K = x0[:, kept], x1[:, kept], np.ascontiguousarray(K[:, :, kept])
+            else:
+                x0, x1, K = x0.take(kept, axis=1), x1.take(kept, axis=1), K.take(kept, axis=2)
         hc = h[:, None]
         r0 = x1 - x0
         r1 = hc * K[:, 0] - r0
