@@ -78,23 +78,27 @@ def test_dopri5_rejects_steps_and_lands_on_the_bound():
 
 
 def test_dense_batch_gives_the_rows_of_dense_output():
-    from blocksim.engine.dopri5 import DenseBatch
+    from blocksim.engine.dense_batch import DenseBatch
 
     def osc(t, x):
         return np.array([x[1], -x[0], -0.5 * x[2]])
 
     stepper = Dopri5Stepper(osc, 0.0, np.array([1.0, 0.0, 2.0]), 20.0, 1e-8, 1e-10, math.inf,
                             None)
-    batch, expected = DenseBatch([2, 0]), []
+    interval = 0.0625  # several grid points per step; 20.0 is one of them exactly
+    batch, expected, k = DenseBatch([2, 0, 2], 3, 0.0, interval), [], 1
     while stepper.t < 20.0:
         stepper.step()
-        times = np.linspace(stepper.t_old, stepper.t, 4)[1:]  # the last one: the step end
-        batch.add(stepper, times)
-        expected += [stepper.dense(t)[[2, 0]] for t in times]
+        last = int(stepper.t / interval)
+        if last >= k:
+            batch.add(stepper, k, last)
+            expected += [stepper.dense(j * interval)[[2, 0, 2]] for j in range(k, last + 1)]
+            k = last + 1
     times, rows = batch.take()
-    assert len(times) == len(expected) and len(batch) == 0
+    assert len(batch) == 0
+    np.testing.assert_array_equal(times, np.arange(1, k) * interval)
     np.testing.assert_allclose(rows, np.array(expected), rtol=1e-14, atol=1e-15)
-    assert rows[-1].tolist() == stepper.x[[2, 0]].tolist()  # exactly the state at step ends
+    assert rows[-1].tolist() == stepper.x[[2, 0, 2]].tolist()  # exactly the state at the end
 
 
 def test_progress_sees_the_rows_so_far():

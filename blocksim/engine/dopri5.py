@@ -44,6 +44,8 @@ D = np.array([-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799,
               -1453857185 / 822651844, 69997945 / 29380423])
 
 _A_ROWS = [np.ascontiguousarray(A[s, :s]) for s in range(6)]  # stage s: weights of K[:s]
+# The nodes as Python floats: t + c * h in float arithmetic, not through numpy scalars.
+_C_FLOATS = tuple(C.tolist())
 
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 # A step that would end within this many ulps of the bound ends on it: t + (t_bound - t)
@@ -53,7 +55,6 @@ BOUND_ULPS = 4
 ERROR_EXPONENT = -1 / 5  # 1 / (order of the embedded error estimate + 1)
 RTOL_FLOOR = 100 * np.finfo(float).eps  # as scipy: a smaller rtol cannot be honoured
 SMALL = 12  # up to this many states, dense output is evaluated in float arithmetic
-SMALL_BATCH = 2048  # up to this many values, DenseBatch evaluates `dense`'s Horner scheme
 STIFF_LIMIT = LIMITS["dopri5"]  # h*lambda at the edge of the stability region
 
 
@@ -146,7 +147,7 @@ class Dopri5Stepper(Stepper):
                 xs = np.dot(_A_ROWS[s], heads[s])
                 xs *= h
                 xs += x
-                K[s] = fun(t + C[s] * h, xs)
+                K[s] = fun(t + _C_FLOATS[s] * h, xs)
             x_new = np.dot(B, heads[6])
             x_new *= h
             x_new += x
@@ -299,92 +300,3 @@ class Dopri5Stepper(Stepper):
     @property
     def nfev(self) -> int:
         return self.evals
-
-
-class DenseBatch:
-    """Output-grid rows of many steps, interpolated in one pass when they are needed.
-
-    A model that logs states needs, per step, a few interpolated values; evaluating them step
-    by step costs some thirty numpy calls per step, more than the step's own arithmetic when
-    the model is vectorised. The batch keeps each step's values of the logged states (each
-    state once, however many signals log it) and, when taken, computes the interpolation
-    coefficients once per step and evaluates every row at once, with `dense`'s formula.
-    """
-
-    def __init__(self, columns: list[int]):
-        self.columns = columns
-        unique = sorted(set(columns))
-        # The states kept: a slice when they are a run of consecutive states (no copy by
-        # fancy indexing per step); rows are put back in `columns`' order at the end.
-        contiguous = bool(unique) and unique[-1] - unique[0] + 1 == len(unique)
-        self._kept: "slice | list[int]" = (slice(unique[0], unique[-1] + 1) if contiguous
-                                           else unique)
-        position = {state: k for k, state in enumerate(unique)}
-        order = [position[c] for c in columns]
-        self._order = None if order == list(range(len(unique))) else order
-        self._clear()
-
-    def _clear(self) -> None:
-        self._times: list[np.ndarray] = []
-        self._steps: list[tuple[float, float, float]] = []
-        self._x0: list[np.ndarray] = []
-        self._x1: list[np.ndarray] = []
-        self._k: list[np.ndarray] = []
-
-    def __len__(self) -> int:
-        return len(self._times)
-
-    def add(self, stepper: Dopri5Stepper, times: np.ndarray) -> None:
-        """Grid times inside the stepper's last step (copies what it will overwrite)."""
-        c = self._kept
-        self._times.append(times)
-        self._steps.append((stepper.t_old, stepper.t, stepper.t - stepper.t_old))
-        if isinstance(c, slice):  # views: copied (the stages are reused by the next step)
-            self._x0.append(stepper.x_old[c].copy())
-            self._x1.append(stepper.x[c].copy())
-            self._k.append(stepper.K[:, c].copy())
-        else:
-            self._x0.append(stepper.x_old[c])
-            self._x1.append(stepper.x[c])
-            self._k.append(stepper.K[:, c])
-
-    def take(self) -> tuple[np.ndarray, np.ndarray]:
-        """(times, rows) of everything added since the last call, in order.
-
-        Hairer's CONTD5 coefficients are computed once per step, for all steps at once (as
-        `_coefficients`). A small batch (a segment between two events) gathers them per row
-        and evaluates `dense`'s Horner scheme; a large one evaluates each step's rows as one
-        small matrix product of the powers [1, s, s s1, s^2 s1, s^2 s1^2] (s1 = 1 - s) with
-        them, `dense`'s polynomial multiplied out, equal to it to rounding: gathering every
-        coefficient for every row cost more than the run's steps when a model logs a
-        hundred states."""
-        counts = [len(t) for t in self._times]
-        times = np.concatenate(self._times)
-        t0, t1, h = (np.array(col) for col in zip(*self._steps))
-        x0, x1, K = np.array(self._x0), np.array(self._x1), np.array(self._k)
-        hc = h[:, None]
-        r0 = x1 - x0
-        r1 = hc * K[:, 0] - r0
-        r2 = r0 - hc * K[:, 6] - r1
-        r3 = hc * np.einsum("r,nrc->nc", D, K)
-        step = np.repeat(np.arange(len(counts)), counts)  # each row's step
-        s = (times - t0[step]) / h[step]
-        s1 = 1.0 - s
-        if times.size * x0.shape[1] <= SMALL_BATCH:
-            s, s1 = s[:, None], s1[:, None]
-            rows = x0[step] + s * (r0[step] + s1 * (r1[step] + s * (r2[step] + s1 * r3[step])))
-        else:
-            coef = np.stack([x0, r0, r1, r2, r3], axis=1)  # (steps, 5, columns)
-            s_s1 = s * s1
-            powers = np.stack([np.ones_like(s), s, s_s1, s * s_s1, s_s1 * s_s1], axis=1)
-            rows = np.empty((len(times), x0.shape[1]))
-            start = 0
-            for k, count in enumerate(counts):
-                np.matmul(powers[start:start + count], coef[k], out=rows[start:start + count])
-                start += count
-        at_end = times == t1[step]
-        rows[at_end] = x1[step[at_end]]  # exactly the state at a step's end
-        if self._order is not None:
-            rows = rows[:, self._order]
-        self._clear()
-        return times, rows

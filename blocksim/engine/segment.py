@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from blocksim.engine import derived, events as ev_mod, guard_poly
+from blocksim.engine.dense_batch import DenseBatch
 from blocksim.engine.dop853 import Dop853Stepper
-from blocksim.engine.dopri5 import DenseBatch, Dopri5Stepper
+from blocksim.engine.dopri5 import Dopri5Stepper
 from blocksim.engine.warnings_held import repeated_warning
 from blocksim.errors import SimulationError
 from blocksim.engine.steppers import (FIXED, AdaptiveStepper, FixedStepper, NoStateStepper,
@@ -88,8 +89,11 @@ class PythonLoop:
             stepper = self._stepper(st, t_bound, first_step)
         except StepFailure as exc:  # an implicit solver's first Jacobian, not finite
             raise self._failure(exc, st, st.t, st.x) from None
-        batch = (DenseBatch(self.selection) if self.selection is not None
-                 and isinstance(stepper, Dopri5Stepper) else None)
+        sim = self.sim
+        batch = (DenseBatch(self.selection, sim.model.n_states, sim.settings.start,
+                            sim.interval)
+                 if self.selection is not None and isinstance(stepper, Dopri5Stepper)
+                 else None)
         try:
             return self._steps(stepper, batch, st, t_bound, t_time, k_grid, n_grid)
         finally:
@@ -136,13 +140,13 @@ class PythonLoop:
             # Grid points up to the step end; one at an event instant is the event's rows.
             k_end = self._last_grid_point(k_grid, n_grid, t_end, bool(hit or time_event))
             if k_end >= k_grid:
-                grid = s.start + np.arange(k_grid, k_end + 1) * sim.interval
                 if batch is not None:
-                    batch.add(stepper, grid)
+                    batch.add(stepper, k_grid, k_end)
                     if len(batch) >= BATCH_STEPS:
                         self._flush(batch)
                 else:
-                    self._grid(grid, stepper, st)
+                    self._grid(s.start + np.arange(k_grid, k_end + 1) * sim.interval,
+                               stepper, st)
                 k_grid = k_end + 1
             if hit:
                 return Segment(hit, False, k_grid, stepper.last_step, stepper.nfev)
@@ -163,16 +167,18 @@ class PythonLoop:
         lies up to t_end, short of it by 4 ulp at an event (a grid point within roundoff of
         an event is the event's two rows). From an estimate, corrected by the exact test."""
         start, interval = self.sim.settings.start, self.sim.interval
+        # The test, written out in both loops (once per step: no closure made per call).
         limit = t_end - 4 * math.ulp(t_end) if at_event else math.inf
-
-        def inside(j: int) -> bool:
-            tg = start + j * interval
-            return not (tg > t_end or tg >= limit)
-
         k_end = min(n_grid, max(k - 1, int((t_end - start) / interval) + 1))
-        while k_end >= k and not inside(k_end):
+        while k_end >= k:
+            tg = start + k_end * interval
+            if not (tg > t_end or tg >= limit):
+                break
             k_end -= 1
-        while k_end < n_grid and inside(k_end + 1):
+        while k_end < n_grid:
+            tg = start + (k_end + 1) * interval
+            if tg > t_end or tg >= limit:
+                break
             k_end += 1
         return k_end
 
