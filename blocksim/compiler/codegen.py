@@ -19,6 +19,7 @@ import numpy as np
 
 from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import BlockType, Emit, Sizes, lit
+from blocksim.compiler import code_reuse
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
@@ -103,6 +104,7 @@ class Generator:
         # Per block, its recorded code calls (their parameter slots), in order.
         self.calls: dict[str, list[param_slots.SlotCall]] = {}
         self.n_slots = 0
+        self.reuse = code_reuse.CodeReuse()
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -115,9 +117,13 @@ class Generator:
 
     def _code(self, blk: FlatBlock, method: str) -> Any:
         """A block's code lines; a block that cannot write them is named in the error."""
+        emit = self.emits[blk.path]
         try:
-            return self._recorded(blk, method, lambda: getattr(blk.impl, method)(
-                self.emits[blk.path]))
+            if blk.twin is None or emit.loop or emit.resets:
+                return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit))
+            return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit),
+                                  (id(blk.twin), method, code_reuse.emit_shape(emit)),
+                                  code_reuse.emit_names(emit))
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
@@ -125,12 +131,24 @@ class Generator:
             raise CompileError(f"cannot generate code: {type(exc).__name__}: {exc}",
                                block=blk.path, file=self.flat.source) from None
 
-    def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any]) -> Any:
-        """What `make` returns (a block's code), its numbers as new parameter slots."""
+    def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any],
+                  twins: tuple | None = None, names: list[str] | None = None) -> Any:
+        """What `make` returns (a block's code), its numbers as new parameter slots; for
+        a block with twins (`twins`: their kind, `names`: the block's), maybe the code of
+        its kind with its own names (`code_reuse`)."""
         first = self.n_slots
-        with param_slots.Recorder(first) as rec:
-            result = make()
-        values = rec.values
+
+        def record() -> tuple[Any, list[float], list[str]]:
+            with param_slots.Recorder(first) as rec:
+                made = make()
+            return made, rec.values, rec.consts
+
+        if twins is None:
+            result, values, consts = record()
+        else:
+            result, values, consts = self.reuse.code(
+                twins, names, lambda n: [param_slots.PREFIX + str(k)
+                                         for k in range(first, first + n)], record)
         if values:
             namespace = self.namespace
             for k, value in enumerate(values, first):
@@ -139,8 +157,7 @@ class Generator:
         calls = self.calls.get(blk.path)
         if calls is None:
             calls = self.calls[blk.path] = []
-        calls.append(param_slots.SlotCall(method, first, len(values), tuple(rec.consts),
-                                          result))
+        calls.append(param_slots.SlotCall(method, first, len(values), tuple(consts), result))
         return result
 
     def _const(self, value: Any) -> str:
