@@ -79,11 +79,13 @@ class _NotText(Exception):
 
 
 def _fill(shape: Any, names: list[str]) -> Any:
-    if isinstance(shape, _Text):
+    kind = type(shape)
+    if kind is _Text:
         return str.format(shape, *names)
-    if isinstance(shape, list):
-        return [_fill(item, names) for item in shape]
-    if isinstance(shape, tuple):
+    if kind is list:
+        return [str.format(item, *names) if type(item) is _Text else _fill(item, names)
+                for item in shape]
+    if kind is tuple:
         return tuple(_fill(item, names) for item in shape)
     return {k: _fill(v, names) for k, v in shape.items()}
 

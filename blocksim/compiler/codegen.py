@@ -105,6 +105,7 @@ class Generator:
         self.calls: dict[str, list[param_slots.SlotCall]] = {}
         self.n_slots = 0
         self.reuse = code_reuse.CodeReuse()
+        self._kinds: dict[str, tuple] = {}  # per block with twins: its kind and names
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -121,9 +122,12 @@ class Generator:
         try:
             if blk.twin is None or emit.loop or emit.resets:
                 return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit))
+            kind = self._kinds.get(blk.path)
+            if kind is None:
+                kind = self._kinds[blk.path] = (
+                    (id(blk.twin), code_reuse.emit_shape(emit)), code_reuse.emit_names(emit))
             return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit),
-                                  (id(blk.twin), method, code_reuse.emit_shape(emit)),
-                                  code_reuse.emit_names(emit))
+                                  (method, kind[0]), kind[1])
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
