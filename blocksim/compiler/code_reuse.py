@@ -52,7 +52,12 @@ class _Template:
         self.shape = _shape(result, position)
 
     def instantiate(self, names: list[str]) -> Any:
+        """The code with these names (the block's, then its parameter slots')."""
         return _fill(self.shape, names)
+
+    def fill(self, names: list[str], first: int) -> Any:
+        """The code of a block with these names and its parameter slots from `first` on."""
+        return _fill(self.shape, names + slot_names(first, len(self.values)))
 
 
 def _shape(result: Any, position: dict[str, str]) -> Any:
@@ -90,35 +95,41 @@ def _fill(shape: Any, names: list[str]) -> Any:
     return {k: _fill(v, names) for k, v in shape.items()}
 
 
+def slot_names(first: int, n: int) -> list[str]:
+    """The names of n parameter slots from slot `first` on."""
+    return [PREFIX + str(k) for k in range(first, first + n)]
+
+
 class CodeReuse:
     """Templates of the code methods of identical blocks, kept while one model compiles."""
 
     def __init__(self) -> None:
         self._templates: dict[tuple, Any] = {}
 
-    def code(self, key: tuple | None, names: list[str], slot_names: Callable[[int], list[str]],
-             ask: Callable[[], tuple[Any, list[float], tuple]]) -> tuple[Any, list[float], tuple]:
-        """A block's (code, parameter values, array constants): from the template of its
-        kind (`key`; None: none) once one is checked, else by `ask`ing the block.
-        `slot_names(n)` gives the names of the block's next n parameter slots."""
-        entry = self._templates.get(key, _UNSET) if key is not None else _REFUSED
-        if entry is _REFUSED:
-            return ask()
-        if isinstance(entry, _Template) and entry.verified:
-            values = entry.values
-            return entry.instantiate(names + slot_names(len(values))), list(values), ()
+    def ready(self, key: tuple) -> _Template | None:
+        """The template of this kind of block once checked (else ask the block)."""
+        entry = self._templates.get(key)
+        return entry if type(entry) is _Template and entry.verified else None
+
+    def code(self, key: tuple, names: list[str], first: int,
+             ask: Callable[[], tuple[Any, list[float], list[str]]]
+             ) -> tuple[Any, list[float], list[str]]:
+        """A block's (code, parameter values, array constants), by `ask`ing it (its
+        parameter slots from `first` on); the first block of a kind gives the template,
+        the second checks it (see the module docstring)."""
         result, values, consts = ask()
+        entry = self._templates.get(key, _UNSET)
+        if entry is _REFUSED or (type(entry) is _Template and entry.verified):
+            return result, values, consts
         if consts or len(set(names)) < len(names):
             self._templates[key] = _REFUSED
             return result, values, consts
-        own = names + slot_names(len(values))
+        own = names + slot_names(first, len(values))
         if entry is _UNSET:  # the first of its kind: its code becomes the template
             try:
-                template = _Template(result, own, list(values))
+                self._templates[key] = _Template(result, own, list(values))
             except _NotText:
                 self._templates[key] = _REFUSED
-                return result, values, consts
-            self._templates[key] = template
         elif list(values) == entry.values and entry.instantiate(own) == result:
             entry.verified = True  # the second reproduces its own code: use it from now on
         else:

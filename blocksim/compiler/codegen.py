@@ -126,8 +126,14 @@ class Generator:
             if kind is None:
                 kind = self._kinds[blk.path] = (
                     (id(blk.twin), code_reuse.emit_shape(emit)), code_reuse.emit_names(emit))
+            key = (method, kind[0])
+            template = self.reuse.ready(key)
+            if template is not None:  # a twin's code, checked: with this block's names
+                first = self.n_slots
+                return self._keep(blk, method, first, template.fill(kind[1], first),
+                                  template.values, ())
             return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit),
-                                  (method, kind[0]), kind[1])
+                                  key, kind[1])
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
@@ -138,8 +144,8 @@ class Generator:
     def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any],
                   twins: tuple | None = None, names: list[str] | None = None) -> Any:
         """What `make` returns (a block's code), its numbers as new parameter slots; for
-        a block with twins (`twins`: their kind, `names`: the block's), maybe the code of
-        its kind with its own names (`code_reuse`)."""
+        a block with twins (`twins`: their kind, `names`: the block's), its code may
+        become the template of its kind (`code_reuse`)."""
         first = self.n_slots
 
         def record() -> tuple[Any, list[float], list[str]]:
@@ -150,9 +156,12 @@ class Generator:
         if twins is None:
             result, values, consts = record()
         else:
-            result, values, consts = self.reuse.code(
-                twins, names, lambda n: [param_slots.PREFIX + str(k)
-                                         for k in range(first, first + n)], record)
+            result, values, consts = self.reuse.code(twins, names, first, record)
+        return self._keep(blk, method, first, result, values, consts)
+
+    def _keep(self, blk: FlatBlock, method: str, first: int, result: Any,
+              values: list[float], consts: list[str] | tuple[str, ...]) -> Any:
+        """Bind a block's code's parameter slots (from `first`) and keep the call."""
         if values:
             namespace = self.namespace
             for k, value in enumerate(values, first):

@@ -18,11 +18,11 @@ def asked(monkeypatch):
     counter = {"calls": 0}
     original = code_reuse.CodeReuse.code
 
-    def counting(self, key, names, slot_names, ask):
+    def counting(self, key, names, first, ask):
         def ask_counted():
             counter["calls"] += 1
             return ask()
-        return original(self, key, names, slot_names, ask_counted)
+        return original(self, key, names, first, ask_counted)
 
     monkeypatch.setattr(code_reuse.CodeReuse, "code", counting)
     return counter
@@ -32,7 +32,7 @@ def compiled_without_reuse(d, monkeypatch):
     """The model as every block asked for its own code writes it."""
     with monkeypatch.context() as patch:
         patch.setattr(code_reuse.CodeReuse, "code",
-                      lambda self, key, names, slot_names, ask: ask())
+                      lambda self, key, names, first, ask: ask())
         return blocksim.compile(d)
 
 
