@@ -493,6 +493,11 @@ def _propagate_copies(lines: list[tuple[str, int | None]]) -> list[tuple[str, in
         return alias.get(match.group(0), match.group(0))
 
     for line, owner in lines:
+        copy = _COPY.match(line)
+        if copy and copy.group(1) not in alias:  # (its source renamed as a reader would)
+            source = copy.group(2)
+            alias[copy.group(1)] = alias.get(source, source)
+            continue
         if alias:
             line = _SIGNAL_NAME.sub(substitute, line)
         copy = _COPY.match(line)
