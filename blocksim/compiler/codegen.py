@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -106,6 +107,9 @@ class Generator:
         self.n_slots = 0
         self.reuse = code_reuse.CodeReuse()
         self._kinds: dict[str, tuple] = {}  # per block with twins: its kind and names
+        # Twins worth a template: three or more (the first makes it, the second checks it).
+        counts = Counter(id(blk.twin) for blk in flat.blocks if blk.twin is not None)
+        self._many = {twin for twin, n in counts.items() if n >= 3}
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -120,7 +124,7 @@ class Generator:
         """A block's code lines; a block that cannot write them is named in the error."""
         emit = self.emits[blk.path]
         try:
-            if blk.twin is None or emit.loop or emit.resets:
+            if id(blk.twin) not in self._many or emit.loop or emit.resets:
                 return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit))
             kind = self._kinds.get(blk.path)
             if kind is None:
