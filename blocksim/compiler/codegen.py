@@ -110,6 +110,9 @@ class Generator:
         # Twins worth a template: three or more (the first makes it, the second checks it).
         counts = Counter(id(blk.twin) for blk in flat.blocks if blk.twin is not None)
         self._many = {twin for twin, n in counts.items() if n >= 3}
+        # Each output's signal names ("s12", ...), written once for its block and readers.
+        self._signal_names = {endpoint: [f"s{i}" for i in indices]
+                              for endpoint, indices in layout.signal_of.items()}
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -188,11 +191,9 @@ class Generator:
 
     def _emit(self, blk: FlatBlock) -> Emit:
         lay = self.layout
-        u = {}
-        for port in blk.inputs:
-            src = self.flat.drivers[(blk.path, port)]
-            u[port] = [f"s{i}" for i in lay.signal_of[src]]
-        y = {port: [f"s{i}" for i in lay.signal_of[(blk.path, port)]] for port in blk.outputs}
+        names, drivers = self._signal_names, self.flat.drivers
+        u = {port: list(names[drivers[(blk.path, port)]]) for port in blk.inputs}
+        y = {port: list(names[(blk.path, port)]) for port in blk.outputs}
         states, zcs = lay.states[blk.path], lay.zcs[blk.path]
         return Emit(
             p=blk.p, u=u, y=y,
