@@ -45,6 +45,19 @@ class ParameterBudget:
                 block=block, file=self.source)
 
 
+class _Kind(str):
+    """A kind of slot count (as opposed to an output's port name)."""
+
+
+_STATES, _DISCRETE, _ZERO_CROSSINGS = (_Kind("states"), _Kind("discrete states"),
+                                       _Kind("zero crossings"))
+
+
+def _count_name(what: str) -> str:
+    """A slot count as messages name it: "states", "output 'y'"."""
+    return what if isinstance(what, _Kind) else f"output '{what}'"
+
+
 def check_slots(blocks: Iterable[Any], sizes: Mapping[str, Sizes], source: str | None) -> None:
     """Widths must be whole numbers and all slots together within MAX_SIGNALS.
 
@@ -54,20 +67,22 @@ def check_slots(blocks: Iterable[Any], sizes: Mapping[str, Sizes], source: str |
     total, largest = 0, (0, None, None)
     for blk in blocks:
         sz = sizes[blk.path]
-        counts = {f"output '{port}'": w for port, w in sz.outputs.items()}
-        counts.update({"states": sz.states, "discrete states": sz.discrete,
-                       "zero crossings": sz.zero_crossings})
-        for what, n in counts.items():
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                raise CompileError(f"the block type {blk.block_type.name} gives {what} a size "
-                                   f"of {n!r}, not a whole number >= 0", block=blk.path,
-                                   file=source)
+        # (what a count is: an output's port name, else the kind; named only if needed)
+        counts = [*sz.outputs.items(), (_STATES, sz.states), (_DISCRETE, sz.discrete),
+                  (_ZERO_CROSSINGS, sz.zero_crossings)]
+        for what, n in counts:
+            if type(n) is not int and (isinstance(n, bool)
+                                       or not isinstance(n, (int, np.integer))) or n < 0:
+                raise CompileError(f"the block type {blk.block_type.name} gives "
+                                   f"{_count_name(what)} a size of {n!r}, not a whole number "
+                                   f">= 0", block=blk.path, file=source)
             total += int(n)
             if n > largest[0]:
                 largest = (int(n), blk, what)
     if total <= limits.MAX_SIGNALS:
         return
     n, blk, what = largest
+    what = _count_name(what)
     port = what[len("output '"):-1] if what.startswith("output") else None
     raise CompileError(f"{what} needs {n} elements{_param_of_size(blk, n)}; the diagram "
                        f"needs {total} signal and state elements in all, over the limit of "

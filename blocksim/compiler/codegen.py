@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import BlockType, Emit, Sizes, lit
+from blocksim.compiler import code_reuse
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
@@ -103,6 +105,14 @@ class Generator:
         # Per block, its recorded code calls (their parameter slots), in order.
         self.calls: dict[str, list[param_slots.SlotCall]] = {}
         self.n_slots = 0
+        self.reuse = code_reuse.CodeReuse()
+        self._kinds: dict[str, tuple] = {}  # per block with twins: its kind and names
+        # Twins worth a template: three or more (the first makes it, the second checks it).
+        counts = Counter(id(blk.twin) for blk in flat.blocks if blk.twin is not None)
+        self._many = {twin for twin, n in counts.items() if n >= 3}
+        # Each output's signal names ("s12", ...), written once for its block and readers.
+        self._signal_names = {endpoint: [f"s{i}" for i in indices]
+                              for endpoint, indices in layout.signal_of.items()}
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -115,9 +125,22 @@ class Generator:
 
     def _code(self, blk: FlatBlock, method: str) -> Any:
         """A block's code lines; a block that cannot write them is named in the error."""
+        emit = self.emits[blk.path]
         try:
-            return self._recorded(blk, method, lambda: getattr(blk.impl, method)(
-                self.emits[blk.path]))
+            if id(blk.twin) not in self._many or emit.loop or emit.resets:
+                return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit))
+            kind = self._kinds.get(blk.path)
+            if kind is None:
+                kind = self._kinds[blk.path] = (
+                    (id(blk.twin), code_reuse.emit_shape(emit)), code_reuse.emit_names(emit))
+            key = (method, kind[0])
+            template = self.reuse.ready(key)
+            if template is not None:  # a twin's code, checked: with this block's names
+                first = self.n_slots
+                return self._keep(blk, method, first, template.fill(kind[1], first),
+                                  template.values, ())
+            return self._recorded(blk, method, lambda: getattr(blk.impl, method)(emit),
+                                  key, kind[1])
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise CompileError(f"cannot generate code: {exc}", block=blk.path,
                                file=self.flat.source) from None
@@ -125,12 +148,27 @@ class Generator:
             raise CompileError(f"cannot generate code: {type(exc).__name__}: {exc}",
                                block=blk.path, file=self.flat.source) from None
 
-    def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any]) -> Any:
-        """What `make` returns (a block's code), its numbers as new parameter slots."""
+    def _recorded(self, blk: FlatBlock, method: str, make: Callable[[], Any],
+                  twins: tuple | None = None, names: list[str] | None = None) -> Any:
+        """What `make` returns (a block's code), its numbers as new parameter slots; for
+        a block with twins (`twins`: their kind, `names`: the block's), its code may
+        become the template of its kind (`code_reuse`)."""
         first = self.n_slots
-        with param_slots.Recorder(first) as rec:
-            result = make()
-        values = rec.values
+
+        def record() -> tuple[Any, list[float], list[str]]:
+            with param_slots.Recorder(first) as rec:
+                made = make()
+            return made, rec.values, rec.consts
+
+        if twins is None:
+            result, values, consts = record()
+        else:
+            result, values, consts = self.reuse.code(twins, names, first, record)
+        return self._keep(blk, method, first, result, values, consts)
+
+    def _keep(self, blk: FlatBlock, method: str, first: int, result: Any,
+              values: list[float], consts: list[str] | tuple[str, ...]) -> Any:
+        """Bind a block's code's parameter slots (from `first`) and keep the call."""
         if values:
             namespace = self.namespace
             for k, value in enumerate(values, first):
@@ -139,8 +177,7 @@ class Generator:
         calls = self.calls.get(blk.path)
         if calls is None:
             calls = self.calls[blk.path] = []
-        calls.append(param_slots.SlotCall(method, first, len(values), tuple(rec.consts),
-                                          result))
+        calls.append(param_slots.SlotCall(method, first, len(values), tuple(consts), result))
         return result
 
     def _const(self, value: Any) -> str:
@@ -154,11 +191,9 @@ class Generator:
 
     def _emit(self, blk: FlatBlock) -> Emit:
         lay = self.layout
-        u = {}
-        for port in blk.inputs:
-            src = self.flat.drivers[(blk.path, port)]
-            u[port] = [f"s{i}" for i in lay.signal_of[src]]
-        y = {port: [f"s{i}" for i in lay.signal_of[(blk.path, port)]] for port in blk.outputs}
+        names, drivers = self._signal_names, self.flat.drivers
+        u = {port: list(names[drivers[(blk.path, port)]]) for port in blk.inputs}
+        y = {port: list(names[(blk.path, port)]) for port in blk.outputs}
         states, zcs = lay.states[blk.path], lay.zcs[blk.path]
         return Emit(
             p=blk.p, u=u, y=y,
@@ -463,6 +498,11 @@ def _propagate_copies(lines: list[tuple[str, int | None]]) -> list[tuple[str, in
         return alias.get(match.group(0), match.group(0))
 
     for line, owner in lines:
+        copy = _COPY.match(line)
+        if copy and copy.group(1) not in alias:  # (its source renamed as a reader would)
+            source = copy.group(2)
+            alias[copy.group(1)] = alias.get(source, source)
+            continue
         if alias:
             line = _SIGNAL_NAME.sub(substitute, line)
         copy = _COPY.match(line)

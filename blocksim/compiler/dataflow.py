@@ -105,7 +105,7 @@ def _simple(line: str, owner: int | None) -> Statement | None:
     if match is None:
         return None
     target, index, value = match.groups()
-    if _NOT_SIMPLE.search(value):
+    if ("=" in value or "lambda" in value or "for" in value) and _NOT_SIMPLE.search(value):
         return None
     reads: set[str] = set()
     states: set[int] = set()

@@ -56,6 +56,10 @@ class FlatBlock:
     raw: Mapping[str, Any] = field(default_factory=dict)
     level: str = ""
     declared: bool = True
+    # The same object for blocks of the same type, parameter values and ports as resolved
+    # here (`_same_key`), None for a block unlike any other: code generation writes the
+    # code of such twins once (`code_reuse`).
+    twin: object = None
 
 
 @dataclass
@@ -155,7 +159,7 @@ class _Flattener:
             key = _same_key(block_type, blk.params, names)
             same = self.same.get(key) if key is not None else None
             if same is not None and same[0] is names:  # like a block before: same values, ports
-                _, values, inputs, outputs, feed = same
+                _, values, inputs, outputs, feed = twin = same
                 p = ParamValues(values, names=names, folder=self.folder)
                 impl = block_type()
                 inputs, outputs, feed = list(inputs), list(outputs), dict(feed)
@@ -173,9 +177,10 @@ class _Flattener:
                                        file=self.source) from None
                 if problem:
                     raise self.error(problem, block=path)
+                twin = None
                 if key is not None and _shareable(p):
-                    self.same[key] = (names, p.as_dict(), tuple(inputs), tuple(outputs),
-                                      dict(feed))
+                    self.same[key] = twin = (names, p.as_dict(), tuple(inputs),
+                                             tuple(outputs), dict(feed))
             for kind, found in (("inputs", inputs), ("outputs", outputs)):
                 if len(found) > limits.MAX_PORTS:
                     raise self.error(f"{len(found)} {kind} (at most {limits.MAX_PORTS})",
@@ -199,7 +204,7 @@ class _Flattener:
                 self.aliases.add(path)
             self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed,
                                          self.gates, self.trigger, raw=dict(blk.params),
-                                         level=prefix[:-1]))
+                                         level=prefix[:-1], twin=twin))
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
                              "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
         for wire in diagram.wires:

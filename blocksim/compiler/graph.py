@@ -42,6 +42,7 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
         for port in blk.inputs:
             readers.setdefault(flat.drivers[(blk.path, port)][0], []).append(blk.path)
     stale = {blk.path for blk in flat.blocks}
+    known: dict[tuple, Sizes] = {}
     for _ in range(len(flat.blocks) + 2):
         changing = []
         for blk in flat.blocks:
@@ -53,17 +54,13 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
                 src_path, src_port = flat.drivers[(blk.path, port)]
                 src = sizes.get(src_path)
                 in_widths[port] = src.outputs.get(src_port) if src else None
-            try:
-                new = blk.impl.sizes(blk.p, in_widths)
-            except CompileError as exc:  # a block's own message (FromFile: its file)
-                raise CompileError(exc.detail, block=exc.block or blk.path, port=exc.port,
-                                   file=flat.source) from None
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CompileError(f"cannot size the block: {exc}", block=blk.path,
-                                   file=flat.source) from None
-            except BLOCK_FAULTS as exc:
-                raise CompileError(f"cannot size the block: {type(exc).__name__}: {exc}",
-                                   block=blk.path, file=flat.source) from None
+            if blk.twin is None:
+                new = _sizes_of(blk, in_widths, flat.source)
+            else:  # flatten's twins fed the same widths have the same sizes: asked once
+                twins = (id(blk.twin), *in_widths.values())
+                new = known.get(twins)
+                if new is None:
+                    new = known[twins] = _sizes_of(blk, in_widths, flat.source)
             if sizes.get(blk.path) != new:
                 sizes[blk.path] = new
                 changing.append(blk.path)
@@ -82,6 +79,21 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
                 raise CompileError(f"output '{src_port}' has no width", block=src_path,
                                    file=flat.source)
     return sizes
+
+
+def _sizes_of(blk: FlatBlock, in_widths: dict[str, int | None], source: str | None) -> Sizes:
+    """The block's sizes for these input widths; its errors name it."""
+    try:
+        return blk.impl.sizes(blk.p, in_widths)
+    except CompileError as exc:  # a block's own message (FromFile: its file)
+        raise CompileError(exc.detail, block=exc.block or blk.path, port=exc.port,
+                           file=source) from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CompileError(f"cannot size the block: {exc}", block=blk.path,
+                           file=source) from None
+    except BLOCK_FAULTS as exc:
+        raise CompileError(f"cannot size the block: {type(exc).__name__}: {exc}",
+                           block=blk.path, file=source) from None
 
 
 @dataclass(frozen=True)
