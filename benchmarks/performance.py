@@ -7,7 +7,9 @@ Cases: the 100-lag chain; the chain at 10 to 10,000 blocks (growth with size, lo
 compile time); the bouncing ball to its accumulation point (cost per bounce); a sampled PI
 controller at 1 kHz over 1e6 hits (`blocksim run` in a new process, per backend); EUROSIM
 C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram; issue 15's sweeps
-(`--only sweep`: benchmarks/sweep.py, about 3 minutes on a quiet machine). Every run is checked
+(`--only sweep`: benchmarks/sweep.py, about 3 minutes on a quiet machine); a cProfile of single
+warm runs, where the Python side's time goes (`--only profile`: benchmarks/run_profile.py). Every
+run is checked
 against its reference (exact lag-chain solution, closed-form bounce times, the sampled
 loop's exact recursion, C5 reference values) and every target of issue 5 is reported as
 met or not. Peers that are not installed (`pip install -e ".[bench]"`) are skipped with a
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))  # measure this checkout, wherever blocksim is installed from
 import chain  # noqa: E402
 import numba_costs  # noqa: E402
+import run_profile  # noqa: E402
 import sweep as sweep_bench  # noqa: E402
 import speed_cases  # noqa: E402
 import peers  # noqa: E402
@@ -356,7 +359,8 @@ def case_compile(suite: Suite) -> None:
 
 CASES = {"chain": case_chain, "scaling": case_scaling, "ball": case_ball, "pi": case_pi,
          "c5": case_c5, "compile": case_compile, **speed_cases.CASES,
-         "numba": numba_costs.case_numba, "sweep": sweep_bench.case_sweep}
+         "numba": numba_costs.case_numba, "sweep": sweep_bench.case_sweep,
+         "profile": run_profile.case_profile}
 
 
 # ---------------------------------------------------------------- output
