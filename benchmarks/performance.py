@@ -8,11 +8,10 @@ compile time); the bouncing ball to its accumulation point (cost per bounce); a 
 controller at 1 kHz over 1e6 hits (`blocksim run` in a new process, per backend); EUROSIM
 C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram; issue 15's sweeps
 (`--only sweep`: benchmarks/sweep.py, about 3 minutes on a quiet machine); a cProfile of single
-warm runs, where the Python side's time goes (`--only profile`: benchmarks/run_profile.py). Every
-run is checked
-against its reference (exact lag-chain solution, closed-form bounce times, the sampled
-loop's exact recursion, C5 reference values) and every target of issue 5 is reported as
-met or not. Peers that are not installed (`pip install -e ".[bench]"`) are skipped with a
+warm runs, where the Python side's time goes (`--only profile`: benchmarks/run_profile.py).
+Every run is checked against its reference (exact lag-chain solution, closed-form bounce
+times, the sampled loop's exact recursion, C5 reference values) and every target of issues 5,
+14 and 15 is reported as met or not. Peers that are not installed (`pip install -e ".[bench]"`) are skipped with a
 message. Times are the best of a few repeats (the sampled PI: medians of runs of the two
 backends in turn), all measured in this one run on this machine.
 """
