@@ -70,3 +70,30 @@ def test_unknown_numba_version_is_left_alone(monkeypatch):
     with quickload.deferred():
         assert caching.Cache.load_overload is load_overload
     assert caching.Cache.load_overload is load_overload
+
+
+BATCH_PROCESS = """
+import json, sys
+from numba.core import base
+refreshed = []
+original = base.BaseContext.refresh
+def counting(self):
+    refreshed.append(1)
+    return original(self)
+base.BaseContext.refresh = counting
+from blocksim.engine.native import batch  # the sweeps' batch loop, from numba's cache
+print(json.dumps({"refreshed": len(refreshed), "scipy": "scipy.linalg" in sys.modules,
+                  "signatures": len(batch.runs.signatures)}))
+"""
+
+
+def test_batch_loop_loads_without_registries():
+    """A new sweep worker (a Dask worker's first task, a pool worker) loads the batch loop
+    without numba's registries, which import scipy.linalg."""
+    from blocksim.engine.native import batch  # compiled into numba's cache, if not yet
+
+    assert batch.runs.signatures
+    done = subprocess.run([sys.executable, "-c", BATCH_PROCESS], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"refreshed": 0, "scipy": False, "signatures": 1}

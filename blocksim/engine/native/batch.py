@@ -26,8 +26,9 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from blocksim.compiler.compiled import CompiledModel, check_run
 from blocksim.engine import derived, guards
-from blocksim.engine.native import build, calls
-from blocksim.engine.native import kernel as nk
+from blocksim.engine.native import build, calls, quickload
+with quickload.deferred():  # the compiled loop from numba's cache, as in loop.py
+    from blocksim.engine.native import kernel as nk
 from blocksim.engine.native import layout as nt
 from blocksim.engine.results import Recorder, Results, logged_events
 from blocksim.errors import BlocksimError
@@ -142,7 +143,10 @@ _I1, _I2, _I3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1]
 # as a library, it would be optimised again with this function (half a minute).
 SEGMENT_SIGNATURE = types.void(*nk.segment.signatures[0])
 as_segment_function = nt._caster(types.FunctionType(SEGMENT_SIGNATURE))
-with warnings.catch_warnings():
+# From numba's cache without its registries (`quickload`): their refresh imports
+# scipy.linalg and was about 0.7 s of CPU in every new sweep worker (a Dask worker's
+# first task, each forked pool worker).
+with warnings.catch_warnings(), quickload.deferred():
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)  # as in kernel.py
     runs = njit(types.int64(
         types.int64, _I1, _F1, _I1, _I1, _I1, _I1, _I2, _F2, _I2,  # the loop; the model
