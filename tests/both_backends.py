@@ -1,7 +1,14 @@
 """Run a diagram on the Python backend and, where numba is installed, on the numba backend
 too, and check that they agree: the same event entries at the same instants (to a few
 ulp; within 1e-12 where a shallow crossing amplifies roundoff), the same rows, the same
-values to rounding, with events settled in the compiled loop."""
+values to rounding, with events settled in the compiled loop.
+
+"To rounding" depends on the machine: the Python backend's stage sums and error norms are
+numpy dot products, computed by the host's BLAS, whose kernels sum in an order of their own
+(OpenBLAS on an AVX-512 CPU rounds differently from its Haswell kernel, which happens to
+match the compiled loop's plain sums bit for bit). A run that accepts a step on one backend
+and rejects it on the other then parts by up to the run's tolerance: such runs pass a
+looser `atol`."""
 from __future__ import annotations
 
 import importlib.util
@@ -29,7 +36,7 @@ def run_both(d, events_compiled: bool = True, atol: float = 1e-12, **options):
     for a, b in zip(py.events, nb.events):  # (a shallow crossing amplifies roundoff)
         assert abs(a.time - b.time) <= 1e-12, (a, b)
     assert len(nb.time) == len(py.time)
-    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=1e-12)  # event instants too
     for name in py.signals:
         np.testing.assert_allclose(nb[name], py[name], rtol=atol, atol=atol, err_msg=name)
     assert nb.status == py.status

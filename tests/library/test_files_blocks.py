@@ -50,7 +50,9 @@ def check_measured_run(r):
 
 def test_the_measured_example_matches_scipy_on_both_backends():
     d = blocksim.load(DIAGRAMS / MEASURED)
-    check_measured_run(run_both(d))
+    # rtol 1e-10: a step one backend accepts and the other rejects (rounding of the host's
+    # BLAS, tests/both_backends.py) parts the runs by up to about the run's tolerance
+    check_measured_run(run_both(d, atol=1e-9))
 
 
 def test_the_example_moved_with_its_csv_runs_from_another_working_folder(tmp_path, monkeypatch):
