@@ -20,7 +20,7 @@ import numpy as np
 
 from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import BlockType, Emit, Sizes, lit
-from blocksim.compiler import code_reuse
+from blocksim.compiler import code_reuse, lazy_compile
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
@@ -446,7 +446,13 @@ class Generator:
         return f"{hit} and {self.emits[blk.path].gate} != 0.0" if blk.gates else hit
 
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
-        code = compile(source, filename, "exec")
+        """The module's functions; the large ones compile on their first call
+        (`lazy_compile`)."""
+        text, lines, spans = lazy_compile.module_text(source)
+        if spans:
+            self.namespace[lazy_compile.HELPER] = lazy_compile.LazyFunctions(
+                lines, spans, filename)
+        code = compile(text, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
         names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample",
                  "next_time")
