@@ -18,6 +18,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from blocksim.errors import CompileError
+
 # Below this many lines a function is compiled with the module: compiling it costs less
 # than a millisecond more, and its calls skip the stub's (about 0.3 µs a call).
 LAZY_LINES = 1000
@@ -45,7 +47,12 @@ class LazyFunctions:
             start, stop = self._spans[name]
             # Blank lines before it: its line numbers are those of the whole module.
             text = "\n" * start + "\n".join(self._lines[start:stop]) + "\n"
-            module = compile(text, self._filename, "exec")
+            try:
+                module = compile(text, self._filename, "exec")
+            except (SyntaxError, RecursionError, MemoryError) as exc:  # as with the module
+                raise CompileError(f"code generation failed: the generated function "
+                                   f"'{name}' does not compile "
+                                   f"({type(exc).__name__}: {exc})") from None
             code = next(c for c in module.co_consts
                         if isinstance(c, types.CodeType) and c.co_name == name)
             self._codes[name] = code

@@ -7,7 +7,7 @@ from builders import block, diagram
 
 import blocksim
 from blocksim.compiler import lazy_compile
-from blocksim.errors import SimulationError
+from blocksim.errors import CompileError, SimulationError
 
 
 @pytest.fixture
@@ -71,3 +71,13 @@ def test_a_lazy_function_reads_the_globals_of_its_own_model(all_lazy):
     assert model.functions["outputs"](*args) == before == [2.0, 3.0, 4.5, 6.75]
     third = model.with_params({"k": -1.0})  # never called before binding
     assert third.functions["outputs"](*args)[-1] == -2.0
+
+
+def test_a_function_that_does_not_compile_is_a_compile_error_when_first_called():
+    source = "def broken(a):\n    return (a\n\n"
+    text, lines, spans = lazy_compile.module_text(source, min_lines=2)
+    functions = lazy_compile.LazyFunctions(lines, spans, "<test>")
+    namespace = {lazy_compile.HELPER: functions}
+    exec(compile(text, "<test>", "exec"), namespace)
+    with pytest.raises(CompileError, match="'broken' does not compile"):
+        namespace["broken"](1)
