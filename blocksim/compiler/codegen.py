@@ -20,7 +20,7 @@ import numpy as np
 
 from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import BlockType, Emit, Sizes, lit
-from blocksim.compiler import code_reuse
+from blocksim.compiler import code_reuse, lazy_compile
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
@@ -113,6 +113,7 @@ class Generator:
         # Each output's signal names ("s12", ...), written once for its block and readers.
         self._signal_names = {endpoint: [f"s{i}" for i in indices]
                               for endpoint, indices in layout.signal_of.items()}
+        self._ordered_lines: list[tuple[tuple[str, str], list[tuple[str, int]]]] | None = None
         self.emits = {blk.path: self._emit(blk) for blk in flat.blocks}
         self._enable_resets()
         plain = [blk for blk in flat.blocks if not blk.block_type.solves_loop]
@@ -266,9 +267,8 @@ class Generator:
     # ----- which outputs each function needs -----
     def _referenced(self, lines: list[str]) -> set[tuple[str, str]]:
         """Output ports whose signals these code lines name (inputs read, outputs written)."""
-        found: set[int] = set()
-        for line in lines:
-            found.update(int(k) for k in _SIGNAL_INDEX.findall(line))
+        # (One search over the joined text: a name never spans a line break.)
+        found = {int(k) for k in _SIGNAL_INDEX.findall("\n".join(lines))}
         ports = self.port_of_signal
         return {ports[i] for i in found if i < len(ports)}
 
@@ -288,11 +288,21 @@ class Generator:
         return needed
 
     def _output_lines(self, needed: set[tuple[str, str]] | None) -> list[tuple[str, int]]:
-        lines = []
-        for blk, port in self.order:
-            if needed is None or (blk.path, port) in needed:
-                owner = self.index[blk.path]
-                lines += [(line, owner) for line in self._outputs_cache[blk.path].get(port, [])]
+        """The output lines of these ports (all: None), in the order outputs are computed."""
+        index, cache = self.index, self._outputs_cache
+        ordered = self._ordered_lines
+        if ordered is None:  # each port's lines with their owner
+            complete = len(cache) == len(self.flat.blocks)  # (not yet while loops are made)
+            ordered = [((blk.path, port), [(line, index[blk.path])
+                                           for line in cache[blk.path].get(port, [])])
+                       for blk, port in self.order
+                       if complete or needed is None or (blk.path, port) in needed]
+            if complete:
+                self._ordered_lines = ordered  # made once for all the functions
+        lines: list[tuple[str, int]] = []
+        for endpoint, owned in ordered:
+            if owned and (needed is None or endpoint in needed):
+                lines += owned
         return lines
 
     def _method(self, blocks: list[FlatBlock], method: str) -> list[tuple[str, int]]:
@@ -446,7 +456,13 @@ class Generator:
         return f"{hit} and {self.emits[blk.path].gate} != 0.0" if blk.gates else hit
 
     def compile(self, source: str, filename: str) -> dict[str, Callable]:
-        code = compile(source, filename, "exec")
+        """The module's functions; the large ones compile on their first call
+        (`lazy_compile`)."""
+        text, lines, spans = lazy_compile.module_text(source)
+        if spans:
+            self.namespace[lazy_compile.HELPER] = lazy_compile.LazyFunctions(
+                lines, spans, filename)
+        code = compile(text, filename, "exec")
         exec(code, self.namespace)  # our generated text only; see module docstring
         names = ("deriv", "zc", "outputs", "update", "pre_event", "after_event", "sample",
                  "next_time")
@@ -481,7 +497,7 @@ _COPY = re.compile(r"^(s\d+) = (x_\[\d+\]|m_\[\d+\]|z_\[\d+\]|s\d+|t)$")
 
 def _arrays_in(lines: list[str], names: tuple[str, ...]) -> set[str]:
     """Which of the engine's arrays (x_, m_, ...) these lines name."""
-    found = {match for line in lines for match in _ARRAY_NAME.findall(line)}
+    found = set(_ARRAY_NAME.findall("\n".join(lines)))  # (a name never spans lines)
     return found & set(names)
 
 

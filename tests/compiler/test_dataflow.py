@@ -35,6 +35,24 @@ def test_the_fast_reading_agrees_with_parsing_on_generated_code(path):
     "m_[1] = 0.0 if s1 is None else not s2", "s10 = (s11 := 2)", "s12 = s1 == s2 >= s3",
     "x_[4] = x_[4] + 1", "s13 = 1.e5 + 2.5E-3 + abs(s1).real", "return [s0, s1, x_[2]]",
     "return dx_", "return None", "return", "return ev.append(s1)", "return s1 if s2 else s3",
+    "s3 = x_[12]", "s3 = m_[0]", "s3 = z_[2]", "s3 = s2", "s3 = t", "s3 = x_[1] ",
+    "s3 = dx_[1]", "s3 = s2.real", "s3 = x", "s3 = tt",
 ])
 def test_the_fast_reading_agrees_with_parsing_on_edge_cases(line):
     assert agrees([line])
+
+
+def test_split_statements_are_analysed_on_first_use_as_an_eager_analysis_would():
+    """`split` defers each statement's analysis (most of a large model's are never
+    asked); what it gives when asked is exactly `_analyse`'s."""
+    model = blocksim.compile(blocksim.load(DIAGRAMS / "bouncing_ball.json"))
+    functions = dataflow.split(model.code, model.line_owner)
+    statements = [st for fn in functions.values() for st in fn.statements]
+    assert statements and all(st._facts is None for st in statements)  # none analysed yet
+    for st in statements:
+        eager = dataflow._analyse(st.lines, st.owner)
+        assert (st.writes, st.reads, st.states, st.dynamic_state, st.stores) == (
+            eager.writes, eager.reads, eager.states, eager.dynamic_state, eager.stores)
+        assert st == eager
+    given = dataflow.Statement(["s1 = s0"], 3, {"s1"}, {"s0"}, set(), False, set())
+    assert given._facts is not None and given == dataflow._analyse(["s1 = s0"], 3)
