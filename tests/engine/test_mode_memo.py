@@ -194,7 +194,10 @@ def test_models_from_with_params_use_their_own_values():
     model = blocksim.compile(diagram_from_dict(_relays_with_gain_parameter(9), source="<k>"))
     first = blocksim.simulate(model, backend="python")
     other = model.with_params({"k": 2.5})
-    memo = derived.mode_memo_deriv(other)([None, None, None], np)
+    make = derived.mode_memo_deriv(other)
+    assert make.__code__ is derived.mode_memo_deriv(model).__code__  # compiled once
+    assert make.__globals__ is other.functions["deriv"].__globals__
+    memo = make([None, None, None], np)
     m = np.ones(len(other.m0))
     x, z = np.zeros(other.n_states), np.zeros(other.n_zc)
     got = memo(0.0, x, m, z)
