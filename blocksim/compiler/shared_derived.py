@@ -40,7 +40,7 @@ def _rebind(fn: Any, old: dict, namespace: dict) -> Any:
 _CODE_ONLY = ("split", "output_order", "observe_source", "observe_reads", "observed_states",
               "zc_moves", "zc_reads_states", "jac_sparsity", "line_owners",
               "zc_component_states")
-_BOUND = ("observe", "deriv_list", "zc_list", "probe")
+_BOUND = ("observe", "deriv_list", "zc_list", "probe", "deriv_mode_memo")
 _FUNCTIONS = "bound functions"  # the shared dict's entry of `_BOUND` functions (a dict)
 _NO_VECTOR = "no deriv_vector"  # the shared dict's entry: the code has no run to vectorise
 

@@ -5,7 +5,8 @@ pruned to what the logging blocks read, and when those are states the grid is a 
 the dense output (`observed_states`). Event look-ahead need only be repeated for the zero
 crossings that move with t or x (`zc_moves`); event location evaluates one zero crossing
 alone (`zc_component`); small models evaluate at events on Python lists (`list_function`);
-runs of same-type blocks derive as numpy lines (`vector_deriv`). Implicit solvers of large
+runs of same-type blocks derive as numpy lines (`vector_deriv`); derivative lines fixed by the
+modes are computed once per mode set (`mode_memo_deriv`). Implicit solvers of large
 diagrams need the Jacobian's sparsity pattern, which follows from the signal graph as
 written in `deriv`. All are cached in `CompiledModel.derived`; a generated function is the
 single source of each.
@@ -20,7 +21,7 @@ import numpy as np
 
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
-from blocksim.engine import vectorize
+from blocksim.engine import mode_memo, vectorize
 from blocksim.gc_pause import without_gc
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ OBSERVE_FILENAME = "<blocksim generated observe>"
 COMPONENT_FILENAME = "<blocksim generated zero crossing>"
 LIST_FILENAME = "<blocksim generated list function>"
 VECTOR_FILENAME = "<blocksim generated vectorised deriv>"
+MEMO_FILENAME = "<blocksim generated mode-memo deriv>"
 NEXT_TIME_FILENAME = "<blocksim generated next time event>"
 # Below this many states a dense Jacobian is cheaper than scipy's sparse LU.
 SPARSE_MIN_STATES = 64
@@ -150,6 +152,26 @@ def vector_deriv(model: CompiledModel) -> Callable | None:
             log.debug("%s: deriv vectorised (%d lines)", model.source, text.count("\n"))
         model.derived["deriv_vector"] = function
     return model.derived["deriv_vector"]
+
+
+@without_gc
+def mode_memo_deriv(model: CompiledModel) -> Callable | None:
+    """`make(memo, np)`, which returns `deriv` as an array with its lines fixed by the modes
+    memoised in the list `memo` (`mode_memo`; one memo per run: it holds values of this
+    model's parameters); None if too few lines are fixed by the modes."""
+    if "deriv_mode_memo" not in model.derived:
+        namespace = model.functions["deriv"].__globals__
+        parts = mode_memo.split(functions(model)["deriv"], namespace)
+        make = None
+        if parts is not None:
+            text = mode_memo.source(parts, "deriv_mode_memo")
+            scope: dict = {}
+            exec(compile(text, MEMO_FILENAME, "exec"), namespace, scope)  # our own text
+            make = scope["make"]
+            log.debug("%s: %d deriv lines fixed by the modes", model.source,
+                      len(parts.fixed) - 1)
+        model.derived["deriv_mode_memo"] = make
+    return model.derived["deriv_mode_memo"]
 
 
 def zc_component(model: CompiledModel, i: int) -> Callable:

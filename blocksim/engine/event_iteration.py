@@ -48,13 +48,13 @@ class EventIteration:
         h = self.horizon
         if not self.model.n_states:
             return np.sign(np.array(self._zc(st.t + h, st.x, st.m, st.z), dtype=float))
-        probe_x = st.x + h * np.array(self._deriv(st.t, st.x, st.m, st.z))
+        probe_x = st.x + h * self._deriv_array(st.t, st.x, st.m, st.z)
         values = np.array(self._zc(st.t + h, probe_x, st.m, st.z), dtype=float)
         self.after_values = (st.t, values)
         signs = np.sign(values)
         zero = signs == 0.0
         if zero.any() and (zero & self._zc_moves).any():
-            dx2 = np.array(self._deriv(st.t + h, probe_x, st.m, st.z))
+            dx2 = self._deriv_array(st.t + h, probe_x, st.m, st.z)
             ahead = np.sign(np.array(self._zc(st.t + 2 * h, probe_x + h * dx2, st.m, st.z),
                                      dtype=float))
             signs = np.where(zero, ahead, signs)

@@ -184,10 +184,16 @@ class Simulator(EventIteration):
         if self.stiffness is not None and self.native is None:
             self.stiffness.budget = guards.stiff_budget(compiled=False)
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
+        # Derivative lines fixed by the modes, computed once per mode set (`mode_memo`).
+        make = (derived.mode_memo_deriv(model)
+                if self.loop is not None and self._deriv_vector is None else None)
+        self._deriv_memo = make([None, None, None], np) if make is not None else None
 
     # ----- evaluation helpers -----
     def _rhs(self, st: RunState) -> Callable[[float, np.ndarray], np.ndarray]:
         deriv, m, z, vector = self._deriv, st.m, st.z, self._deriv_vector
+        if vector is None:
+            vector = self._deriv_memo
         if vector is None:
             def rhs(t: float, x: np.ndarray) -> np.ndarray:
                 return np.array(deriv(t, x, m, z))
@@ -200,6 +206,18 @@ class Simulator(EventIteration):
                 deriv(t, x, m, z)  # the same failure, from lines naming the block
                 raise
         return vector_rhs
+
+    def _deriv_array(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray
+                     ) -> np.ndarray:
+        """`deriv` at (t, x) as a new array; memoised lines where the model has them."""
+        memo = self._deriv_memo
+        if memo is None:
+            return np.array(self._deriv(t, x, m, z))
+        try:
+            return memo(t, x, m, z)
+        except (ArithmeticError, ValueError):
+            self._deriv(t, x, m, z)  # the same failure, from lines naming the block
+            raise
 
     def _record(self, st: RunState) -> None:
         self._grid_row(st.t, st.x, st)
