@@ -51,7 +51,7 @@ def _plain(token: tuple[str, str]) -> str:
     return f"S[{text[1:]}]" if kind == "sig" else text
 
 
-def _kinds(values: list[tuple[str, str]]) -> list[str]:
+def kinds(values: list[tuple[str, str]]) -> list[str]:
     """What each placeholder stands for: a signal, a number, or a slot of which array."""
     return [token.split("[", 1)[0] if kind == "slot" else kind for kind, token in values]
 
@@ -94,10 +94,10 @@ def run_end(templated: list[Templated], i: int) -> int:
     j = i + 1
     if owner is None:
         return j
-    kinds = _kinds(values)
+    wanted = kinds(values)
     while (j < len(templated) and templated[j][0] is not None
            and templated[j][1] == text and templated[j][0] != templated[j - 1][0]
-           and _kinds(templated[j][2]) == kinds):
+           and kinds(templated[j][2]) == wanted):
         j += 1
     return j
 
