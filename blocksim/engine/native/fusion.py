@@ -44,6 +44,7 @@ MIN_RUN = 4  # shorter runs stay straight-line
 # with constant indices is what runs fastest.
 MIN_CHUNKS = 32
 MAX_PERIOD = 8
+_PLACEHOLDER = re.compile(r"(?<!\{)\{\d+\}(?!\})")  # "{3}" of a template, not "{{"
 
 
 def _template(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -153,9 +154,6 @@ def _merged(templated: list[Templated], i: int, end: int, period: int) -> list[T
         # each chunk numbers its placeholders from 0: number them through the group
         merged.append((group[0][0], _PLACEHOLDER.sub(renumber, text), values))
     return merged
-
-
-_PLACEHOLDER = re.compile(r"(?<!\{)\{\d+\}(?!\})")
 
 
 def fuse(chunks: list[Chunk], prefix: str, max_period: int = 0
