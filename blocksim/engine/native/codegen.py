@@ -129,7 +129,9 @@ def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
         kept = special(st, head, tail)
         if kept is not True:
             body.append(kept)
-    lines, arrays = fusion.fuse(_chunks(name, constants, body), f"_{name}_")
+    chunks = _chunks(name, constants, body)
+    period = fusion.MAX_PERIOD if len(chunks) >= fusion.MIN_CHUNKS else 0
+    lines, arrays = fusion.fuse(chunks, f"_{name}_", period)
     return head + lines + tail, arrays
 
 
