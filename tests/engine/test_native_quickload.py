@@ -13,17 +13,22 @@ pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-FRESH_PROCESS = """
-import json
-import numpy as np
-import blocksim
-from numba.core import caching, base
+# A new process's prelude: count numba's registry refreshes (`refreshed`).
+COUNT_REFRESHES = """
+from numba.core import base
 refreshed = []
 original = base.BaseContext.refresh
 def counting(self):
     refreshed.append(1)
     return original(self)
 base.BaseContext.refresh = counting
+"""
+
+FRESH_PROCESS = COUNT_REFRESHES + """
+import json
+import numpy as np
+import blocksim
+from numba.core import caching
 before = caching.Cache.load_overload
 from blocksim.engine.native import loop  # the compiled loop, from numba's cache
 after_import = len(refreshed)
@@ -72,15 +77,8 @@ def test_unknown_numba_version_is_left_alone(monkeypatch):
     assert caching.Cache.load_overload is load_overload
 
 
-BATCH_PROCESS = """
+BATCH_PROCESS = COUNT_REFRESHES + """
 import json, sys
-from numba.core import base
-refreshed = []
-original = base.BaseContext.refresh
-def counting(self):
-    refreshed.append(1)
-    return original(self)
-base.BaseContext.refresh = counting
 from blocksim.engine.native import batch  # the sweeps' batch loop, from numba's cache
 print(json.dumps({"refreshed": len(refreshed), "scipy": "scipy.linalg" in sys.modules,
                   "signatures": len(batch.runs.signatures)}))
