@@ -20,7 +20,7 @@ import numpy as np
 
 from blocksim import expressions, history_ring, param_slots
 from blocksim.blockspec import BlockType, Emit, Sizes, lit
-from blocksim.compiler import code_reuse, lazy_compile
+from blocksim.compiler import code_reuse, dataflow, lazy_compile
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
@@ -492,7 +492,7 @@ _HEADS = ("x_", "m_", "z_", "zn_")
 _ARRAY_NAME = re.compile(r"\b(x_|m_|z_|zn_)\b")
 # An output line that only copies a value the function cannot change: a state, a mode, a
 # latched sign, the time or another signal (literals stay: they document the parameters).
-_COPY = re.compile(r"^(s\d+) = (x_\[\d+\]|m_\[\d+\]|z_\[\d+\]|s\d+|t)$")
+_COPY = dataflow.COPY_LINE
 
 
 def _arrays_in(lines: list[str], names: tuple[str, ...]) -> set[str]:

@@ -142,8 +142,9 @@ def _analyse(lines: list[str], owner: int | None) -> Statement:
 # (slice, lambda, dict), semicolon, assignment of its own (keyword argument, walrus) or
 # comprehension.
 _SIMPLE = re.compile(r"^(?:([A-Za-z_]\w*)(?:\[(\d+)\])? = |return )([^'\"#;:]*)$")
-# A signal that copies a slot of x_, m_ or z_, another signal or the time.
-_COPY = re.compile(r"^(s\d+) = (?:(x_|m_|z_)\[(\d+)\]|(s\d+|t))$")
+# A signal that copies a slot of x_, m_ or z_, another signal or the time: (signal, source,
+# the source's array and index when it is a slot). Also codegen's copy propagation.
+COPY_LINE = re.compile(r"^(s\d+) = ((x_|m_|z_)\[(\d+)\]|s\d+|t)$")
 _NOT_SIMPLE = re.compile(r"(?<![=!<>])=(?!=)|\blambda\b|\bfor\b")
 # A name (not an attribute, not inside a number), with what follows it: [constant] or [.
 _NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(\[(?:(\d+)\])?)?")
@@ -154,9 +155,9 @@ _NOT_NAMES = frozenset(keyword.kwlist)  # and/or/not/if/else/in/is, True/False/N
 def _simple(line: str, owner: int | None) -> Statement | None:
     """`_parsed`'s result for a plain assignment or return, without parsing; None for any
     other statement."""
-    copy = _COPY.match(line)
+    copy = COPY_LINE.match(line)
     if copy is not None:  # the commonest line of all: `s12 = x_[3]`
-        target, array, index, source = copy.groups()
+        target, source, array, index = copy.groups()
         if array is None:
             return Statement([line], owner, {target}, {source}, set(), False, set())
         states = {int(index)} if array == "x_" else set()
