@@ -7,7 +7,7 @@ Cases: the 100-lag chain; the chain at 10 to 10,000 blocks (growth with size, lo
 compile time); the bouncing ball to its accumulation point (cost per bounce); a sampled PI
 controller at 1 kHz over 1e6 hits (`blocksim run` in a new process, per backend); EUROSIM
 C5 at rtol 1e-10 and 1e-14; load + compile of every example diagram; issue 15's sweeps
-(`--only sweep`: benchmarks/sweep.py, about 3 minutes on a quiet machine); a cProfile of single
+(`--only sweep`: benchmarks/sweep.py, about 5 minutes on a quiet machine); a cProfile of single
 warm runs, where the Python side's time goes (`--only profile`: benchmarks/run_profile.py).
 Every run is checked against its reference (exact lag-chain solution, closed-form bounce
 times, the sampled loop's exact recursion, C5 reference values) and every target of issues 5,
