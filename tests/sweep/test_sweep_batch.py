@@ -118,6 +118,39 @@ def test_full_pools_start_again_with_the_same_results(monkeypatch):
     assert_same_rows(per_run, batched)
 
 
+def test_a_runners_buffers_are_made_once_grown_when_needed_and_give_the_same_rows(
+        monkeypatch):
+    """Made per chunk of runs, the loop's buffers and pools were mapped and page-faulted in
+    again every 32 runs on a Dask worker (its allocator gives freed memory back at once).
+    Now a runner makes them once and grows them when a call needs more room; each call gets
+    slices of the size it asked, so the rows are the per-run path's whatever the order of
+    the calls' sizes (a batch of 3 runs, then one of 38: chunks of 32 and 6)."""
+    from blocksim.engine.native import batch
+
+    pools = []
+    buffers = batch.BatchRunner._buffers
+
+    def recording(self, count):
+        made = buffers(self, count)
+        pools.append(made[7])  # the pool of output rows' times
+        return made
+    monkeypatch.setattr(batch.BatchRunner, "_buffers", recording)
+    job = job_for(BALL, ("mu", "v0"), BALL_METRICS)
+    runs = ball_runs(40, 5)
+    per_run = [worker.run_one(job, index, values) for index, values in runs]
+    handed_back = []
+    run_one = worker.run_one
+    monkeypatch.setattr(worker, "run_one", lambda *args: handed_back.append(args) or run_one(
+        *args))
+    batched = worker.run_batch(job, runs[:3]) + worker.run_batch(job, runs[3:])
+    assert handed_back == []
+    assert_same_rows(per_run, batched)
+    assert len(pools) == 3  # one call per chunk
+    assert len(pools[0]) < len(pools[1]) and len(pools[2]) < len(pools[1])
+    assert not np.shares_memory(pools[0], pools[1])  # grown for the 32-run chunk
+    assert np.shares_memory(pools[1], pools[2])  # the 6-run chunk: the same memory
+
+
 def test_ball_without_drag_bounces_at_the_closed_form_instants(monkeypatch):
     job = job_for(BALL, ("mu", "v0"), ["time:ball.reset:1", "time:ball.reset:2"], beta=0.0)
     runs = [(0, (0.8, 0.0)), (1, (0.6, 2.0)), (2, (0.9, -1.5))]
