@@ -133,7 +133,8 @@ def run_dask(job: Job, work: list[Batch], client: Any) -> Iterator[list[Row]]:
 
     A cluster kept for sweeps may turn off its workers' statistical profiler
     (`distributed.worker.profile.enabled: false`): it samples the task's thread every
-    10 ms, which made a numba sweep of the ball cost about 30 % more CPU (benchmarks/sweep.py).
+    10 ms: about 0.3 s of the workers' CPU in a 10,000-run numba sweep of the ball, 2 %
+    (docs/profile.md, "Sweeps on Dask").
     """
     from distributed import as_completed
 
