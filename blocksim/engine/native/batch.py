@@ -198,7 +198,8 @@ class BatchRunner:
         self.n_states, self.n_discrete = sim.model.n_states, len(sim.model.m0)
         self.n_zc, self.block_ids = sim.model.n_zc, sim.model.block_ids
         self.budget = 4  # calls of the loop per compiled call, adapted to CALL_SECONDS
-        self._scratch: tuple[np.ndarray, ...] | None = None  # see `_buffers`
+        self._scratch: tuple[np.ndarray, ...] = ()  # see `_buffers`
+        self._room = (0, 0)  # the rows and log entries its pools hold
 
     @classmethod
     def for_simulator(cls, sim: "Simulator") -> "BatchRunner | None":
@@ -295,12 +296,12 @@ class BatchRunner:
         reused by its later calls (slices of the size asked, so the loop behaves the same):
         a Dask worker's allocator (MALLOC_TRIM_THRESHOLD_ set by its nanny) hands freed
         memory back to the system at once, and these megabytes page-faulted in again for
-        every chunk of runs cost such a sweep about 15 % more CPU."""
+        every chunk of runs cost such a sweep 10 to 15 % more CPU (docs/profile.md)."""
         per_run = int(self.ipar[nt.I_N_GRID]) + 2 + 64
         pool_rows = 2 * self.rows + min(count, POOL_RUNS) * per_run
         pool_log = 2 * self.log_entries + min(count, POOL_RUNS) * 256
-        if self._scratch is None or len(self._scratch[7]) < pool_rows or len(
-                self._scratch[9]) < pool_log:
+        if pool_rows > self._room[0] or pool_log > self._room[1]:
+            self._room = (pool_rows, pool_log)
             self._scratch = (
                 np.empty(self.rows), np.empty((self.rows, self.width)),
                 np.empty(self.n_states), np.empty(self.n_states),
