@@ -9,6 +9,8 @@ oscillators switch together and every event is one crossing located among n watc
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from blocksim.format import diagram_from_dict
@@ -19,18 +21,22 @@ def rate(i: int) -> float:
     return 1.0 + 0.37 * i
 
 
-def diagram(n: int, stop: float, rtol: float = 1e-10, atol: float = 1e-10) -> Diagram:
+def diagram(n: int, stop: float, rtol: float = 1e-10, atol: float = 1e-10,
+            gain: Callable[[int], float | str] = rate,
+            parameters: dict[str, float] | None = None) -> Diagram:
+    """The bank of n oscillators; `gain(i)` is oscillator i's Gain (a number, or an
+    expression of the diagram's `parameters`, for runtime-parameter tests)."""
     blocks, wires = [], []
     for i in range(n):
         blocks += [{"id": f"x{i}", "type": "Integrator"},
                    {"id": f"r{i}", "type": "Relay",
                     "params": {"on_point": 1.0, "off_point": -1.0, "on_value": -1.0,
                                "off_value": 1.0}},
-                   {"id": f"w{i}", "type": "Gain", "params": {"k": rate(i)}}]
+                   {"id": f"w{i}", "type": "Gain", "params": {"k": gain(i)}}]
         wires += [(f"x{i}.y", f"r{i}.u"), (f"r{i}.y", f"w{i}.u"), (f"w{i}.y", f"x{i}.u")]
     blocks.append({"id": "y", "type": "Output"})
     wires.append(("x0.y", "y.u"))
-    data = {"format": "blocksim", "version": 1, "parameters": {},
+    data = {"format": "blocksim", "version": 1, "parameters": dict(parameters or {}),
             "simulation": {"stop": stop, "rtol": rtol, "atol": atol},
             "blocks": blocks, "wires": [{"src": s, "dst": d} for s, d in wires]}
     return diagram_from_dict(data, source=f"<{n} relays>")

@@ -174,24 +174,13 @@ def test_runs_with_and_without_the_memo_are_the_same(monkeypatch):
     assert relays.error(with_memo, 20, 2.9) < 1e-9
 
 
-def _relays_with_gain_parameter(n: int) -> dict:
-    blocks, wires = [], []
-    for i in range(n):
-        blocks += [{"id": f"x{i}", "type": "Integrator"},
-                   {"id": f"r{i}", "type": "Relay",
-                    "params": {"on_point": 1.0, "off_point": -1.0, "on_value": -1.0,
-                               "off_value": 1.0}},
-                   {"id": f"w{i}", "type": "Gain", "params": {"k": f"k * {1 + i}"}}]
-        wires += [(f"x{i}.y", f"r{i}.u"), (f"r{i}.y", f"w{i}.u"), (f"w{i}.y", f"x{i}.u")]
-    return {"format": "blocksim", "version": 1, "parameters": {"k": 1.0},
-            "simulation": {"stop": 3.0, "rtol": 1e-10, "atol": 1e-10},
-            "blocks": blocks, "wires": [{"src": s, "dst": d} for s, d in wires]}
+def _relays_with_gain_parameter(n: int):
+    """The relay bank with oscillator i's gain `k * (1 + i)`, k a diagram parameter."""
+    return relays.diagram(n, 3.0, gain=lambda i: f"k * {1 + i}", parameters={"k": 1.0})
 
 
 def test_models_from_with_params_use_their_own_values():
-    from blocksim.format import diagram_from_dict
-
-    model = blocksim.compile(diagram_from_dict(_relays_with_gain_parameter(9), source="<k>"))
+    model = blocksim.compile(_relays_with_gain_parameter(9))
     first = blocksim.simulate(model, backend="python")
     other = model.with_params({"k": 2.5})
     make = derived.mode_memo_deriv(other)
@@ -203,8 +192,7 @@ def test_models_from_with_params_use_their_own_values():
     got = memo(0.0, x, m, z)
     assert np.array_equal(got, np.array(other.functions["deriv"](0.0, x, m, z)))
     assert not np.array_equal(got, np.array(model.functions["deriv"](0.0, x, m, z)))
-    fresh = blocksim.compile(diagram_from_dict(_relays_with_gain_parameter(9), source="<k>"),
-                             params={"k": 2.5})
+    fresh = blocksim.compile(_relays_with_gain_parameter(9), params={"k": 2.5})
     swapped, compiled = (blocksim.simulate(mod, backend="python") for mod in (other, fresh))
     assert np.array_equal(swapped.time, compiled.time)
     assert swapped.events == compiled.events
