@@ -11,8 +11,8 @@ import numpy as np
 from scipy import integrate
 from scipy.special import gammainc
 
-from blocksim.format import diagram_from_dict
-from blocksim.model import Diagram
+from blocksim.diagram.format import diagram_from_dict
+from blocksim.diagram.model import Diagram
 
 T_END, RTOL, ATOL = 10.0, 1e-6, 1e-8
 

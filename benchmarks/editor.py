@@ -63,7 +63,7 @@ def generate(n_blocks: int = 1000, per_chain: int | None = None):
     there are feedback loops, fan-out, multi-input blocks and wires crossing between
     chains. Sources start the chains; extra Scopes on positions make up the exact count.
     """
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
 
     modules = max(1, (n_blocks - 1) // 11)
     chains = max(1, round(math.sqrt(modules)))
@@ -129,7 +129,7 @@ def generate(n_blocks: int = 1000, per_chain: int | None = None):
 
 def write_cases(folder: Path, n_blocks: int) -> dict[str, Path]:
     """(a) the diagram with its layout saved, as after a save from the editor; (b) without."""
-    from blocksim.format import save_diagram
+    from blocksim.diagram.format import save_diagram
     from blocksim.gui.layout.autolayout import layout_diagram
 
     plain = generate(n_blocks)
@@ -333,7 +333,7 @@ def render_time(scene, longest: int = 4000) -> tuple[float, str]:
 
 def export_time(path: Path, folder: Path, longest: int = 4000) -> float:
     """File > Export Picture: a new scene of the file's diagram drawn to a PNG."""
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
     from blocksim.gui.layout.autolayout import layout_diagram
     from blocksim.gui.canvas.render import render_diagram
 
@@ -349,7 +349,7 @@ def measure(name: str, path: Path, steps: int, repeats: int, moves: int = 0) -> 
     render."""
     import copy
 
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
     from blocksim.gui.layout.autolayout import layout_diagram, needs_layout
 
     diagram = load_diagram(path)

@@ -44,7 +44,7 @@ def example_quality() -> list[tuple[str, int, int, dict[str, int], float]]:
     """(name, blocks, wires, check, CPU seconds of layout) of every example as the editor
     opens it (the layout is the median of LAYOUT_REPEATS, each on a fresh copy; CPU time,
     which other work on the machine inflates far less than the clock)."""
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
     from blocksim.gui.layout.autolayout import layout_diagram
     from blocksim.gui.window.files import examples
 

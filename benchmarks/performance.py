@@ -47,7 +47,7 @@ import references as ref  # noqa: E402
 from bench_suite import Suite, best_of, fmt_time, ratio  # noqa: E402
 
 import blocksim  # noqa: E402
-from blocksim.format import save_diagram  # noqa: E402
+from blocksim.diagram.format import save_diagram  # noqa: E402
 
 log = logging.getLogger("benchmarks.performance")
 DIAGRAMS = ROOT / "diagrams"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.format import diagram_from_dict
-from blocksim.model import Diagram
+from blocksim.diagram.format import diagram_from_dict
+from blocksim.diagram.model import Diagram
 
 
 def gain(k: int) -> float:

@@ -13,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from blocksim.format import diagram_from_dict
-from blocksim.model import Diagram
+from blocksim.diagram.format import diagram_from_dict
+from blocksim.diagram.model import Diagram
 
 
 def rate(i: int) -> float:

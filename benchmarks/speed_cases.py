@@ -21,7 +21,7 @@ import relays
 from bench_suite import Suite, best_of, fmt_time, ratio
 
 import blocksim
-from blocksim.format import save_diagram
+from blocksim.diagram.format import save_diagram
 
 log = logging.getLogger("benchmarks.performance")
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from blocksim.api import load  # noqa: E402
+from blocksim.api.facade import load  # noqa: E402
 from blocksim.sweeps import worker  # noqa: E402
 from blocksim.sweeps.metrics import parse_metrics  # noqa: E402
 

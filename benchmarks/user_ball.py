@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import blocksim  # noqa: E402
-from blocksim import registry  # noqa: E402
+from blocksim.blocktypes import registry  # noqa: E402
 from blocksim.user import CONTINUE, rising  # noqa: E402
 from modia_user_blocks import ModiaBall  # noqa: E402
 from references import modia_ball_impacts  # noqa: E402
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def library_ball(repeats: int) -> tuple[int, float]:
-    from blocksim.examples import examples_dir
+    from blocksim.diagram.examples import examples_dir
     model = blocksim.compile(blocksim.load(examples_dir() / "modiamath_ball.json"))
     best = math.inf
     for k in range(repeats + 1):

@@ -10,7 +10,7 @@ lookup table segment) stay latched while it iterates, like everywhere else in a 
 """
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, lit
 
 # Iteration limits: Newton converges in a handful of steps from the warm start; the line
 # search halves a step that would make the residual larger (or overflow an exponential).

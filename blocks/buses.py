@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes
 
 
 def split_names(text: str) -> list[str]:

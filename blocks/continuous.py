@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit, size_of
 
 _EDGES = ("rising", "falling", "either")
 

@@ -8,8 +8,8 @@ import functools
 
 import numpy as np
 
-from blocksim import expressions
-from blocksim.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
+from blocksim.expressions import language as expressions
+from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
 from blocksim.errors import ExpressionError
 
 from .linear import TransferFunction, _check_coefficients, _num_degree

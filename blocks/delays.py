@@ -1,7 +1,7 @@
 """Continuous-time delays: Transport Delay (fixed) and Variable Transport Delay.
 
 Both read the past of their input from a history the engine keeps (`blockspec.History`,
-`blocksim.history_ring`): one record per accepted step interpolating the input to the
+`blocksim.blocktypes.history_ring`): one record per accepted step interpolating the input to the
 solver's order (a step is split into pieces until each meets the run's tolerances), and
 a marker at each event, where the input may jump. The output never
 depends on the input at the same instant, so a delay closes a feedback loop: a
@@ -19,9 +19,9 @@ delay downstream of it, and by every delay where something else happened at the 
 """
 from __future__ import annotations
 
-from blocksim import history_ring
-from blocksim.blockspec import BlockType, Emit, History, Param, Port, Sizes, broadcast, lit
-from blocksim.sampletime import CONTINUOUS
+from blocksim.blocktypes import history_ring
+from blocksim.blocktypes.blockspec import BlockType, Emit, History, Param, Port, Sizes, broadcast, lit
+from blocksim.blocktypes.sampletime import CONTINUOUS
 
 from .nonlinear import common_width, pick, shown, sizes_problem
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from math import inf
 
 from .continuous import _EDGES, _edge_condition
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.
 RELATIONS = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .continuous import _edge_condition
-from blocksim.blockspec import (SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast, lit,
+from blocksim.blocktypes.blockspec import (SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast, lit,
                                 size_of)
 
 # External reset of the discrete integrators (DiscreteIntegrator, PID): Simulink's choices.

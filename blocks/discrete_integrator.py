@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .discrete import RESET_DOC, RESETS, _width, broadcast_names, clip_expr, reset_condition
-from blocksim.blockspec import SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast, lit
+from blocksim.blocktypes.blockspec import SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast, lit
 
 # Integration methods: (name, weight c of the current input in the output). The output at
 # a hit is y = x + c K T u (FE c = 0, BE c = 1, TR c = 1/2) and the state becomes

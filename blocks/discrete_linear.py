@@ -8,7 +8,7 @@ import numpy as np
 
 from .discrete import broadcast_names
 from .linear import StateSpace, _combo, _finite
-from blocksim.blockspec import SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast
+from blocksim.blocktypes.blockspec import SAMPLE_TIME, BlockType, Emit, Param, Port, Sizes, broadcast
 
 
 def _vector(p, name: str) -> np.ndarray:

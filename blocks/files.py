@@ -23,10 +23,10 @@ from typing import Callable
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Param, Port, Sizes
 from blocksim.compiler import limits
 from blocksim.errors import CompileError, shown
-from blocksim.fileio import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
+from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
 
 from .lookup import PiecewiseLinear
 from .sources import FromTable

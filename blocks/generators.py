@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
-from blocksim.sampletime import CONTINUOUS
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.sampletime import CONTINUOUS
 
 from .lookup import table_problem
 from .nonlinear import sizes_problem

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 
 
 def _combo(terms: Sequence[tuple[float, str]]) -> str:

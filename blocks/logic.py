@@ -6,7 +6,7 @@ discrete states are updated in the event iteration, which runs at every event.
 """
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
 from blocksim.compiler.limits import MAX_PORTS
 
 OPERATORS = ("AND", "OR", "NAND", "NOR", "XOR", "NOT")

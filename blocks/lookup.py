@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes
 
 # Discrete-state layout of one piecewise-linear segment, shared with FromTable:
 # [segment index, lower switch point, upper switch point, anchor, values..., slopes...]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, elementwise_width, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, elementwise_width, lit
 
 MAX_DIMS = 4
 # Discrete-state layout of one input's segment along one dimension:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 from blocksim.compiler.limits import MAX_PORTS
 
 from .linear import _combo

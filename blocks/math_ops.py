@@ -5,8 +5,8 @@ import keyword
 import math
 from collections.abc import Mapping
 
-from blocksim import expressions
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.expressions import language as expressions
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
 from blocksim.compiler.limits import MAX_PORTS
 from blocksim.errors import ExpressionError
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
-from blocksim.sampletime import parse_sample_time
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.sampletime import parse_sample_time
 
 from .nonlinear import sizes_problem
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from blocksim.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast,
                                 lit, size_of)
 
 

@@ -9,7 +9,7 @@ from .continuous import _edge_condition
 from .discrete import RESETS, broadcast_names, clip_expr, reset_condition
 from .discrete_integrator import METHOD_DOC, METHODS
 from .linear import _combo
-from blocksim.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
 
 ANTIWINDUP = ("none", "back-calculation", "clamping")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
-from blocksim.sampletime import INHERITED, SampleTime
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
+from blocksim.blocktypes.sampletime import INHERITED, SampleTime
 
 from .continuous import _EDGES, _edge_condition
 

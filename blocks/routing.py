@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blockspec import (BlockType, Emit, Param, Port, Sizes, broadcast,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, Port, Sizes, broadcast,
                                 elementwise_width, lit, size_of)
 from blocksim.compiler.limits import MAX_PORTS
 

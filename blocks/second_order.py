@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit,
                                 size_of)
 
 from .continuous import _EDGES, _edge_condition

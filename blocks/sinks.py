@@ -1,7 +1,7 @@
 """Sink blocks: record signals under the block's id, or stop the run."""
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes
 from blocksim.compiler.limits import MAX_PORTS
 
 

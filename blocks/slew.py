@@ -17,7 +17,7 @@ event) counts as continuous.
 """
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
 
 from .nonlinear import common_width, pick, shown, sizes_problem
 

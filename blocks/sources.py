@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
-from blocksim.sampletime import CONSTANT, CONTINUOUS
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.sampletime import CONSTANT, CONTINUOUS
 
 from .lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
                      table_problem)

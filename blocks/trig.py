@@ -2,7 +2,7 @@
 two outputs) and Wrap To Zero, whose jump to 0 above a threshold is a located event."""
 from __future__ import annotations
 
-from blocksim.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit
 
 from .math_ops import elementwise_width
 from .nonlinear import common_width, pick

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _PUBLIC = {
-    "blocksim.api": ("load", "compile", "simulate"),
-    "blocksim.builder": ("BlockHandle", "BuildError", "DiagramBuilder", "InPort", "OutPort"),
+    "blocksim.api.facade": ("load", "compile", "simulate"),
+    "blocksim.api.builder": ("BlockHandle", "BuildError", "DiagramBuilder", "InPort", "OutPort"),
     "blocksim.engine": ("Event", "Results"),
     "blocksim.compiler": ("CompiledModel",),
     "blocksim.errors": ("BlocksimError", "CompileError", "DiagramFileError", "ExpressionError",
                         "SimulationError", "StructuralParameterError"),
-    "blocksim.model": ("Block", "Diagram", "PortRef", "SimulationSettings", "Wire"),
+    "blocksim.diagram.model": ("Block", "Diagram", "PortRef", "SimulationSettings", "Wire"),
     "blocksim.sweeps": ("sweep", "SweepInterrupted", "SweepTable"),
     "blocksim.user": ("UserBlock",),
 }
@@ -53,12 +53,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
-    from blocksim.api import compile, load, simulate
-    from blocksim.builder import BlockHandle, BuildError, DiagramBuilder, InPort, OutPort
+    from blocksim.api.facade import compile, load, simulate
+    from blocksim.api.builder import BlockHandle, BuildError, DiagramBuilder, InPort, OutPort
     from blocksim.compiler import CompiledModel
     from blocksim.engine import Event, Results
     from blocksim.errors import (BlocksimError, CompileError, DiagramFileError, ExpressionError,
                                  SimulationError, StructuralParameterError)
-    from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+    from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
     from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
     from blocksim.user import UserBlock

@@ -1,6 +1,6 @@
 """`python -m blocksim`: the same command line as `blocksim`."""
 import sys
 
-from blocksim.cli import main
+from blocksim.cli.main import main
 
 sys.exit(main())

@@ -29,7 +29,7 @@ def main() -> None:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from blocksim.examples import examples_dir
+    from blocksim.diagram.examples import examples_dir
     from blocksim.gui.window import app
 
     QApplication.instance() or QApplication([])

@@ -18,7 +18,7 @@ import numpy as np
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.document.commands import SetDiagramParameters
 from blocksim.gui.window import app
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.cli import main
+from blocksim.cli.main import main
 
-from blocksim.format import diagram_from_dict
-from blocksim.model import Diagram
+from blocksim.diagram.format import diagram_from_dict
+from blocksim.diagram.model import Diagram
 
 
 def block(block_id: str, block_type: str, **params: Any) -> dict:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 
 def lag_dict() -> dict[str, Any]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from blocksim import registry
-from blocksim.blockspec import Emit
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import Emit
 from blocksim.blocks.lookup import LookupTable1D
 
 

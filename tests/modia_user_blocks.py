@@ -7,8 +7,8 @@ import contextlib
 import math
 from typing import Iterator
 
-from blocksim import registry
-from blocksim.blockspec import Param, Port
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import Param, Port
 from blocksim.user import CONTINUE, TERMINATE, Crossing, Discrete, State, UserBlock, positive, rising
 
 

@@ -143,7 +143,7 @@ def test_unknown_backend_is_an_error():
 
 
 def test_backend_round_trips_through_the_file(tmp_path):
-    from blocksim.format import load_diagram, save_diagram
+    from blocksim.diagram.format import load_diagram, save_diagram
 
     d = lag_chain(2)
     d.simulation.backend = "numba"

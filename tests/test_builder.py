@@ -13,10 +13,10 @@ import pytest
 
 import blocksim
 import references as ref
-from blocksim.builder import BuildError, PortNameError
-from blocksim.cli import main
+from blocksim.api.builder import BuildError, PortNameError
+from blocksim.cli.main import main
 from blocksim.errors import CompileError, DiagramFileError
-from blocksim.format import load_diagram
+from blocksim.diagram.format import load_diagram
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from blocksim.cli import main
+from blocksim.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 LAG = {
@@ -122,6 +122,6 @@ def test_validate_blocks_and_describe(tmp_path, capsys):
 
 
 def test_console_script_is_installed():
-    done = subprocess.run([sys.executable, "-m", "blocksim.cli", "describe", "Gain"],
+    done = subprocess.run([sys.executable, "-m", "blocksim.cli.main", "describe", "Gain"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and "Gain" in done.stdout

@@ -119,7 +119,7 @@ def test_a_logged_signal_that_overflows_is_a_warning_or_with_strict_a_failure(tm
 
 def test_examples_are_listed_with_their_summaries_and_run_by_name(tmp_path, capsys,
                                                                   monkeypatch):
-    from blocksim.examples import example_paths
+    from blocksim.diagram.examples import example_paths
 
     code, out, _ = run(["examples"], capsys)
     lines = out.splitlines()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from blocksim.errors import ExpressionError
-from blocksim.expressions import (CONSTANTS, SCALAR_FUNCTIONS, evaluate, names_in, parse,
+from blocksim.expressions.language import (CONSTANTS, SCALAR_FUNCTIONS, evaluate, names_in, parse,
                                   resolve_parameters, to_code)
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from blocksim.fileio import atomic_write, read_regular_file, remove_stale_temporaries
+from blocksim.files.safe import atomic_write, read_regular_file, remove_stale_temporaries
 
 # A save that is killed after its temporary file exists and before the rename.
 KILLED_SAVE = """
 import sys, time
-from blocksim.fileio import atomic_write
+from blocksim.files.safe import atomic_write
 def write(fh):
     fh.write("partial " * 100000)
     fh.flush()

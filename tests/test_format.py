@@ -1,4 +1,4 @@
-"""Tests of blocksim.format: round trips, every error path, atomic saving and fuzzed input."""
+"""Tests of blocksim.diagram.format: round trips, every error path, atomic saving and fuzzed input."""
 from __future__ import annotations
 
 import copy
@@ -12,9 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-import blocksim.format as fmt
+import blocksim.diagram.format as fmt
 from blocksim.errors import DiagramFileError
-from blocksim.format import (
+from blocksim.diagram.format import (
     SCHEMA_PATH,
     diagram_from_dict,
     diagram_to_dict,
@@ -22,7 +22,7 @@ from blocksim.format import (
     migrate,
     save_diagram,
 )
-from blocksim.model import (
+from blocksim.diagram.model import (
     FORMAT_VERSION,
     SOLVERS,
     Block,

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blocksim.errors import DiagramFileError
-from blocksim.format import (
+from blocksim.diagram.format import (
     diagram_from_dict,
     diagram_to_dict,
     load_diagram,

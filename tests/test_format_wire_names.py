@@ -6,8 +6,8 @@ import json
 import pytest
 
 from blocksim.errors import DiagramFileError
-from blocksim.format import diagram_from_dict, diagram_to_dict, load_diagram, save_diagram
-from blocksim.model import FORMAT_VERSION
+from blocksim.diagram.format import diagram_from_dict, diagram_to_dict, load_diagram, save_diagram
+from blocksim.diagram.model import FORMAT_VERSION
 
 
 def _document(**wire_extra) -> dict:

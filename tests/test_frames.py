@@ -1,4 +1,4 @@
-"""Results as pandas, xarray and matplotlib objects (blocksim.frames): the same numbers as
+"""Results as pandas, xarray and matplotlib objects (blocksim.engine.frames): the same numbers as
 the arrays, both limits of every event kept and marked, and a clear ImportError naming the
 extra when the library is absent. Each test skips when its library is not installed."""
 import sys
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim.frames import limits
+from blocksim.engine.frames import limits
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from blocksim.format import diagram_from_dict
+from blocksim.diagram.format import diagram_from_dict
 from hostile.graphs import describe, diagrams, run_example
 
 CAP = 10.0  # seconds per example (an example normally takes well under one)

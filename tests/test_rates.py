@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from blocksim.compiler.rates import Clock, as_fraction, combine, hit_time, next_hit, resolve
-from blocksim.sampletime import (CONSTANT_TIME, CONTINUOUS_TIME, INHERITED_TIME, SampleTime,
+from blocksim.blocktypes.sampletime import (CONSTANT_TIME, CONTINUOUS_TIME, INHERITED_TIME, SampleTime,
                                  parse_sample_time)
 
 

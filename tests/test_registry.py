@@ -1,8 +1,8 @@
 """The block library: every declaration documents itself and is found through the registry."""
 import pytest
 
-from blocksim import registry
-from blocksim.blockspec import BlockType, Param, PARAM_KINDS
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType, Param, PARAM_KINDS
 from blocksim.errors import BlocksimError
 
 TYPES = registry.all_types()

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from blocksim.compiler import check_run, compile_diagram
 from blocksim.errors import BlocksimError, CompileError
-from blocksim.format import diagram_from_dict
+from blocksim.diagram.format import diagram_from_dict
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
 BASE = json.loads((DIAGRAMS / "math003.json").read_text())

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from blocksim import schema_check
-from blocksim.format import _parse_json, _validator, migrate
+from blocksim.diagram import schema_check
+from blocksim.diagram.format import _parse_json, _validator, migrate
 from format_samples import lag_dict
 from test_format_fuzz import FUZZ, mutated_documents
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim.blockspec import ParamValues
+from blocksim.blocktypes.blockspec import ParamValues
 from blocksim.errors import CompileError
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 from both_backends import SIN, run_both
 
@@ -36,7 +36,7 @@ def test_inputs_are_logged_one_after_the_other():
 
 
 def test_ports_follow_the_inputs_parameter():
-    scope = blocksim.registry.get("Scope")()
+    scope = blocksim.blocktypes.registry.get("Scope")()
 
     assert [p.name for p in scope.input_ports(ParamValues({"inputs": 1, "units": ""}))] == ["u"]
     assert [p.name for p in scope.input_ports(ParamValues({"inputs": 3, "units": ""}))] == [

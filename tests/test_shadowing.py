@@ -9,7 +9,7 @@ import pytest
 from builders import DIAGRAMS, block, diagram
 
 import blocksim
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.errors import CompileError
 from references import ball_bounce_times_no_air
 

@@ -12,8 +12,8 @@ from both_backends import run_both
 from builders import block, diagram
 
 import blocksim
-from blocksim import registry
-from blocksim.blockspec import Param, Port
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import Param, Port
 from blocksim.user import State, UserBlock
 
 

@@ -148,7 +148,7 @@ def test_describe_shows_states_and_crossings():
 
 
 def test_declaration_errors_are_type_errors_naming_the_class():
-    from blocksim.blockspec import Param
+    from blocksim.blocktypes.blockspec import Param
     from blocksim.user import Crossing, State, UserBlock
     with pytest.raises(TypeError, match="Wrong.*direction"):
         type("Wrong", (UserBlock,), {"name": "Wrong", "crossings": (Crossing("c", "up"),)})
@@ -177,7 +177,7 @@ def test_clock_and_terminate_in_the_compiled_loop():
 
 
 def test_user_blocks_are_listed_and_described_by_the_cli(capsys):
-    from blocksim.cli import main
+    from blocksim.cli.main import main
     assert main(["blocks"]) == 0
     assert "ModiaBall" in capsys.readouterr().out
     assert main(["describe", "SimpleStateEvents"]) == 0
@@ -186,7 +186,7 @@ def test_user_blocks_are_listed_and_described_by_the_cli(capsys):
 
 
 def _user_type(name, der, states=("x",)):
-    from blocksim.blockspec import Port
+    from blocksim.blocktypes.blockspec import Port
     from blocksim.user import State, UserBlock
     return type(name, (UserBlock,), {
         "name": name, "outputs": (Port("y"),), "states": tuple(State(s, 1.0) for s in states),
@@ -195,7 +195,7 @@ def _user_type(name, der, states=("x",)):
 
 
 def test_a_result_of_the_wrong_shape_is_a_compile_error_naming_block_and_function():
-    from blocksim import registry
+    from blocksim.blocktypes import registry
     bad = _user_type("ShortDer", lambda t, x, d, u, p: (1.0,), states=("a", "b"))
     registry.register(bad, source="tests")
     try:
@@ -208,7 +208,7 @@ def test_a_result_of_the_wrong_shape_is_a_compile_error_naming_block_and_functio
 
 
 def test_an_exception_in_user_code_fails_the_run_naming_the_block():
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     def der(t, x, d, u, p):
         if t > 0.5:
@@ -246,8 +246,8 @@ def test_a_changed_function_changes_the_numba_module_text():
 
 
 def test_start_computes_initial_values_from_the_parameters():
-    from blocksim import registry
-    from blocksim.blockspec import Param
+    from blocksim.blocktypes import registry
+    from blocksim.blocktypes.blockspec import Param
 
     def start(x, d, p):
         return ((math.sqrt(2.0 * p.energy),), (1.0,))  # speed from a kinetic energy

@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim import registry
-from blocksim.cli import main
-from blocksim.format import diagram_from_dict, diagram_to_dict
+from blocksim.blocktypes import registry
+from blocksim.cli.main import main
+from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
 from blocksim.user import trust
 
 BLOCKS = '''
 from pathlib import Path
 Path(__file__).with_name("imported.marker").write_text("the top level ran")
 
-from blocksim.blockspec import Param, Port
+from blocksim.blocktypes.blockspec import Param, Port
 from blocksim.user import UserBlock, State
 
 

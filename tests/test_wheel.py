@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from blocksim.examples import example_paths
+from blocksim.diagram.examples import example_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,12 +13,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from blocksim.blockspec import Sizes
+from blocksim.blocktypes.blockspec import Sizes
 from blocksim.compiler import limits
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.rates import EXACT_INT, Clock, Rate, as_fraction, next_hit
 from blocksim.errors import CompileError
-from blocksim.model import SimulationSettings
+from blocksim.diagram.model import SimulationSettings
 
 
 class ParameterBudget:
@@ -93,7 +93,7 @@ def check_slots(blocks: Iterable[Any], sizes: Mapping[str, Sizes], source: str |
 def check_history(flat: Any, sizes: Mapping[str, Sizes]) -> None:
     """The history rings within `limits.MAX_HISTORY_VALUES`, checked before they are allocated;
     names the block with the largest ring."""
-    from blocksim import history_ring
+    from blocksim.blocktypes import history_ring
 
     total, largest = 0, (0, None)
     for blk in flat.blocks:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from blocksim.blockspec import Emit
-from blocksim.param_slots import PREFIX
+from blocksim.blocktypes.blockspec import Emit
+from blocksim.expressions.param_slots import PREFIX
 
 # The names an Emit hands a block (signals, slots of the engine's arrays) and the
 # parameter slots its numbers become.

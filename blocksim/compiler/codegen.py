@@ -2,7 +2,7 @@
 
 The engine calls `deriv`, `zc`, `outputs`, `update`, ... once per evaluation; inside, every
 signal is a local variable and every parameter number a module global (a parameter slot,
-`blocksim.param_slots`, which new values rebind without new code), so there is no Python
+`blocksim.expressions.param_slots`, which new values rebind without new code), so there is no Python
 call per block in the solver's inner loop. Only our own templates reach the generated text:
 file content enters as numbers (via `lit`, as slots) or as formulas re-emitted from a
 checked syntax tree (`expressions.to_code`), never verbatim. Each block's calls are kept
@@ -18,15 +18,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-from blocksim import expressions, history_ring, param_slots
-from blocksim.blockspec import BlockType, Emit, Sizes, lit
+from blocksim.expressions import language as expressions
+
+from blocksim.blocktypes import history_ring
+
+from blocksim.expressions import param_slots
+from blocksim.blocktypes.blockspec import BlockType, Emit, Sizes, lit
 from blocksim.compiler import code_reuse, dataflow, lazy_compile
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.compiler.graph import ConstraintLoop
 from blocksim.compiler.sampling import Sampling
 from blocksim.errors import CompileError
-from blocksim.sampletime import INHERITED, SampleTime
+from blocksim.blocktypes.sampletime import INHERITED, SampleTime
 
 
 @dataclass

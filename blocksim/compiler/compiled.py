@@ -13,8 +13,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from blocksim import history_ring
-from blocksim.blockspec import BlockType, ParamValues
+from blocksim.blocktypes import history_ring
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, buses, codegen, conditional, graph, runtime
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
@@ -23,8 +23,8 @@ from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
 from blocksim.gc_pause import without_gc
-from blocksim.model import Diagram, SimulationSettings
-from blocksim.sampletime import SampleTime
+from blocksim.diagram.model import Diagram, SimulationSettings
+from blocksim.blocktypes.sampletime import SampleTime
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from blocksim.blockspec import BlockType, ParamValues
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.compiler import flatten
 from blocksim.compiler.params import params_for
 from blocksim.errors import CompileError, shown
-from blocksim.model import Block
-from blocksim.registry import standard_library
+from blocksim.diagram.model import Block
+from blocksim.blocktypes.registry import standard_library
 
 
 def _internal(name: str) -> type[BlockType]:

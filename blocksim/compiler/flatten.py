@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from blocksim import expressions, registry
-from blocksim.blockspec import BlockType, ParamValues
+from blocksim.expressions import language as expressions
+
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.compiler import conditional, limits
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.params import params_for, resolve_param
 from blocksim.compiler.tags import Tagged, Tags
 from blocksim.errors import CompileError, ExpressionError, shown
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 __all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "check_blocks", "flatten",
            "resolve_param"]

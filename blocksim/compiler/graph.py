@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from blocksim.blockspec import Sizes
+from blocksim.blocktypes.blockspec import Sizes
 from blocksim.compiler.faults import BLOCK_FAULTS
 from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError

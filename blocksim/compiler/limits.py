@@ -5,7 +5,7 @@ A diagram file is a few kilobytes; without these limits a few characters in it (
 that never ends. The compiler checks every limit before anything large is allocated, and
 the message says which block, parameter or setting exceeds which limit, so the user knows
 what to change. The expression language's own limits (one expression's text, depth and
-arrays) live in `blocksim.expressions` and are repeated here for reference.
+arrays) live in `blocksim.expressions.language` and are repeated here for reference.
 
 The sizes were chosen from measurements on a 2-CPU machine: compiling costs about 100 µs and
 7 kB per scalar signal (100,000 signals: 10 s, 0.7 GB); a run keeps its results in float64
@@ -17,7 +17,7 @@ import math
 import os
 import sys
 
-from blocksim.expressions import MAX_DEPTH, MAX_ELEMENTS, MAX_LENGTH, MAX_SECONDS, MAX_WORK
+from blocksim.expressions.language import MAX_DEPTH, MAX_ELEMENTS, MAX_LENGTH, MAX_SECONDS, MAX_WORK
 
 GIB = 1 << 30
 MIB = 1 << 20

@@ -16,7 +16,7 @@ import logging
 import re
 from typing import Any, Callable, Mapping
 
-from blocksim.blockspec import BlockType, ParamValues
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from blocksim import expressions
-from blocksim.blockspec import BlockType, Param, ParamValues
+from blocksim.expressions import language as expressions
+from blocksim.blocktypes.blockspec import BlockType, Param, ParamValues
 from blocksim.compiler import limits
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.errors import CompileError, ExpressionError

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
-from blocksim.sampletime import (CONSTANT, CONSTANT_TIME, CONTINUOUS, CONTINUOUS_TIME, DISCRETE,
+from blocksim.blocktypes.sampletime import (CONSTANT, CONSTANT_TIME, CONTINUOUS, CONTINUOUS_TIME, DISCRETE,
                                  INHERITED, INHERITED_TIME, TRIGGERED, SampleTime)
 
 # Integers up to 2**53 are exact doubles: tick * p and q stay below it so that a hit time

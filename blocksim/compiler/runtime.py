@@ -1,7 +1,7 @@
 """Runtime parameters: a compiled model with new parameter values, without a new compile.
 
 The code generator records, per block, each code method it called and the parameter slots
-its numbers became (`blocksim.param_slots`). New values are resolved like a compile's
+its numbers became (`blocksim.expressions.param_slots`). New values are resolved like a compile's
 (`--set`-style names, the same safe expressions, checks and messages), and only the blocks
 that read a changed name are asked again: their ports, widths, sample time and code must
 come out the same with the new values (the code compared line by line, slot names and all),
@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from blocksim import expressions, param_slots
-from blocksim.blockspec import BlockType, Emit, Param, ParamValues, Sizes
+from blocksim.expressions import language as expressions
+
+from blocksim.expressions import param_slots
+from blocksim.blocktypes.blockspec import BlockType, Emit, Param, ParamValues, Sizes
 from blocksim.compiler.budget import ParameterBudget
 from blocksim.compiler.codegen import Generator, Layout, const_value, reset_lines
 from blocksim.compiler.faults import BLOCK_FAULTS, call_block

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from blocksim.blockspec import Sizes
+from blocksim.blocktypes.blockspec import Sizes
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import FlatDiagram
 from blocksim.compiler.rates import Clock, Rate, resolve
 from blocksim.errors import CompileError
-from blocksim.sampletime import (CONSTANT, CONTINUOUS, CONTINUOUS_TIME, DISCRETE, TRIGGERED,
+from blocksim.blocktypes.sampletime import (CONSTANT, CONTINUOUS, CONTINUOUS_TIME, DISCRETE, TRIGGERED,
                                  SampleTime)
 
 

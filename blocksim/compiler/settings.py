@@ -13,7 +13,7 @@ from typing import Any
 
 from blocksim.compiler import limits
 from blocksim.errors import CompileError
-from blocksim.model import BACKENDS, SOLVERS, SimulationSettings
+from blocksim.diagram.model import BACKENDS, SOLVERS, SimulationSettings
 
 log = logging.getLogger(__name__)
 

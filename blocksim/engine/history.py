@@ -1,7 +1,7 @@
 """The engine's side of input histories (transport delays) on the Python path.
 
 A block that declares a `blockspec.History` gets a ring in the run's discrete-state array
-(`blocksim.history_ring`); the engine fills it: after each accepted step, the inputs at
+(`blocksim.blocktypes.history_ring`); the engine fills it: after each accepted step, the inputs at
 five points of the step from the solver's dense output (the records then interpolate the
 input to the solver's order), and at each event a marker (the input may jump there), the
 record of a step that went past a located event cut at its instant. A fixed delay reads
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Callable
 
-from blocksim import history_ring as ring
+from blocksim.blocktypes import history_ring as ring
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived

@@ -14,7 +14,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from blocksim.fileio import atomic_write
+from blocksim.files.safe import atomic_write
 
 
 class Event(NamedTuple):
@@ -87,23 +87,23 @@ class Results:
 
     def to_pandas(self, mark: str | None = "event") -> Any:
         """A pandas DataFrame indexed by time; the `mark` column says which rows are an
-        event's "left" and "right" limits (needs the `pandas` extra; see blocksim.frames)."""
-        from blocksim import frames
+        event's "left" and "right" limits (needs the `pandas` extra; see blocksim.engine.frames)."""
+        from blocksim.engine import frames
 
         return frames.to_pandas(self, mark)
 
     def to_xarray(self, mark: str | None = "event") -> Any:
         """An xarray Dataset on `time`, the event log on `event_index` (needs the `xarray`
-        extra; see blocksim.frames)."""
-        from blocksim import frames
+        extra; see blocksim.engine.frames)."""
+        from blocksim.engine import frames
 
         return frames.to_xarray(self, mark)
 
     def plot(self, signals: Sequence[str] | None = None, events: bool | str = True,
              figsize: tuple[float, float] | None = None) -> Any:
         """A matplotlib Figure, one axes per signal, events marked (needs the `plot`
-        extra; see blocksim.frames)."""
-        from blocksim import frames
+        extra; see blocksim.engine.frames)."""
+        from blocksim.engine import frames
 
         return frames.plot(self, signals, events, figsize)
 

@@ -22,7 +22,7 @@ from blocksim.engine import derived, history
 from blocksim.engine.event_iteration import MAX_EVENT_PASSES, ZENO_EVENTS, ZENO_SPAN
 from blocksim.engine.segment import SMALL
 from blocksim.engine.stiffness import LIMITS as STIFF_LIMITS
-from blocksim.model import SimulationSettings
+from blocksim.diagram.model import SimulationSettings
 
 PLANS_KEPT = 8  # settings per model whose plans are kept
 

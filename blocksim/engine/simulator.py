@@ -50,7 +50,7 @@ from blocksim.engine.hits import HitSchedule
 from blocksim.engine.results import Event, Recorder, Results
 from blocksim.engine.segment import PythonLoop, Segment
 from blocksim.errors import SimulationError, SimulationInterrupted
-from blocksim.model import SimulationSettings
+from blocksim.diagram.model import SimulationSettings
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import uuid
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from blocksim.errors import BlocksimError, shown
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 from blocksim.sweeps import executors, files, worker
 from blocksim.sweeps.metrics import check_metrics, parse_metrics
 from blocksim.sweeps.models import ModelSource
@@ -114,8 +114,8 @@ def _diagram(diagram: Any, trust: Any) -> Diagram:
     if isinstance(top, Diagram):
         return top
     if isinstance(diagram, (str, os.PathLike)):  # a file, or an example's name (as the CLI)
-        from blocksim.api import load
-        from blocksim.cli import diagram_path
+        from blocksim.api.facade import load
+        from blocksim.cli.main import diagram_path
 
         return load(diagram_path(os.fspath(diagram)), trust=trust)
     raise BlocksimError(f"sweep needs a diagram file, a Diagram or a DiagramBuilder, got "

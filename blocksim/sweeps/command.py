@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from blocksim import cli
+from blocksim.cli import main as cli
 from blocksim.errors import BlocksimError
-from blocksim.model import BACKENDS
+from blocksim.diagram.model import BACKENDS
 
 if TYPE_CHECKING:
     from blocksim.sweeps.table import SweepTable
@@ -115,7 +115,7 @@ def _clock(seconds: float) -> str:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     # Here, not at the top: `blocksim --help` builds this parser and needs none of them.
-    from blocksim.run_outputs import Output, check_outputs, count
+    from blocksim.cli.outputs import Output, check_outputs, count
     from blocksim.sweeps import executors
     from blocksim.sweeps.api import SweepInterrupted, sweep
     from blocksim.sweeps.files import counts_line

@@ -6,7 +6,7 @@ strings as plainly as the numbers, compresses a 100,000-row table to a fraction 
 CSV, and pyarrow is one well-kept wheel (Apache Arrow) with no C library to install, where
 NetCDF-4 needs HDF5 behind netCDF4 or h5netcdf and NetCDF-3 has no proper strings.
 
-The file is rewritten whole, atomically (blocksim.fileio.atomic_write), at checkpoints:
+The file is rewritten whole, atomically (blocksim.files.safe.atomic_write), at checkpoints:
 after a second, then no more often than ten times the last write took, and at the end or
 on Ctrl-C. A sweep killed outright loses at most the runs since the last checkpoint and
 never leaves a half-written file. Numbers are written to round-trip exactly (CSV with
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from blocksim.errors import BlocksimError, shown
-from blocksim.fileio import atomic_write
+from blocksim.files.safe import atomic_write
 from blocksim.sweeps.plan import Plan
 from blocksim.sweeps.table import MESSAGE, STATUS, SweepTable
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.errors import StructuralParameterError
-from blocksim.model import Diagram, SimulationSettings
+from blocksim.diagram.model import Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
 

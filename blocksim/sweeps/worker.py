@@ -22,7 +22,7 @@ import numpy as np
 from blocksim.engine import Results, Simulator
 from blocksim.engine.notices import notice
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted
-from blocksim.model import Diagram, SimulationSettings
+from blocksim.diagram.model import Diagram, SimulationSettings
 from blocksim.sweeps.metrics import Metric
 from blocksim.sweeps.models import ModelSource
 

@@ -15,7 +15,7 @@ import collections
 import math
 from typing import Any, Callable, ClassVar
 
-from blocksim.blockspec import BlockType, Emit, ParamValues, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, ParamValues, Sizes, lit
 from blocksim.user.declare import DIRECTIONS, Crossing, Discrete, State
 from blocksim.user.functions import guarded, register_function
 

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Iterable, Union
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.errors import DiagramFileError
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

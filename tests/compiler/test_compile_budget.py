@@ -9,7 +9,7 @@ from builders import block, diagram
 from blocksim.compiler import compile_diagram, limits
 from blocksim.compiler.flatten import flatten
 from blocksim.errors import CompileError
-from blocksim.model import Block, Diagram
+from blocksim.diagram.model import Block, Diagram
 
 
 def error(d, **settings) -> CompileError:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from builders import block, diagram
 
-from blocksim import registry
-from blocksim.blockspec import BlockType, Param, Port, Sizes
-from blocksim.cli import main
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType, Param, Port, Sizes
+from blocksim.cli.main import main
 from blocksim.compiler import compile_diagram, limits
 from blocksim.compiler.flatten import flatten
 from blocksim.errors import CompileError

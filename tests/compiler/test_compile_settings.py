@@ -8,7 +8,7 @@ import pytest
 from builders import block, diagram
 
 import blocksim
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.compiler import check_run, compile_diagram
 from blocksim.errors import CompileError
 

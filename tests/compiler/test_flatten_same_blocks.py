@@ -4,7 +4,7 @@ resolved on its own, and every block keeps lists of its own."""
 from builders import block, diagram
 
 import blocksim
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.compiler.flatten import _same_key, flatten
 
 

@@ -9,7 +9,7 @@ from builders import DIAGRAMS, block, diagram
 from test_runtime_params import assert_same_model, assert_same_results
 
 import blocksim
-from blocksim.blockspec import ParamValues
+from blocksim.blocktypes.blockspec import ParamValues
 from blocksim.compiler import compile_diagram, param_reads
 from blocksim.errors import CompileError, StructuralParameterError
 

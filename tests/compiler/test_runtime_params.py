@@ -7,7 +7,7 @@ import pytest
 from builders import DIAGRAMS, block, diagram
 
 import blocksim
-from blocksim import param_slots
+from blocksim.expressions import param_slots
 from blocksim.compiler import compile_diagram
 from blocksim.errors import CompileError, StructuralParameterError
 
@@ -106,7 +106,7 @@ def test_example_diagrams(name, values, stop):
     check_equal_to_compile(d, values, **run)
 
 
-def lag_with(blk: dict, parameters: dict) -> "blocksim.model.Diagram":
+def lag_with(blk: dict, parameters: dict) -> "blocksim.diagram.model.Diagram":
     return diagram([blk, block("int", "Integrator"), block("y", "Output")],
                    [("src.y", "int.u"), ("int.y", "y.u")], parameters, stop=2.0)
 

@@ -132,8 +132,8 @@ def test_a_ball_bouncing_to_rest_is_not_taken_for_an_accelerating_storm():
     # restitution 0.98 without drag: ~2,000 bounces ever faster (pace ~ 0.98**N) up to the
     # Zeno point near t = 141 s, where the limited integrator rests. The pace falls in
     # every window, but geometrically: a power law would have projected the budget.
-    from blocksim.examples import examples_dir
-    from blocksim.format import load_diagram
+    from blocksim.diagram.examples import examples_dir
+    from blocksim.diagram.format import load_diagram
     d = load_diagram(examples_dir() / "bouncing_ball.json")
     model = compile_diagram(d, {"mu": 0.98, "beta": 0.0})
     r = Simulator(model, dataclasses.replace(model.settings, stop=200.0,

@@ -71,7 +71,7 @@ def test_a_state_blowing_up_names_the_output_that_is_not_finite(backend):
 
 
 def _user(name, out=None, der=None):
-    from blocksim.blockspec import Port
+    from blocksim.blocktypes.blockspec import Port
     from blocksim.user import State, UserBlock
     return type(name, (UserBlock,), {
         "name": name, "outputs": (Port("y"),), "states": (State("x", 1.0),),
@@ -94,7 +94,7 @@ def _bad_der(t, x, d, u, p):
 
 @pytest.mark.parametrize("kind", ["out", "der"])
 def test_a_user_block_raising_names_its_output_only_from_out(kind):
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     user = _user(f"Raises{kind.title()}", **{kind: _bad_out if kind == "out" else _bad_der})
     registry.register(user, source="tests")

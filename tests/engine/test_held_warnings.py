@@ -8,11 +8,11 @@ import pytest
 from builders import block, diagram
 
 import blocksim
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.engine import warnings_held
 from blocksim.engine.warnings_held import NONFINITE, STIFF, HeldWarnings
 from blocksim.errors import SimulationError
-from blocksim.format import save_diagram
+from blocksim.diagram.format import save_diagram
 
 
 def decay(rate, **sim):

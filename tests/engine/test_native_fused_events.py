@@ -9,7 +9,7 @@ from both_backends import HAS_NUMBA, run_both
 
 import blocksim
 from blocksim.engine.native import fusion
-from blocksim.format import diagram_from_dict
+from blocksim.diagram.format import diagram_from_dict
 
 N = 6  # oscillators: above fusion.MIN_RUN, so their relays' event code becomes a loop
 

@@ -9,11 +9,11 @@ import json
 import pytest
 from builders import BENCHMARKS, block, diagram
 
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.compiler import compile_diagram, limits
 from blocksim.engine import Simulator
 from blocksim.errors import CompileError
-from blocksim.format import diagram_from_dict, load_diagram
+from blocksim.diagram.format import diagram_from_dict, load_diagram
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.skipif(

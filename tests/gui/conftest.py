@@ -33,7 +33,7 @@ def window(qtbot, tmp_path, env):
     """A main window on a small saved diagram (a lag loop: step, sum, integ, fb, y)."""
     from editor_helpers import lag_diagram
 
-    from blocksim.format import save_diagram
+    from blocksim.diagram.format import save_diagram
     from blocksim.gui.window import app
 
     path = tmp_path / "lag.json"

@@ -6,8 +6,8 @@ import copy
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
-from blocksim.format import diagram_from_dict, diagram_to_dict
-from blocksim.model import Diagram
+from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
+from blocksim.diagram.model import Diagram
 
 
 def lag_diagram() -> Diagram:

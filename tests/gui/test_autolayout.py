@@ -7,7 +7,7 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import lag_diagram  # noqa: E402
 
-from blocksim.format import diagram_to_dict, load_diagram  # noqa: E402
+from blocksim.diagram.format import diagram_to_dict, load_diagram  # noqa: E402
 from blocksim.gui.layout.autolayout import layout_diagram, needs_layout  # noqa: E402
 from blocksim.gui.window.files import examples  # noqa: E402
 from blocksim.gui.canvas.geometry import LABEL_HEIGHT, label_width  # noqa: E402

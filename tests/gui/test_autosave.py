@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from blocksim.format import load_diagram, save_diagram  # noqa: E402
+from blocksim.diagram.format import load_diagram, save_diagram  # noqa: E402
 from blocksim.gui.window import app  # noqa: E402
 from blocksim.gui.window import dialogs
 from blocksim.gui.window import files

@@ -10,16 +10,16 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtGui import QImage  # noqa: E402
 
-from blocksim.cli import main  # noqa: E402
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.cli.main import main  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window.files import examples_dir  # noqa: E402
 from blocksim.gui.layout.layoutcheck import drop_unusable_layout  # noqa: E402
-from blocksim.model import Block, Diagram, PortRef, Wire  # noqa: E402
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire  # noqa: E402
 
 
 def broken_math003(tmp_path):
     """math003 with a saved layout, part1 at x = 1e308 and part2 at y = 1e400 (infinity)."""
-    from blocksim.format import save_diagram
+    from blocksim.diagram.format import save_diagram
     from blocksim.gui.document.document import DiagramDocument
 
     diagram = load_diagram(examples_dir() / "math003.json")

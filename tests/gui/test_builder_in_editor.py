@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import snapshot  # noqa: E402
 
-from blocksim.format import diagram_to_dict  # noqa: E402
+from blocksim.diagram.format import diagram_to_dict  # noqa: E402
 from test_builder import ball  # noqa: E402
 
 

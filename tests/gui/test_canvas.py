@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from blocksim.gui.canvas.area import Canvas  # noqa: E402
 from blocksim.gui.document.document import DiagramDocument  # noqa: E402
 from blocksim.gui.canvas.scene import BLOCK_MIME  # noqa: E402
-from blocksim.model import PortRef  # noqa: E402
+from blocksim.diagram.model import PortRef  # noqa: E402
 
 
 @pytest.fixture

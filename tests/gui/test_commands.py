@@ -19,7 +19,7 @@ from blocksim.gui.document.commands import (  # noqa: E402
     fresh_id,
 )
 from blocksim.gui.document.document import DiagramDocument  # noqa: E402
-from blocksim.model import Block, PortRef, Wire  # noqa: E402
+from blocksim.diagram.model import Block, PortRef, Wire  # noqa: E402
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 import blocksim  # noqa: E402
-from blocksim.format import diagram_from_dict, load_diagram  # noqa: E402
+from blocksim.diagram.format import diagram_from_dict, load_diagram  # noqa: E402
 from blocksim.gui.document import validation  # noqa: E402
 from blocksim.gui.canvas.portinfo import port_info  # noqa: E402
 
@@ -158,7 +158,7 @@ CONDITIONAL = {
 
 
 def test_grouping_a_triggered_subsystem_keeps_its_behaviour(window, qtbot):
-    from blocksim.format import diagram_to_dict
+    from blocksim.diagram.format import diagram_to_dict
 
     diagram = diagram_from_dict(CONDITIONAL)
     reference = blocksim.simulate(diagram_from_dict(CONDITIONAL))
@@ -189,7 +189,7 @@ def test_automatic_layout_brings_the_trigger_in_from_above(window):
 
 
 def test_render_draws_conditional_subsystems(tmp_path):
-    from blocksim import cli
+    from blocksim.cli import main as cli
 
     path = tmp_path / "conditional.json"
     path.write_text(__import__("json").dumps(CONDITIONAL), encoding="utf-8")

@@ -128,7 +128,7 @@ def test_canvas_menu_adds_a_block_where_clicked_and_pastes(shown):
 
 
 def test_block_reference_is_the_describe_text_of_every_type(shown):
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     shown.actions_.block_reference.trigger()
     reference = shown.help.reference

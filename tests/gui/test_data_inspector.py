@@ -13,12 +13,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from blocksim.engine import Results
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.document.commands import SetDiagramParameters
 from blocksim.gui.scopes.data_inspector import DataInspector
 from blocksim.gui.scopes.history import RunHistory, changed_parameters, distinguishing
 from blocksim.gui.scopes.traces import logged_drivers, scope_traces
-from blocksim.model import Block, Diagram, PortRef, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 from editor_helpers import run_in_editor
 

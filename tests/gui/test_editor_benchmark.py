@@ -31,7 +31,7 @@ def test_generator_makes_a_real_diagram_of_exactly_n_blocks(bench, n):
 
 
 def test_cases_are_saved_with_and_without_layout(bench, tmp_path):
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
 
     paths = bench.write_cases(tmp_path, 40)
     assert needs_layout(load_diagram(paths["without layout"]))

@@ -74,9 +74,9 @@ def test_ctrl_y_and_ctrl_shift_z_redo(shown, qtbot):
 def test_inspector_doc_shows_apostrophes_not_entities(qtbot):
     from PySide6.QtGui import QTextDocument
 
-    from blocksim import registry
+    from blocksim.blocktypes import registry
     from blocksim.gui.panels.inspector import BlockInspector
-    from blocksim.model import Block, Diagram
+    from blocksim.diagram.model import Block, Diagram
 
     from PySide6.QtCore import Qt
 
@@ -98,7 +98,7 @@ def test_inspector_doc_shows_apostrophes_not_entities(qtbot):
 
 def test_compare_to_constant_default_shows_its_operator():
     from blocksim.gui.canvas.portinfo import glyph
-    from blocksim.model import Block
+    from blocksim.diagram.model import Block
 
     assert glyph(Block("c", "CompareToConstant")) == "≤ 0"  # the declared default, <= 0
     assert glyph(Block("c", "CompareToConstant", {"operator": ">", "constant": 2})) == "> 2"

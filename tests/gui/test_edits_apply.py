@@ -11,8 +11,8 @@ from editor_helpers import block_point, click, lag_diagram, type_text  # noqa: E
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from blocksim.format import save_diagram  # noqa: E402
-from blocksim.model import Block  # noqa: E402
+from blocksim.diagram.format import save_diagram  # noqa: E402
+from blocksim.diagram.model import Block  # noqa: E402
 
 
 @pytest.fixture

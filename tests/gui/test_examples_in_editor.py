@@ -17,7 +17,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 
 import blocksim  # noqa: E402
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window import dialogs  # noqa: E402
 from blocksim.gui.window.files import examples  # noqa: E402
 

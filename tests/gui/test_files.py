@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import snapshot  # noqa: E402
 
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window import dialogs  # noqa: E402
 from blocksim.gui.window import files
 from blocksim.gui.document.commands import SetParams  # noqa: E402

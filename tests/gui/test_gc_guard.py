@@ -28,7 +28,7 @@ from blocksim.gui.window import app  # noqa: E402
 
 from blocksim.gui.window import gcguard
 from blocksim.gui.scopes.runner import SimulationRunner  # noqa: E402
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire  # noqa: E402
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire  # noqa: E402
 
 EXAMPLES = ("bouncing_ball", "math003", "c5_two_state", "rotating_pendulum")
 

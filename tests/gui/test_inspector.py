@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 import blocksim
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.panels.inspector import BlockInspector, DiagramSettingsEditor
-from blocksim.model import Block, Diagram, SimulationSettings
+from blocksim.diagram.model import Block, Diagram, SimulationSettings
 
 BALL = examples_dir() / "bouncing_ball.json"
 

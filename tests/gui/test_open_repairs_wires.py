@@ -34,7 +34,7 @@ def _crafted(tmp_path):
 
 
 def test_the_crafted_file_really_has_the_faults(tmp_path):
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
 
     quality = level_quality(load_diagram(_crafted(tmp_path)))
     assert quality.through_blocks == [(0, "m")]

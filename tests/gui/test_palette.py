@@ -5,7 +5,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.panels.palette import BLOCK_MIME, BlockPalette
 
 

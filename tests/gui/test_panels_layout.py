@@ -9,7 +9,7 @@ from editor_helpers import lag_diagram  # noqa: E402
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView  # noqa: E402
 
-from blocksim.model import BACKENDS  # noqa: E402
+from blocksim.diagram.model import BACKENDS  # noqa: E402
 from blocksim.gui.document.document import DiagramDocument  # noqa: E402
 from blocksim.gui.panels.inspector import DiagramSettingsEditor  # noqa: E402
 from blocksim.gui.canvas.scene import DiagramScene  # noqa: E402

@@ -9,8 +9,8 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtGui import QImage  # noqa: E402
 
-from blocksim.cli import main  # noqa: E402
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.cli.main import main  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window.files import examples, examples_dir  # noqa: E402
 from blocksim.gui.canvas.render import render_diagram  # noqa: E402
 

@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import snapshot  # noqa: E402
 
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.canvas.area import Canvas  # noqa: E402
 from blocksim.gui.canvas.routecheck import (  # noqa: E402
     Drawing,
@@ -172,7 +172,7 @@ def test_moving_a_block_in_math003_leaves_no_stub(qtbot):
 
 
 def _two_blocks(points, b_y=0):
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
 
     return diagram_from_dict({
         "format": "blocksim", "version": 1,
@@ -279,9 +279,9 @@ def test_moving_restitution_in_the_ball_leaves_no_detour():
 def test_a_new_wire_keeps_off_another_nets_wire():
     """Two wires swapping rows between the same columns cannot both take the plain route
     (their vertical runs would share one line); the second one drawn goes round."""
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
     from blocksim.gui.canvas.reroute import settle_wire
-    from blocksim.model import PortRef, Wire
+    from blocksim.diagram.model import PortRef, Wire
 
     diagram = diagram_from_dict({
         "format": "blocksim", "version": 1,

@@ -7,8 +7,8 @@ pytest.importorskip("PySide6")
 
 from editor_helpers import lag_diagram  # noqa: E402
 
-from blocksim.format import save_diagram  # noqa: E402
-from blocksim.model import Block, PortRef, Wire  # noqa: E402
+from blocksim.diagram.format import save_diagram  # noqa: E402
+from blocksim.diagram.model import Block, PortRef, Wire  # noqa: E402
 
 
 def _loop_window(qtbot, tmp_path, diagram):
@@ -105,7 +105,7 @@ def test_a_failure_during_the_run_names_its_block_and_time(qtbot, tmp_path, env)
 def test_a_loop_through_a_subsystem_is_marked_on_both_levels(qtbot, tmp_path, env):
     """sum -> plant (a Subsystem: Inport i -> Gain g -> Outport o) -> sum: at the top the
     wires into and out of the subsystem, inside it the Inport and Outport wires."""
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
 
     diagram = diagram_from_dict({
         "format": "blocksim", "version": 1,
@@ -133,7 +133,7 @@ def test_a_loop_through_a_subsystem_is_marked_on_both_levels(qtbot, tmp_path, en
 
 
 def test_a_failure_inside_a_subsystem_opens_it_at_the_block(qtbot, tmp_path, env):
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
 
     diagram = diagram_from_dict({
         "format": "blocksim", "version": 1, "simulation": {"stop": 2},

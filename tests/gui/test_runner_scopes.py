@@ -14,11 +14,11 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
 import blocksim
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.scopes.runner import Snapshot
 from blocksim.gui.scopes.plot import event_instants
 from blocksim.gui.scopes.panel import ScopeManager, scope_paths
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 BALL = examples_dir() / "bouncing_ball.json"
 

@@ -175,7 +175,7 @@ def test_inside_a_subsystem_and_its_own_colour(window, qtbot):
 
 
 def test_triggered_contents_are_cyan(window, qtbot, tmp_path):
-    from blocksim.format import diagram_from_dict, save_diagram
+    from blocksim.diagram.format import diagram_from_dict, save_diagram
 
     data = {
         "format": "blocksim", "version": 1, "simulation": {"stop": 2.0},

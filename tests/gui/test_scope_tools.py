@@ -17,11 +17,11 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 import blocksim
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.scopes.cursors import value_at
 from blocksim.gui.scopes.panel import ScopeManager
 from blocksim.gui.window import dialogs
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 G, X0 = 9.81, 10.0
 SIN = 1.0 / (2.0 * math.pi)  # a Sine block's frequency for sin(t)

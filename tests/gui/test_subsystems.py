@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 import blocksim
-from blocksim.format import diagram_from_dict, diagram_to_dict  # noqa: E402
+from blocksim.diagram.format import diagram_from_dict, diagram_to_dict  # noqa: E402
 from blocksim.gui.canvas.area import Canvas  # noqa: E402
 from blocksim.gui.document.commands import RenameBlock  # noqa: E402
 from blocksim.gui.document.document import DiagramDocument  # noqa: E402

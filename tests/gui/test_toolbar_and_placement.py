@@ -139,7 +139,7 @@ def test_palette_search_ranks_names_before_documentation(active, qtbot):
 
 
 def test_the_diagrams_description_is_shown(env, qtbot):
-    from blocksim.format import load_diagram
+    from blocksim.diagram.format import load_diagram
     from blocksim.gui.window import app
     from blocksim.gui.window.files import examples_dir
 

@@ -14,7 +14,7 @@ from modia_user_blocks import registered  # noqa: E402
 
 from blocksim.gui.panels.inspector import BlockInspector  # noqa: E402
 from blocksim.gui.panels.palette import BlockPalette  # noqa: E402
-from blocksim.model import Block, Diagram  # noqa: E402
+from blocksim.diagram.model import Block, Diagram  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -38,10 +38,10 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from blocksim import cli  # noqa: E402
-from blocksim.format import load_diagram  # noqa: E402
+from blocksim.cli import main as cli  # noqa: E402
+from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window import dialogs  # noqa: E402
-from blocksim.model import Diagram  # noqa: E402
+from blocksim.diagram.model import Diagram  # noqa: E402
 
 G, X0, E = 9.81, 10.0, 0.8
 STOP = 12.0  # 12 bounces, before the accumulation point at 9 t1 = 12.85 s

@@ -8,10 +8,10 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt
 
 import blocksim
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 from blocksim.gui.panels.diagnostics import OK_TEXT, DiagnosticsPanel
 from blocksim.gui.document.validation import Diagnostic, check_diagram
-from blocksim.model import Block, Diagram, PortRef, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 BALL = examples_dir() / "bouncing_ball.json"
 

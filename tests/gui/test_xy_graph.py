@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 from blocksim.gui.scopes.plot import ScopeView, event_instants
 from blocksim.gui.scopes.panel import ScopeManager, scope_paths
 from blocksim.gui.scopes.xy_plot import XYView
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 SIN = 1.0 / (2.0 * math.pi)  # a Sine block's frequency for sin(t)
 

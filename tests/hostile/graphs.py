@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from blocksim import registry
-from blocksim.blockspec import REQUIRED, ParamValues
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import REQUIRED, ParamValues
 from hostile.deadline import TimeLimit, time_limit
 
 SKIP_TYPES = {"Inport", "Outport", "Subsystem", "TriggeredSubsystem", "EnabledSubsystem",
@@ -419,7 +419,7 @@ def run_example(document: dict, settings: dict, backend: str = "python",
     """
     import blocksim
     from blocksim.errors import BlocksimError
-    from blocksim.format import diagram_from_dict
+    from blocksim.diagram.format import diagram_from_dict
 
     try:
         diagram = diagram_from_dict(document, source="fuzz.json")

@@ -1,6 +1,6 @@
 """Run one hostile case in this process and check it against the documented contract.
 
-CLI cases call `blocksim.cli.main(argv)` with stdout/stderr captured (Python-level and the
+CLI cases call `blocksim.cli.main.main(argv)` with stdout/stderr captured (Python-level and the
 file descriptor 2, so C-level output counts too), warnings shown as a real process would show
 them, and logging handlers rebuilt per case. API cases call blocksim.load / compile / simulate.
 A per-case time limit (hostile.deadline: CPU seconds, and three times that in wall seconds
@@ -124,8 +124,8 @@ def _reset_logging() -> None:
 
 
 def run_cli(argv: list[str], budget: float) -> dict[str, Any]:
-    """blocksim.cli.main(argv) as a process would run it: exit status, stderr, exception."""
-    from blocksim.cli import main
+    """blocksim.cli.main.main(argv) as a process would run it: exit status, stderr, exception."""
+    from blocksim.cli.main import main
 
     _reset_logging()
     err, out = io.StringIO(), _Bounded()

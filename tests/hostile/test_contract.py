@@ -127,7 +127,7 @@ def test_no_payload_ever_ran(tmp_path):
     for the marker (the corpus checks it per case too)."""
     cases = [c for c in build_corpus() if c.category == "expressions" and "code-" in c.id
              and c.kind == "cli"][:60]
-    script = ("import sys, json\nfrom blocksim.cli import main\n"
+    script = ("import sys, json\nfrom blocksim.cli.main import main\n"
               "for argv in json.load(open(sys.argv[1])):\n"
               "    try:\n        main(argv)\n    except BaseException:\n        pass\n")
     argvs = []

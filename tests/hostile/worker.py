@@ -28,7 +28,7 @@ def main() -> int:
 
     from hostile.harness import run_case
 
-    import blocksim.cli  # noqa: F401  (imported once, before the first case's clock starts)
+    import blocksim.cli.main  # noqa: F401  (imported once, before the first case's clock starts)
 
     workroot = Path(tempfile.mkdtemp(prefix="hostile-"))
     try:

@@ -13,7 +13,7 @@ from scipy import signal
 import blocksim
 from blocksim.compiler import compile_diagram
 from blocksim.errors import CompileError
-from blocksim.sampletime import SampleTime
+from blocksim.blocktypes.sampletime import SampleTime
 from builders import block, diagram
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None

@@ -13,9 +13,9 @@ from builders import DIAGRAMS, block, diagram
 from scipy import signal
 
 import blocksim
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.errors import CompileError, SimulationError, SimulationInterrupted
-from blocksim.format import save_diagram
+from blocksim.diagram.format import save_diagram
 
 MEASURED = "from_file_measured.json"
 CSV = "measured_signal.csv"

@@ -238,7 +238,7 @@ def test_instants_that_float64_cannot_count_are_refused_before_the_run():
 
 
 def test_the_generators_are_described_as_sources():
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     for name in ("SignalGenerator", "Chirp", "RepeatingSequence"):
         text = registry.get(name).describe()

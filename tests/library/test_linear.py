@@ -6,8 +6,8 @@ import pytest
 from builders import block, diagram
 
 import blocksim
-from blocksim import param_slots
-from blocksim.blockspec import lit
+from blocksim.expressions import param_slots
+from blocksim.blocktypes.blockspec import lit
 from blocksim.compiler.compiled import compile_diagram
 from blocksim.errors import CompileError
 

@@ -96,7 +96,7 @@ def test_shapes_and_values_that_cannot_work_are_refused(blocks, wires, message):
 
 
 def test_the_new_blocks_are_listed_with_sensible_categories():
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     types = registry.all_types()
     expected = {"DeadZone": "Discontinuities", "RateLimiter": "Discontinuities",

@@ -8,7 +8,7 @@ from both_backends import run_both
 from references import modia_ball_impacts
 
 import blocksim
-from blocksim.examples import examples_dir
+from blocksim.diagram.examples import examples_dir
 
 H0, E, G, V_SMALL = 1.0, 0.7, 9.81, 0.01
 

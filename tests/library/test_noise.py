@@ -173,7 +173,7 @@ def test_bad_parameters_are_refused_naming_block_and_parameter(blk, message):
 
 
 def test_the_noise_blocks_are_described_as_discrete_sources():
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     for name in ("RandomNumber", "BandLimitedWhiteNoise"):
         text = registry.get(name).describe()

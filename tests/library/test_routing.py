@@ -321,7 +321,7 @@ def test_the_editor_checks_a_lone_goto_or_from_by_its_parameters_only():
     """The inspector flattens the block alone: a From without its Goto, or a Goto without
     its input, is no parameter problem; a bad tag is."""
     from blocksim.gui.document.validation import check_block_params
-    from blocksim.model import Block, Diagram
+    from blocksim.diagram.model import Block, Diagram
 
     assert check_block_params(Diagram(), Block("f", "From"), {"tag": "X"}) is None
     assert check_block_params(Diagram(), Block("g", "Goto"), {"tag": "X"}) is None

@@ -8,7 +8,7 @@ import pytest
 import blocksim
 from blocksim.compiler import compile_diagram
 from blocksim.errors import CompileError
-from blocksim.format import diagram_from_dict
+from blocksim.diagram.format import diagram_from_dict
 
 BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.skipif(
     importlib.util.find_spec("numba") is None, reason="numba is not installed"))]

@@ -8,7 +8,7 @@ import pytest
 import blocksim
 from blocksim.compiler import compile_diagram
 from blocksim.errors import CompileError
-from blocksim.sampletime import CONSTANT_TIME, CONTINUOUS_TIME, SampleTime
+from blocksim.blocktypes.sampletime import CONSTANT_TIME, CONTINUOUS_TIME, SampleTime
 from builders import block, diagram
 
 

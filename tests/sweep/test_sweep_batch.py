@@ -13,7 +13,7 @@ import pytest
 
 import blocksim
 from both_backends import HAS_NUMBA
-from blocksim.api import load
+from blocksim.api.facade import load
 from blocksim.sweeps import worker
 from blocksim.sweeps.metrics import parse_metrics
 from sweep_models import BALL, ROOT, assert_same_tables, log_diagram, log_integral

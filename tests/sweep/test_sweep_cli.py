@@ -11,7 +11,7 @@ import time
 import pytest
 
 import blocksim
-from blocksim.cli import main
+from blocksim.cli.main import main
 from blocksim.sweeps.plan import make_plan
 from sweep_models import BALL, ROOT, log_diagram
 from terminal_io import wait_for

@@ -43,7 +43,7 @@ def test_a_failing_run_on_dask_is_a_row(client):
 
 
 def test_the_cli_runs_on_a_scheduler_address(client, tmp_path, capsys):
-    from blocksim.cli import main
+    from blocksim.cli.main import main
 
     out = tmp_path / "runs.csv"
     code = main(["sweep", str(BALL), "--grid", "mu=0.5:0.9:3", "--metric", "count:ball.reset",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from blocksim import param_slots
+from blocksim.expressions import param_slots
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
@@ -60,7 +60,7 @@ def compiled_for(model: CompiledModel) -> "Compiled | None":
 
 
 def param_vector(model: CompiledModel) -> np.ndarray:
-    """The values of the model's parameter slots (`blocksim.param_slots`), in order."""
+    """The values of the model's parameter slots (`blocksim.expressions.param_slots`), in order."""
     found = model.derived.get("param_vector")
     if found is None:
         namespace = model.functions["deriv"].__globals__

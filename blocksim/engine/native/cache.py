@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent
 # The modules whose njit functions are cached (all in this package), plus what they read at
 # compile time; paths relative to this package.
 SOURCES = ("settle.py", "formulas.py", "kernel.py", "locate.py", "layout.py", "rings.py",
-           "calls.py", "../dopri5.py", "../events.py", "../../history_ring.py")
+           "calls.py", "../dopri5.py", "../events.py", "../../blocktypes/history_ring.py")
 # Cached too, and cleared with the kernels (they read layout.py), but not in the stamp:
 # numba notices a change of their own file (the sweeps' batch loop calls the kernel
 # through its address, so the kernel is not compiled into it).

@@ -9,7 +9,7 @@ each model only compiles its own small functions. They are rewritten from the ge
 Python text (the code generator stays the single source of the model's equations): lists
 become the engine's arrays, signals live in the scratch array S, results are written into
 `out`, and an event entry `ev.append((block, 'kind'))` becomes a (block, kind code) pair
-in `ev` (codes index `kinds`). Parameter slots (`blocksim.param_slots`) are read from S
+in `ev` (codes index `kinds`). Parameter slots (`blocksim.expressions.param_slots`) are read from S
 after the signals, which the loop fills from its parameters: the module's text, hence its
 machine code, is the same for any parameter values.
 
@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from blocksim import param_slots
+from blocksim.expressions import param_slots
 from blocksim.compiler import dataflow
 from blocksim.engine.native import fusion
 
@@ -251,7 +251,7 @@ def module_source(functions: dict[str, dataflow.Function], constants: dict[str, 
 
 def _ring_stamp() -> str:
     """A hash of the ring code that a model with history rings compiles in."""
-    from blocksim import history_ring
+    from blocksim.blocktypes import history_ring
     from blocksim.engine.native import rings
 
     digest = hashlib.sha256()

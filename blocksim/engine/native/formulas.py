@@ -23,7 +23,7 @@ _f_sqrt, _f_sin, _f_cos, _f_tan = math.sqrt, math.sin, math.cos, math.tan
 _f_asin, _f_acos, _f_atan, _f_atan2 = math.asin, math.acos, math.atan, math.atan2
 _f_sinh, _f_cosh, _f_tanh, _f_abs = math.sinh, math.cosh, math.tanh, math.fabs
 _f_rem, _f_hypot, _f_pow = math.fmod, math.hypot, math.pow
-# Input histories (transport delays): `blocksim.history_ring`'s readers, compiled.
+# Input histories (transport delays): `blocksim.blocktypes.history_ring`'s readers, compiled.
 from blocksim.engine.native.rings import hist_due as _hist_due  # noqa: E402
 from blocksim.engine.native.rings import hist_read as _hist_read  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The history rings (`blocksim.history_ring`) in the numba backend's compiled loop.
+"""The history rings (`blocksim.blocktypes.history_ring`) in the numba backend's compiled loop.
 
 The ring functions are plain Python over scalars and indexing; here they are compiled
 with their helpers bound to compiled versions, for the loop (appending step records and
@@ -14,7 +14,7 @@ import types
 
 from numba import njit
 
-from blocksim import history_ring as ring
+from blocksim.blocktypes import history_ring as ring
 from blocksim.engine.native.locate import state_at
 
 _GLOBALS = dict(vars(ring))

@@ -16,10 +16,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QPointF
 from PySide6.QtGui import QGuiApplication
 
-from blocksim import registry
-from blocksim.blockspec import REQUIRED
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import REQUIRED
 from blocksim.errors import DiagramFileError
-from blocksim.format import diagram_from_dict, diagram_to_dict
+from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
 from blocksim.gui.layout import autolayout
 from blocksim.gui.document.commands import (
     AddItems,
@@ -33,7 +33,7 @@ from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.document.grouping import group_blocks
 from blocksim.gui.canvas.portinfo import block_placement, has_diagram, port_info
 from blocksim.gui.canvas.scene import DiagramScene, wire_key
-from blocksim.model import Block, Diagram, PortRef, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from blocksim.gui.document.commands import AddItems, ChangeLayout, ChangeWire
 from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.canvas.reroute import settle_wire
 from blocksim.gui.canvas.routing import bend_points, route, simplify
-from blocksim.model import PortRef, Wire
+from blocksim.diagram.model import PortRef, Wire
 
 if TYPE_CHECKING:
     from blocksim.gui.canvas.items import BlockItem, WireItem

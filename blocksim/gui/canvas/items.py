@@ -28,11 +28,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.canvas.geometry import LABEL_BOX_WIDTH, LABEL_HEIGHT, Placement, Point, snap
 from blocksim.gui.canvas.portinfo import PortInfo, block_placement, has_diagram, port_texts
 from blocksim.gui.canvas.routing import route
-from blocksim.model import Block, Wire
+from blocksim.diagram.model import Block, Wire
 
 INK = QColor("#262626")
 SELECTED = QColor("#1c6ed6")

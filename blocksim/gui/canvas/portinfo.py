@@ -11,10 +11,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from blocksim import expressions, registry
-from blocksim.blockspec import ParamValues
+from blocksim.expressions import language as expressions
+
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import ParamValues
 from blocksim.gui.canvas.geometry import WIDE_TYPES, Placement, default_size, placement
-from blocksim.model import Block, Diagram
+from blocksim.diagram.model import Block, Diagram
 
 log = logging.getLogger(__name__)
 

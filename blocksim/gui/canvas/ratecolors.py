@@ -26,7 +26,7 @@ from blocksim.errors import BlocksimError, CompileError
 from blocksim.gui.window import gcguard
 from blocksim.gui.document.document import DiagramDocument
 from blocksim.gui.canvas.sampletimes import SampleTimes, skeleton
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

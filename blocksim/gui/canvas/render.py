@@ -13,9 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from blocksim.fileio import atomic_write
+from blocksim.files.safe import atomic_write
 from blocksim.gui.canvas.geometry import has_position
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

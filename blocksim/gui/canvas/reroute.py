@@ -29,7 +29,7 @@ from blocksim.gui.canvas.routecheck import (
     wire_route,
 )
 from blocksim.gui.canvas.routing import bend_points
-from blocksim.model import Diagram, Wire
+from blocksim.diagram.model import Diagram, Wire
 
 log = logging.getLogger(__name__)
 

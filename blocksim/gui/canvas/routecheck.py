@@ -26,7 +26,7 @@ from blocksim.gui.canvas.portinfo import (
 )
 from blocksim.gui.canvas.routing import Rect, route
 from blocksim.gui.layout.layoutscore import measure
-from blocksim.model import Block, Diagram, Wire
+from blocksim.diagram.model import Block, Diagram, Wire
 
 CELL = 200.0  # bucket size of the spatial index over block rectangles
 INSET = 1.0  # a segment on a block's edge (a port stub) is not through it

@@ -14,10 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.compiler.rates import as_fraction
-from blocksim.model import Block, Diagram, PortRef
-from blocksim.sampletime import CONSTANT, CONTINUOUS, DISCRETE, TRIGGERED, SampleTime
+from blocksim.diagram.model import Block, Diagram, PortRef
+from blocksim.blocktypes.sampletime import CONSTANT, CONTINUOUS, DISCRETE, TRIGGERED, SampleTime
 
 MIXED = "mixed"  # a subsystem whose contents run at several rates
 Rate = Union[SampleTime, str]  # a SampleTime, or MIXED

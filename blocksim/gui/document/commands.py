@@ -14,7 +14,7 @@ from PySide6.QtGui import QUndoCommand
 
 from blocksim.gui.canvas.reroute import after_move
 from blocksim.gui.document.document import DiagramDocument, Level
-from blocksim.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MERGE_NUDGE = 1

@@ -1,6 +1,6 @@
 """The open diagram, its undo stack and its file: what every editor view observes.
 
-The model (`blocksim.model.Diagram`) stays plain Python; undo commands change it and then
+The model (`blocksim.diagram.model.Diagram`) stays plain Python; undo commands change it and then
 call `notify`, which emits `changed`, so the canvas and the panels redraw from the model
 instead of keeping state of their own.
 """
@@ -18,7 +18,7 @@ from blocksim.gui.layout.layoutcheck import drop_unusable_layout
 from blocksim.gui.canvas.portinfo import scope_names
 from blocksim.gui.canvas.reroute import repair_saved
 from blocksim.gui.window.qtcompat import protect_none
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 protect_none()  # PySide6 6.12 on Python < 3.12 would crash after many calls (see qtcompat)

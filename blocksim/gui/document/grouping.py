@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.canvas.portinfo import block_placement, port_info
-from blocksim.model import Block, Diagram, PortRef, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 PORT_GAP = 60.0  # free space between the grouped blocks and the new Inports/Outports
 PORT_WIDTH = 50.0

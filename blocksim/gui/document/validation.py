@@ -10,7 +10,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from blocksim import expressions, registry
+from blocksim.expressions import language as expressions
+
+from blocksim.blocktypes import registry
 from blocksim.compiler import compile_diagram
 from blocksim.compiler.flatten import check_blocks
 from blocksim.engine import Simulator
@@ -21,14 +23,14 @@ from blocksim.errors import (
     ExpressionError,
     SimulationError,
 )
-from blocksim.format import (
+from blocksim.diagram.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     diagram_from_dict,
     diagram_to_dict,
 )
 from blocksim.gui.canvas.portinfo import control_ports
-from blocksim.model import Block, Diagram, SimulationSettings
+from blocksim.diagram.model import Block, Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.layout.autoroute import MIN_GAP, TRACK, WirePlanner
 from blocksim.gui.layout.feedback import Feedback
 from blocksim.gui.canvas.geometry import (
@@ -39,7 +39,7 @@ from blocksim.gui.layout.ordering import Orderer, number
 from blocksim.gui.canvas.portinfo import PortInfo, block_placement, port_info, scope_names
 from blocksim.gui.canvas.reroute import repair
 from blocksim.gui.canvas.routing import route
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ which block or wire it repaired, and writes the repaired layout on the next save
 from __future__ import annotations
 
 from blocksim.gui.canvas.geometry import usable_coordinate, usable_size
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 
 def drop_unusable_layout(diagram: Diagram, prefix: str = "") -> list[str]:

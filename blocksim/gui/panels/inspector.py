@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.document import validation
 from blocksim.gui.panels.forms import ErrorLine, code_font, mark_invalid, muted_label
 from blocksim.gui.panels.param_fields import LineField, ParamField, make_field, tooltip
 from blocksim.gui.panels.settings_editor import DiagramSettingsEditor
 from blocksim.gui.document.values import UNSET
-from blocksim.model import Block, Diagram
+from blocksim.diagram.model import Block, Diagram
 
 __all__ = ["BlockInspector", "DiagramSettingsEditor"]
 

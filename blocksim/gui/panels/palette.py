@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from blocksim import registry
-from blocksim.blockspec import BlockType
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType
 from blocksim.gui.panels.forms import muted_label
 
 BLOCK_MIME = "application/x-blocksim-block"

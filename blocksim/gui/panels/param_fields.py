@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
-from blocksim.blockspec import Param
+from blocksim.blocktypes.blockspec import Param
 from blocksim.gui.panels.forms import code_font
 from blocksim.gui.document.values import UNSET, text_to_value, value_to_text
 

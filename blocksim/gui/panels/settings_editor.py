@@ -31,14 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from blocksim import expressions
-from blocksim.model import BACKENDS
+from blocksim.expressions import language as expressions
+from blocksim.diagram.model import BACKENDS
 from blocksim.engine.steppers import FIXED
 from blocksim.errors import ExpressionError
 from blocksim.gui.document import validation
 from blocksim.gui.panels.forms import ErrorLine, code_font, mark_invalid, muted_label
 from blocksim.gui.document.values import UNSET, text_to_value, value_to_text
-from blocksim.model import SOLVERS, Diagram, SimulationSettings
+from blocksim.diagram.model import SOLVERS, Diagram, SimulationSettings
 
 # field -> (label, tooltip, placeholder when empty; None: a value is required)
 _NUMBER_FIELDS: dict[str, tuple[str, str, str | None]] = {

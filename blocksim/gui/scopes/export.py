@@ -15,7 +15,7 @@ import pyqtgraph as pg
 import pyqtgraph.exporters
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 
-from blocksim.fileio import atomic_write
+from blocksim.files.safe import atomic_write
 
 
 def _write(path: str, data: bytes | str) -> None:

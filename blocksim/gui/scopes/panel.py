@@ -22,7 +22,7 @@ from blocksim.gui.scopes.runner import SimulationRunner, Snapshot
 from blocksim.gui.scopes.tools import file_stem
 from blocksim.gui.scopes.traces import ScopeTraces, scope_traces
 from blocksim.gui.scopes.xy_plot import XYView
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

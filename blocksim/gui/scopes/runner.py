@@ -27,7 +27,7 @@ from blocksim.engine.simulator import STOP_MESSAGE  # noqa: F401 (the status mes
 from blocksim.errors import BlocksimError, SimulationError
 from blocksim.gui.scopes.traces import logged_drivers
 from blocksim.gui.window import gcguard
-from blocksim.model import Diagram, SimulationSettings
+from blocksim.diagram.model import Diagram, SimulationSettings
 
 log = logging.getLogger(__name__)
 

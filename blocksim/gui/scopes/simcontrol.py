@@ -15,7 +15,7 @@ from blocksim.gui.document import validation
 from blocksim.gui.scopes.panel import ScopeManager
 from blocksim.gui.scopes.runner import SimulationRunner
 from blocksim.gui.window import dialogs
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 if TYPE_CHECKING:
     from blocksim.gui.window.mainwindow import MainWindow

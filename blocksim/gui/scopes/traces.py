@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from blocksim.gui.canvas.portinfo import port_info, scope_names
-from blocksim.model import Block, Diagram
+from blocksim.diagram.model import Block, Diagram
 
 _ELEMENT = re.compile(r"^(?P<base>.*)\[(?P<k>\d+)\]$")
 

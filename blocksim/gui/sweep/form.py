@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QHBoxLayout,
 
 from blocksim.gui.sweep.spec import (FIELD_NAMES, GRID, KINDS, DiagramChoices,
                                      SweepRequest, SweptParameter)
-from blocksim.model import BACKENDS
+from blocksim.diagram.model import BACKENDS
 from blocksim.sweeps.executors import default_workers
 
 MAX_ROWS = 6

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from blocksim.compiler import compile_diagram
 from blocksim.errors import BlocksimError, shown
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 from blocksim.sweeps.metrics import parse_metrics
 from blocksim.sweeps.plan import Plan, make_plan
 

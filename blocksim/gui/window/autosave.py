@@ -28,8 +28,8 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer
 
 from blocksim.errors import DiagramFileError
-from blocksim.fileio import atomic_write
-from blocksim.format import load_diagram, save_diagram
+from blocksim.files.safe import atomic_write
+from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.document.document import DiagramDocument
 
 log = logging.getLogger(__name__)

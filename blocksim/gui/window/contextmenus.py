@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QMenu
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.window import dialogs
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """New, Open, Open Recent, Examples, Save and Save As for the editor's document.
 
-Files go through `blocksim.format` (atomic saves, the same validation as the command line),
+Files go through `blocksim.diagram.format` (atomic saves, the same validation as the command line),
 so what the editor saves runs headless unchanged and vice versa. A file that cannot be read
 gives a message naming the file and block, never a crash; unsaved changes are never lost
 without asking.
@@ -14,13 +14,13 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.errors import DiagramFileError
-from blocksim.examples import example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
-from blocksim.format import load_diagram, save_diagram
+from blocksim.diagram.examples import example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
+from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.window import dialogs
 from blocksim.gui.document.document import DiagramDocument
-from blocksim.model import Diagram
+from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 

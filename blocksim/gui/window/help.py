@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from blocksim import registry
+from blocksim.blocktypes import registry
 from blocksim.gui.panels.forms import code_font
 
 if TYPE_CHECKING:

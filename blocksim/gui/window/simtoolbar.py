@@ -16,7 +16,7 @@ from blocksim.gui.document import validation
 from blocksim.gui.document.commands import SetSimulation
 from blocksim.gui.document.values import value_to_text
 from blocksim.gui.panels.forms import mark_invalid
-from blocksim.model import SOLVERS
+from blocksim.diagram.model import SOLVERS
 
 if TYPE_CHECKING:
     from blocksim.gui.window.mainwindow import MainWindow

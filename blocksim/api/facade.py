@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.engine import Results, Simulator
-from blocksim.format import load_diagram
-from blocksim.model import Diagram
+from blocksim.diagram.format import load_diagram
+from blocksim.diagram.model import Diagram
 
 if TYPE_CHECKING:
     from blocksim.user.trust import Trust

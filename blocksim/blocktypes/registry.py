@@ -15,7 +15,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
-from blocksim.blockspec import BlockType
+from blocksim.blocktypes.blockspec import BlockType
 from blocksim.errors import BlocksimError
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ def standard_library() -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name != "blocksim.blocks":
             raise
-    folder = Path(__file__).resolve().parent.parent / "blocks"
+    folder = Path(__file__).resolve().parents[2] / "blocks"
     spec = importlib.util.spec_from_file_location(
         "blocksim.blocks", folder / "__init__.py", submodule_search_locations=[str(folder)])
     if spec is None or spec.loader is None:

@@ -1,4 +1,4 @@
-"""Blocks of a diagram being built in Python (`blocksim.builder`): handles whose ports are
+"""Blocks of a diagram being built in Python (`blocksim.api.builder`): handles whose ports are
 attributes, checked against the block declarations when read, and the checks `add` makes.
 
 Port names can depend on parameters (a Sum's signs), so they are worked out from the
@@ -10,13 +10,13 @@ import difflib
 import inspect
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
-from blocksim import registry
-from blocksim.blockspec import BlockType, ParamValues
+from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.errors import CompileError, shown
-from blocksim.model import Block, Diagram, PortRef
+from blocksim.diagram.model import Block, Diagram, PortRef
 
 if TYPE_CHECKING:
-    from blocksim.builder import DiagramBuilder
+    from blocksim.api.builder import DiagramBuilder
 
 __all__ = ["BlockHandle", "InPort", "OutPort", "BuildError", "PortNameError"]
 
@@ -289,7 +289,7 @@ def _checked_params(block_type: type[BlockType], params: Mapping[str, Any], wher
     """Parameter values after the checks that need no diagram parameters: known names,
     and values that are not expressions resolved as the compiler would (same messages)."""
     from blocksim.compiler.params import resolve_param
-    from blocksim.format import _plain
+    from blocksim.diagram.format import _plain
 
     declared = {prm.name: prm for prm in block_type.params}
     out: dict[str, Any] = {}

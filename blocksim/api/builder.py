@@ -1,4 +1,4 @@
-"""Building diagrams in Python: a thin layer over the plain model (`blocksim.model`).
+"""Building diagrams in Python: a thin layer over the plain model (`blocksim.diagram.model`).
 
     d = blocksim.DiagramBuilder(stop=10)
     g = d.add("Gain", k=2, id="g")
@@ -19,12 +19,12 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from blocksim import api
+from blocksim.api import facade as api
 from blocksim.errors import shown
-from blocksim.handles import (BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
+from blocksim.api.handles import (BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
                               _Factories, _Port, _block_type, _checked_params, _lenient,
                               _listed)
-from blocksim.model import Block, Diagram, SimulationSettings, Wire
+from blocksim.diagram.model import Block, Diagram, SimulationSettings, Wire
 
 if TYPE_CHECKING:
     from blocksim.compiler import CompiledModel
@@ -49,7 +49,7 @@ def _method_signature(function: Any) -> inspect.Signature:
 
 
 class DiagramBuilder:
-    """A diagram built in Python; `model` is the plain `blocksim.model.Diagram` it edits.
+    """A diagram built in Python; `model` is the plain `blocksim.diagram.model.Diagram` it edits.
 
     `DiagramBuilder(stop=10, rtol=1e-8, parameters={"g": 9.81})`: keywords are simulation
     settings (`SimulationSettings` fields). `parameters` is the diagram's own dict of
@@ -81,7 +81,7 @@ class DiagramBuilder:
     def load(cls, path: str | os.PathLike[str], *, trust: Any = ()) -> "DiagramBuilder":
         """A builder on a diagram file (DiagramFileError names the file and block); `trust`
         as for `blocksim.load` (the Python files of user blocks the diagram names)."""
-        from blocksim.api import load
+        from blocksim.api.facade import load
 
         return cls.wrap(load(path, trust=trust))
 
@@ -120,7 +120,7 @@ class DiagramBuilder:
 
     def names(self) -> dict[str, Any]:
         """The parameter values this level sees, resolved as far as they go."""
-        from blocksim import expressions
+        from blocksim.expressions import language as expressions
 
         outer = self._parent.names() if self._parent is not None else {}
         if not self.model.parameters:
@@ -263,7 +263,7 @@ class DiagramBuilder:
     # ----- checking, files, running -----
     def to_dict(self) -> dict[str, Any]:
         """The diagram as the JSON document a file holds (checked against the schema)."""
-        from blocksim.format import diagram_from_dict, diagram_to_dict
+        from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
 
         data = diagram_to_dict(self.top.model)
         diagram_from_dict(data, source=self._source())  # DiagramFileError as for a file
@@ -280,7 +280,7 @@ class DiagramBuilder:
     def save(self, path: str | os.PathLike[str], layout: bool = True) -> None:
         """Write the diagram file (atomically); with `layout` blocks without a position are
         laid out as the editor would, so the file opens as it will look."""
-        from blocksim.format import save_diagram
+        from blocksim.diagram.format import save_diagram
 
         self.to_dict()
         if layout:
@@ -306,9 +306,9 @@ class DiagramBuilder:
     # ----- display -----
     def summary(self) -> str:
         """A text picture of this level: blocks with parameters, then wires."""
-        from blocksim.notebook import summary
+        from blocksim.api.notebook import summary
 
-        return summary(self)
+        return summary(repr(self), self.model, top=self._parent is None)
 
     def __repr__(self) -> str:
         where = f" '{'/'.join(self._path)}'" if self._path else ""
@@ -319,6 +319,6 @@ class DiagramBuilder:
         printer.text(repr(self) if cycle else self.summary())
 
     def _repr_svg_(self) -> str | None:
-        from blocksim.notebook import svg
+        from blocksim.api.notebook import svg
 
-        return svg(self)
+        return svg(self.top.model, self._path)

@@ -11,18 +11,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from blocksim.builder import DiagramBuilder
+    from blocksim.diagram.model import Diagram
 
 log = logging.getLogger(__name__)
 
 MAX_SHOWN_BLOCKS = 60  # a summary longer than this says how many it left out
 
 
-def summary(builder: "DiagramBuilder") -> str:
-    """Blocks (id, type, parameters), wires and, at the top, parameters and settings."""
-    model = builder.model
-    lines = [repr(builder)]
-    if builder._parent is None:
+def summary(title: str, model: Diagram, top: bool) -> str:
+    """Blocks (id, type, parameters), wires and, at the top, parameters and settings, under
+    `title` (the builder's repr)."""
+    lines = [title]
+    if top:
         sim = model.simulation
         lines.append(f"  simulation: {sim.start:g} .. {sim.stop:g} s, {sim.solver}, "
                      f"rtol {sim.rtol:g}, atol {sim.atol:g}")
@@ -43,8 +43,8 @@ def summary(builder: "DiagramBuilder") -> str:
     return "\n".join(lines)
 
 
-def svg(builder: "DiagramBuilder") -> str | None:
-    """The level drawn as the editor draws it, as SVG text; None (Jupyter then shows the
+def svg(top: Diagram, level: tuple[str, ...]) -> str | None:
+    """The `level` (a path of subsystem ids) of the diagram `top` drawn as the editor draws it, as SVG text; None (Jupyter then shows the
     text summary) without PySide6 or when Qt cannot draw."""
     try:
         from blocksim.gui.canvas.render import render_diagram
@@ -53,8 +53,7 @@ def svg(builder: "DiagramBuilder") -> str | None:
         return None
     try:
         with tempfile.TemporaryDirectory(prefix="blocksim-svg-") as folder:
-            out = render_diagram(builder.top.model, Path(folder) / "diagram.svg",
-                                 level=builder._path)
+            out = render_diagram(top, Path(folder) / "diagram.svg", level=level)
             return out.read_text(encoding="utf-8")
     except Exception as exc:  # a picture is a nicety: never break the notebook for it
         log.warning("cannot draw the diagram (%s); showing its summary", exc)

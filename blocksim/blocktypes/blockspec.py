@@ -23,8 +23,8 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from blocksim import param_slots
-from blocksim.sampletime import CONTINUOUS, INHERITED, SampleTime, parse_sample_time
+from blocksim.expressions import param_slots
+from blocksim.blocktypes.sampletime import CONTINUOUS, INHERITED, SampleTime, parse_sample_time
 
 REQUIRED = object()
 
@@ -73,7 +73,7 @@ class Port:
 class History:
     """The past of an input that a block reads (a transport delay).
 
-    The engine keeps it in a ring of the discrete-state array (`blocksim.history_ring`):
+    The engine keeps it in a ring of the discrete-state array (`blocksim.blocktypes.history_ring`):
     one record per accepted step, interpolating the input to the solver's order, and a
     marker at each event. `span` (s): how far back it is read; `capacity`: records kept
     (a run whose steps within `span` need more fails, naming the block); `delay` (s, 0:
@@ -134,7 +134,7 @@ class ParamValues:
 def lit(value: float) -> str:
     """An exact Python literal for a float (repr round-trips; inf and nan are names); in
     code the generator records, a finite number is a parameter slot holding it
-    (`blocksim.param_slots`). inf stays a name: it means "none" (a limit), and blocks
+    (`blocksim.expressions.param_slots`). inf stays a name: it means "none" (a limit), and blocks
     leave out the code it makes moot, so a change between finite and inf is structural."""
     value = float(value)
     if value - value == 0.0:  # finite
@@ -215,7 +215,7 @@ class Emit:
     # triggered one during the event of its trigger edge; set by the compiler).
     watch: list[str] = field(default_factory=list)
     # A block with a `History`: where its ring starts in the array `m` (read it from
-    # generated code as `m`, the whole array, with `blocksim.history_ring.hist_read`).
+    # generated code as `m`, the whole array, with `blocksim.blocktypes.history_ring.hist_read`).
     hist: int = -1
 
     def width(self, port: str) -> int:
@@ -249,7 +249,7 @@ class BlockType:
     # inputs (AlgebraicConstraint): its outputs have no feedthrough, and the compiler hands
     # its output code the loop's lines (Emit.loop) to iterate on.
     solves_loop: ClassVar[bool] = False
-    # Sample time (see blocksim.sampletime): "inherited" (the rate of the inputs: Gain, Sum,
+    # Sample time (see blocksim.blocktypes.sampletime): "inherited" (the rate of the inputs: Gain, Sum,
     # Switch...), "continuous" (a time-dependent source) or "constant". A block with
     # continuous states is continuous whatever it declares.
     rate: ClassVar[str] = INHERITED

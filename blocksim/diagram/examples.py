@@ -21,7 +21,7 @@ MAX_SUMMARY = 90
 def examples_dir() -> Path:
     """The folder of example diagrams: diagrams/ in a checkout (and an editable install),
     blocksim/diagrams in a wheel."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the blocksim package
     candidates = (here / "diagrams", here.parent / "diagrams")
     for folder in candidates:
         if folder.is_dir() and any(folder.glob(f"*{SUFFIX}")):

@@ -3,8 +3,8 @@ input of the same name: allowed (the diagram's value wins inside it), and worth 
 `blocksim validate`, since a formula's `e` then no longer means 2.718..."""
 from __future__ import annotations
 
-from blocksim.expressions import CONSTANTS, SHADOWABLE
-from blocksim.model import Diagram
+from blocksim.expressions.language import CONSTANTS, SHADOWABLE
+from blocksim.diagram.model import Diagram
 
 
 def shadowed_constants(diagram: Diagram, prefix: str = "") -> dict[str, list[str]]:

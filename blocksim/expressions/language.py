@@ -20,7 +20,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from blocksim import param_slots, scalar_functions
+from blocksim.expressions import param_slots
+
+from blocksim.expressions import scalar_functions
 from blocksim.errors import ExpressionError
 
 MAX_LENGTH = 10_000        # characters of expression text

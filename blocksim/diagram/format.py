@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from blocksim import schema_check
+from blocksim.diagram import schema_check
 from blocksim.gc_pause import without_gc
-from blocksim.fileio import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
+from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
 from blocksim.errors import DiagramFileError
-from blocksim.model import (
+from blocksim.diagram.model import (
     FORMAT_NAME,
     FORMAT_VERSION,
     Block,
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 def _schema_path() -> Path:
     """resources/diagram.schema.json: beside the package in a checkout (and an editable
     install), inside it as blocksim/resources in a wheel (see pyproject.toml)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the blocksim package
     candidates = (here.parent / "resources", here / "resources")
     for folder in candidates:
         if (folder / "diagram.schema.json").exists():

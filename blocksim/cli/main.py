@@ -16,16 +16,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
-from blocksim.model import BACKENDS
+from blocksim.diagram.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
-from blocksim.examples import examples, examples_dir, find_example
-from blocksim.model import SOLVERS
+from blocksim.diagram.examples import examples, examples_dir, find_example
+from blocksim.diagram.model import SOLVERS
 
 # The compiler, the engine (numpy) and the block library are imported by the commands that
 # use them, not here: `blocksim --help` or a mistyped command answers at once.
 if TYPE_CHECKING:
     from blocksim.engine import Results
-    from blocksim.run_outputs import Output
+    from blocksim.cli.outputs import Output
 
 log = logging.getLogger("blocksim")
 
@@ -90,7 +90,7 @@ def diagram_path(name: str) -> Path:
 
 
 def _outputs(args: argparse.Namespace) -> list[Output]:
-    from blocksim.run_outputs import events_output, results_output
+    from blocksim.cli.outputs import events_output, results_output
 
     outs = []
     if args.out:
@@ -101,7 +101,7 @@ def _outputs(args: argparse.Namespace) -> list[Output]:
 
 
 def _summary(results: Results, source: str) -> str:
-    from blocksim.run_outputs import count
+    from blocksim.cli.outputs import count
 
     stats = results.stats
     return (f"{source}: {results.status} at t = {results.time[-1]:.10g}; "
@@ -112,7 +112,7 @@ def _summary(results: Results, source: str) -> str:
 def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
     """Write the outputs and say what was written; False if any write failed (the results
     then went beside, and the message says where)."""
-    from blocksim.run_outputs import write_outputs
+    from blocksim.cli.outputs import write_outputs
 
     written, failed = write_outputs(results, outputs)
     if written and not quiet:
@@ -123,10 +123,10 @@ def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from blocksim.api import load
+    from blocksim.api.facade import load
     from blocksim.compiler import compile_diagram
     from blocksim.engine import Simulator
-    from blocksim.run_outputs import check_outputs
+    from blocksim.cli.outputs import check_outputs
 
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
@@ -179,10 +179,10 @@ def _print_table(results: Results, max_rows: int = 12) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from blocksim.api import load
+    from blocksim.api.facade import load
     from blocksim.compiler import compile_diagram
-    from blocksim.run_outputs import count
-    from blocksim.shadowing import shadowing_notes
+    from blocksim.cli.outputs import count
+    from blocksim.expressions.shadowing import shadowing_notes
 
     diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
@@ -196,7 +196,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
-    from blocksim.run_outputs import count
+    from blocksim.cli.outputs import count
 
     found = examples()
     if not found:
@@ -210,7 +210,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 
 def cmd_blocks(args: argparse.Namespace) -> int:
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     category = None
     types = registry.all_types()
@@ -225,7 +225,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 
 def cmd_describe(args: argparse.Namespace) -> int:
-    from blocksim import registry
+    from blocksim.blocktypes import registry
 
     block_type = registry.get(args.type)
     if block_type is not None:
@@ -241,10 +241,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -> int:
     """Every block of a compiled diagram with its type and resolved sample time."""
-    from blocksim import registry
-    from blocksim.api import load
+    from blocksim.blocktypes import registry
+    from blocksim.api.facade import load
     from blocksim.compiler import compile_diagram
-    from blocksim.run_outputs import count
+    from blocksim.cli.outputs import count
 
     diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
@@ -338,8 +338,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     if not str(args.out).lower().endswith((".png", ".svg")):
         raise BlocksimError(f"{args.out}: the picture must be a .png or .svg file")
-    from blocksim.api import load
-    from blocksim.run_outputs import Output, check_outputs
+    from blocksim.api.facade import load
+    from blocksim.cli.outputs import Output, check_outputs
 
     path = diagram_path(args.diagram)
     check_outputs([path], [Output("--out", Path(args.out), None, None)])

@@ -1,0 +1,1 @@
+"""The `blocksim` command line."""

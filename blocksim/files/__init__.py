@@ -1,0 +1,1 @@
+"""Safe file access: atomic writes, bounded reads."""
