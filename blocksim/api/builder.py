@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from blocksim.api import facade as api
 from blocksim.errors import shown
-from blocksim.api.handles import (BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
+from blocksim.api.handles import (PhysicalPort, BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
                               _Factories, _Port, _block_type, _checked_params, _lenient,
                               _listed)
 from blocksim.diagram.model import Block, Diagram, SimulationSettings, Wire
@@ -207,9 +207,29 @@ class DiagramBuilder:
         return _lenient(block, block_type, self.names())[1]
 
     # ----- wires -----
-    def connect(self, src: OutPort | BlockHandle, *dsts: InPort | BlockHandle) -> list[Wire]:
-        """Wire an output (or a block's only output) to one or more inputs."""
+    def connect(self, src: OutPort | BlockHandle | PhysicalPort,
+                *dsts: InPort | BlockHandle | PhysicalPort) -> list[Wire]:
+        """Wire an output (or a block's only output) to one or more inputs; or connect a
+        physical port to other physical ports of its domain."""
+        if isinstance(src, PhysicalPort):
+            return [self._connect_physical(src, dst, chain=False) for dst in dsts]
         return [self._wire(self._end(src, "output"), self._end(dst, "input")) for dst in dsts]
+
+    def _connect_physical(self, a: PhysicalPort, b: Any, chain: bool = True) -> Any:
+        """`a >> b` between physical ports: a connection (the result is b's block)."""
+        if isinstance(b, (tuple, list)):
+            return tuple(self._connect_physical(a, item, chain) for item in b)
+        for end in (a, b):
+            if not isinstance(end, PhysicalPort):
+                raise BuildError(f"a physical port connects only to physical ports, not "
+                                 f"{end!r} (use a sensor or a source to reach signals)")
+            self._end(end, "physical")
+        if any((w.src, w.dst) in ((a.ref, b.ref), (b.ref, a.ref)) for w in self.model.wires):
+            raise BuildError(f"{a.ref} and {b.ref} are already connected",
+                             block=a.block.path, port=a.name)
+        wire = Wire(a.ref, b.ref)
+        self.model.wires.append(wire)
+        return b.block if chain else wire
 
     def _wire_to(self, src: OutPort, other: Any) -> Any:
         """`src >> other`: wire to an input, a block's only input, or a tuple of them; the
@@ -227,6 +247,11 @@ class DiagramBuilder:
             raise BuildError(f"a wire {'starts' if kind == 'output' else 'ends'} at a port "
                              f"(block.{'y' if kind == 'output' else 'u'}), not {end!r}")
         if end.kind != kind:
+            if "physical" in (kind, end.kind):
+                raise BuildError(f"{end.block.id}.{end.name} is {'a' if end.kind == 'physical' else 'an'} "
+                                 f"{end.kind} port: a connection joins physical ports, a wire "
+                                 f"goes from an output to an input", block=end.block.path,
+                                 port=end.name)
             raise BuildError(f"{end.block.id}.{end.name} is an {end.kind}: a wire goes from "
                              f"an output to an input", block=end.block.path, port=end.name)
         if end.block.level.model is not self.model:

@@ -100,6 +100,16 @@ class InPort(_Port):
         return None
 
 
+class PhysicalPort(_Port):
+    """A physical port (a component's pin or flange): `a.p >> b.n` (or `connect`) joins
+    it to other physical ports of its domain; direction means nothing."""
+
+    kind = "physical"
+
+    def __rshift__(self, other: Any) -> Any:
+        return self.block.level._connect_physical(self, other)
+
+
 class _Ports:
     """The inputs or the outputs of a block as attributes (`g.inputs.u`): unambiguous even
     where a port name is also a handle attribute."""
@@ -193,6 +203,8 @@ class BlockHandle:
                                 block=self.path, port=name)
         if is_in or is_out:
             return InPort(self, name) if is_in else OutPort(self, name)
+        if kind is None and name in _connector_names(self.block, self.level):
+            return PhysicalPort(self, name)
         what = kind or "port"
         guess = ("" if self.level._ports_exact(self.block) else
                  "; some parameters do not resolve yet, so these are the ports of their "
@@ -215,7 +227,8 @@ class BlockHandle:
 
     def __dir__(self) -> list[str]:
         ins, outs = self.port_names()
-        return sorted(set(super().__dir__()) | set(ins) | set(outs))
+        return sorted(set(super().__dir__()) | set(ins) | set(outs)
+                      | set(_connector_names(self.block, self.level)))
 
     def __rshift__(self, other: Any) -> Any:
         return self.level._wire_to(self._only("output"), other)
@@ -337,6 +350,22 @@ def _subsystem_ports(inner: Diagram) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 found.append((index == 0, index, i, blk.id))
         return tuple(bid for *_, bid in sorted(found))
     return ordered("Inport"), ordered("Outport")
+
+
+def _connector_names(block: Block, level: "DiagramBuilder") -> tuple[str, ...]:
+    """The physical ports of a block: a component's connectors, a subsystem's
+    ConnectionPort blocks."""
+    block_type = _block_type(block.type)
+    if getattr(block_type, "has_diagram", False):
+        inner = block.subsystem or Diagram()
+        return tuple(b.id for b in inner.blocks if b.type == "ConnectionPort")
+    if not hasattr(block_type, "connector_ports"):
+        return ()
+    p, _ = _lenient(block, block_type, level.names())
+    try:
+        return tuple(c.name for c in block_type().connector_ports(p))
+    except Exception:  # parameters that do not work together yet: the declared ones
+        return tuple(c.name for c in block_type.connectors)
 
 
 def _port_names(block: Block, level: "DiagramBuilder") -> tuple[tuple[str, ...], tuple[str, ...]]:

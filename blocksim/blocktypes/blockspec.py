@@ -217,6 +217,9 @@ class Emit:
     # A block with a `History`: where its ring starts in the array `m` (read it from
     # generated code as `m`, the whole array, with `blocksim.blocktypes.history_ring.hist_read`).
     hist: int = -1
+    # Every block's index by path (the generator's own map, not a copy): a block that logs
+    # events for others (a physical network, for its components) names them by index.
+    index_of: Mapping[str, int] = field(default_factory=dict)
 
     def width(self, port: str) -> int:
         """Width of an input or output port."""

@@ -215,6 +215,7 @@ class Generator:
             gate=self._gate(blk),
             watch=[self._running(self.by_path[src]) for src in blk.watch],
             hist=lay.history[blk.path].start if blk.path in lay.history else -1,
+            index_of=self.index,
         )
 
     # ----- enabled subsystems -----

@@ -21,6 +21,7 @@ from blocksim.compiler.flatten import flatten
 from blocksim.compiler.rates import Clock, Rate
 from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
+from blocksim.physical.declare import Component
 from blocksim.errors import CompileError
 from blocksim.gc_pause import without_gc
 from blocksim.diagram.model import Diagram, SimulationSettings
@@ -237,6 +238,10 @@ def _rate_blocks(sampling) -> tuple[str, ...]:
 def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
              settings: SimulationSettings) -> CompiledModel:
     flat = flatten(diagram, overrides)
+    if any(isinstance(blk.impl, Component) for blk in flat.blocks):
+        from blocksim.physical.assemble import assemble  # sympy: only for physical diagrams
+
+        assemble(flat)
     graph.check_connected(flat)
     buses.resolve(flat)
     conditional.merge_sources(flat)

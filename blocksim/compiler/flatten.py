@@ -30,6 +30,7 @@ __all__ = ["Endpoint", "FlatBlock", "FlatDiagram", "check_blocks", "flatten",
 
 Endpoint = tuple[str, str]  # (block path, port name)
 
+CONNECTION_PORT = "ConnectionPort"  # a subsystem's physical port (blocks/physical_ports.py)
 _IN_HIDDEN = "__in"  # input of an Inport, driven from outside its subsystem
 _OUT_HIDDEN = "__out"  # output of an Outport, seen outside its subsystem
 
@@ -84,6 +85,10 @@ class FlatDiagram:
     levels: dict[str, Level] = field(default_factory=dict)
     dissolved: list[FlatBlock] = field(default_factory=list)
     folder: str | None = None
+    # Physical connections (undirected, between connectors of components and the
+    # ConnectionPorts of subsystems), which `blocksim.physical.assemble` turns into
+    # networks of equations.
+    connections: list[tuple[Endpoint, Endpoint]] = field(default_factory=list)
 
 
 class _Flattener:
@@ -106,6 +111,7 @@ class _Flattener:
         # resolved values, ports and feedthrough. Large diagrams repeat a few blocks many
         # times; resolving and checking each again was most of flattening them.
         self.same: dict[tuple, tuple] = {}
+        self.connections: list[tuple[Endpoint, Endpoint]] = []
 
     def error(self, message: str, block: str | None = None, port: str | None = None):
         return CompileError(message, block=block, port=port, file=self.source)
@@ -155,6 +161,7 @@ class _Flattener:
                     inner_names = self.scope(blk.subsystem.parameters, names, path)
                     inner = self.add(blk.subsystem, inner_names, path + "/", depth + 1)
                     ports[blk.id] = self._subsystem_ports(blk.subsystem, inner, path)
+                    ports[blk.id]["phys"] = _connection_ports(blk.subsystem, inner, path)
                 else:
                     ports[blk.id] = conditional.add(self, blk, block_type, names, path, depth)
                 continue
@@ -204,11 +211,16 @@ class _Flattener:
                 else:
                     self.tags.gotos.append(tagged)
                 self.aliases.add(path)
+            connectors = call_block(impl.connector_ports, p) if hasattr(
+                impl, "connector_ports") else ()
+            if blk.type == CONNECTION_PORT:  # a subsystem's physical port: only a junction
+                self.aliases.add(path)
             self.blocks.append(FlatBlock(path, block_type, impl, p, inputs, outputs, feed,
                                          self.gates, self.trigger, raw=dict(blk.params),
                                          level=prefix[:-1], twin=twin))
             ports[blk.id] = {"in": {n: (path, n) for n in inputs if n != _IN_HIDDEN},
-                             "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN}}
+                             "out": {n: (path, n) for n in outputs if n != _OUT_HIDDEN},
+                             "phys": {c.name: ((path, c.name), c.domain) for c in connectors}}
         for wire in diagram.wires:
             src_block, dst_block = ports.get(wire.src.block), ports.get(wire.dst.block)
             if src_block is None:
@@ -219,6 +231,8 @@ class _Flattener:
                 raise self.error(f"{_label(wire)}: there is no block "
                                  f"'{shown(wire.dst.block)}'",
                                  block=prefix + wire.dst.block)
+            if self._physical(wire, src_block, dst_block, prefix):
+                continue
             src = src_block["out"].get(wire.src.port)
             if src is None:
                 raise self.error(f"{_label(wire)}: no output port '{shown(wire.src.port)}' "
@@ -235,6 +249,28 @@ class _Flattener:
                                  port=wire.dst.port)
             self.wires[dst] = src
         return ports
+
+    def _physical(self, wire: Any, src_block: dict, dst_block: dict, prefix: str) -> bool:
+        """Record a wire between two physical ports as a connection (True); refuse one
+        between a physical and a signal port, or between two domains."""
+        src = src_block["phys"].get(wire.src.port)
+        dst = dst_block["phys"].get(wire.dst.port)
+        if src is None and dst is None:
+            return False
+        if src is None or dst is None:
+            phys, other = (wire.src, wire.dst) if src is not None else (wire.dst, wire.src)
+            raise self.error(f"{_label(wire)}: '{shown(phys)}' is a physical port and "
+                             f"'{shown(other)}' is not one: a physical port connects only to "
+                             f"physical ports of its domain (use a sensor or a source to "
+                             f"turn it into a signal)", block=prefix + other.block,
+                             port=other.port)
+        if src[1] != dst[1]:
+            raise self.error(f"{_label(wire)}: connects the {src[1]} port "
+                             f"'{shown(wire.src)}' to the {dst[1]} port '{shown(wire.dst)}' "
+                             f"(a connection joins ports of one domain)",
+                             block=prefix + wire.src.block, port=wire.src.port)
+        self.connections.append((src[0], dst[0]))
+        return True
 
     def _name(self, endpoint: Endpoint) -> str:
         """An endpoint as the file names it ('sub.y', not the hidden 'sub/y.__out')."""
@@ -263,7 +299,7 @@ class _Flattener:
             self.wires[(frm, _IN_HIDDEN)] = (goto, _OUT_HIDDEN)
         alias_out, kinds = {}, {}
         for blk in self.blocks:
-            if blk.path in self.aliases:
+            if blk.path in self.aliases and blk.block_type.name != CONNECTION_PORT:
                 kinds[blk.path] = blk.block_type.name
                 if blk.block_type.name in ("Inport", "From"):
                     alias_out[(blk.path, "y")] = (blk.path, _IN_HIDDEN)
@@ -292,7 +328,13 @@ class _Flattener:
             drivers[dst] = origin(src, dst)
         blocks = [b for b in self.blocks if b.path not in self.aliases]
         dissolved = [b for b in self.blocks if b.path in self.aliases]
-        return FlatDiagram(blocks, drivers, self.source, self.levels, dissolved, self.folder)
+        return FlatDiagram(blocks, drivers, self.source, self.levels, dissolved, self.folder,
+                           self.connections)
+
+
+def _connection_ports(diagram: Diagram, inner: dict, path: str) -> dict:
+    """A subsystem's physical ports: its ConnectionPort blocks, by id."""
+    return {b.id: inner[b.id]["phys"]["p"] for b in diagram.blocks if b.type == CONNECTION_PORT}
 
 
 def _label(wire: Any) -> str:

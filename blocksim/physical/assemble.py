@@ -1,0 +1,197 @@
+"""The compiler pass that turns the physical components of a flat diagram into blocks.
+
+Runs right after flattening. Each network's equations go through alias elimination, index
+reduction, state selection and sorting (one module each); the result is one
+`NetworkBlock` inserted where the network's first component was. The components stay as
+shells: a source's signal input is wired to the network too, and a sensor's output copies
+the network's value of it, so signal blocks see the same ports and names as before.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Iterable
+
+import numpy as np
+import sympy as sp
+
+from blocksim.blocktypes.blockspec import Param
+from blocksim.compiler.flatten import FlatBlock, FlatDiagram
+from blocksim.errors import CompileError
+from blocksim.physical import aliases, blt, pantelides, states
+from blocksim.physical.declare import NETWORK_INPUT, Component
+from blocksim.physical.netblock import Plan, network_type, param_values
+from blocksim.physical.network import Network, build_system, networks
+from blocksim.physical.system import System
+
+log = logging.getLogger(__name__)
+
+MAX_MODE_CHECKS = 64  # mode combinations whose linear systems are checked at compile time
+
+
+def assemble(flat: FlatDiagram) -> None:
+    """Replace the components of `flat` by network blocks, in place."""
+    nets = networks(flat)
+    if not nets:
+        return
+    taken = {blk.path for blk in flat.blocks}
+    for net in nets:
+        _check_references(net, flat.source)
+        system = build_system(net, flat.source)
+        plan = compile_network(system, flat.source)
+        path = _name(net, taken)
+        taken.add(path)
+        _insert(flat, net, plan, path)
+
+
+def compile_network(system: System, source: str) -> Plan:
+    """The passes, from a network's equations to the plan of its code."""
+    constants = set(system.params)
+    aliases.eliminate(system, constants)
+    pantelides.reduce_index(system, source)
+    point = states.evaluation_point(system)
+    states.select_states(system, source, point)
+    blocks = blt.sort(system, source)
+    _check_linear_blocks(system, blocks, point, source)
+    crossings: list[sp.Expr] = []
+    slot_of: dict[sp.Expr, int] = {}
+    relation_slot = {}
+    for rel in system.relations:
+        if rel.g not in slot_of:
+            slot_of[rel.g] = len(crossings)
+            crossings.append(rel.g)
+        relation_slot[rel.symbol] = (slot_of[rel.g], rel.op)
+    for w in system.whens:
+        for target, _ in w.reinit:
+            if target not in system.states:
+                raise CompileError(
+                    f"a when clause reinitialises {target.name}, which is not a state of the "
+                    f"network after index reduction (states: "
+                    f"{', '.join(x.name for x in system.states) or 'none'}): reinitialise a "
+                    f"state, or declare the variable `prefer`", block=w.owner, file=source)
+    param_key = {sym: f"{path}.{name}" for sym, (path, name) in system.params.items()}
+    pre_symbols = sorted(system.pre, key=lambda s: s.name)
+    plan = Plan(system, blocks, sorted(system.inputs, key=lambda s: s.name),
+                sorted(system.outputs), crossings, relation_slot, pre_symbols, param_key)
+    log.debug("physical network %s: %d states, %d blocks (%s)", system.components[0],
+              len(system.states), len(blocks),
+              ", ".join(f"{b.kind} {len(b.variables)}" for b in blocks if b.kind != "explicit"))
+    return plan
+
+
+def _check_references(net: Network, source: str) -> None:
+    """An electrical circuit needs a Ground: its voltages are otherwise determined only up
+    to a constant (a singular system). Islands are found through the components' pins."""
+    parent: dict[str, str] = {}
+
+    def find(a: str) -> str:
+        while parent.setdefault(a, a) != a:
+            a = parent[a]
+        return a
+
+    node_of = {}
+    for k, members in enumerate(net.sets):
+        for endpoint in members:
+            node_of[endpoint] = f"n{k}"
+    grounded: set[str] = set()
+    owners: dict[str, list[str]] = {}
+    for blk in net.components:
+        pins = [(blk.path, c.name) for c in blk.impl.connector_ports(blk.p)
+                if c.domain == "electrical"]
+        nodes = [node_of[p] for p in pins if p in node_of]
+        for a, b in zip(nodes, nodes[1:]):
+            parent[find(a)] = find(b)
+        if nodes:
+            owners.setdefault(nodes[0], []).append(blk.path)
+            if getattr(blk.impl, "reference", False):
+                grounded.add(nodes[0])
+    islands: dict[str, list[str]] = {}
+    for node, paths in owners.items():
+        islands.setdefault(find(node), []).extend(paths)
+    roots = {find(n) for n in grounded}
+    for root, paths in islands.items():
+        if root not in roots:
+            raise CompileError(f"the circuit of {', '.join(sorted(paths)[:8])} has no Ground: "
+                               f"its voltages are not determined (add a Ground block)",
+                               block=sorted(paths)[0], file=source)
+
+
+def _check_linear_blocks(system: System, blocks: list[blt.Block],
+                         point: dict[sp.Symbol, float], source: str) -> None:
+    """A linear block must be solvable in every combination of the modes it reads, at the
+    parameters' values: a singular matrix is a compile error naming the components."""
+    for block in blocks:
+        if block.kind != "linear" or len(block.variables) < 2:
+            continue
+        matrix = sp.Matrix(block.matrix)
+        modes = sorted((s for s in matrix.free_symbols if s not in point or isinstance(
+            point.get(s), bool)), key=lambda s: s.name)
+        relation_syms = [r.symbol for r in system.relations if r.symbol in matrix.free_symbols]
+        combos: Iterable = itertools.product((False, True), repeat=len(relation_syms))
+        for combo in itertools.islice(combos, MAX_MODE_CHECKS):
+            values = dict(point)
+            values.update(dict(zip(relation_syms, combo)))
+            numeric = np.array(matrix.subs(values).evalf(), dtype=float)
+            if np.linalg.matrix_rank(numeric, tol=1e-12 * max(1.0, np.abs(numeric).max())) \
+                    < len(block.variables):
+                owners = sorted({eq.owner for eq in block.equations} - {""})
+                mode = ""
+                if relation_syms:
+                    mode = " in the mode where " + ", ".join(
+                        f"{r.g} {r.op} 0 is {v}" for r, v in zip(
+                            [r for r in system.relations if r.symbol in relation_syms], combo))
+                raise CompileError(
+                    f"the equations of {', '.join(owners) or 'the connections'} are singular"
+                    f"{mode} (they do not determine "
+                    f"{', '.join(v.name for v in block.variables[:6])}); a floating node, "
+                    f"a loop of ideal sources or a cut set of ideal current sources?",
+                    block=owners[0] if owners else None, file=source)
+        del modes
+
+
+def _name(net: Network, taken: set[str]) -> str:
+    paths = [blk.path for blk in net.components]
+    prefix = paths[0].rpartition("/")[0]
+    if not all(p.rpartition("/")[0] == prefix for p in paths):
+        prefix = ""
+    base = (prefix + "/" if prefix else "") + "network"
+    for k in itertools.count(1):
+        name = base if k == 1 else f"{base}{k}"
+        if name not in taken:
+            return name
+    raise AssertionError("unreachable")
+
+
+def _insert(flat: FlatDiagram, net: Network, plan: Plan, path: str) -> None:
+    system = plan.system
+    params = tuple(Param(key, "scalar", system.values[sym], unit="")
+                   for sym, key in plan.param_key.items())
+    block_type = network_type(plan, params)
+    impl = block_type()
+    p = param_values(plan, flat.folder)
+    inputs = [f"in{k}" for k in range(len(plan.inputs))]
+    outputs = [f"out{k}" for k in range(len(plan.outputs))]
+    first = net.components[0]
+    net_block = FlatBlock(path, block_type, impl, p, inputs, outputs,
+                          {k: tuple(v) for k, v in impl.feedthrough(p).items()},
+                          first.gates, first.trigger, raw={}, level=first.level,
+                          declared=False)
+    for k, sym in enumerate(plan.inputs):
+        comp, port = system.inputs[sym]
+        driver = flat.drivers.get((comp, port))
+        if driver is None:
+            raise CompileError(f"input '{port}' is not connected", block=comp, port=port,
+                               file=flat.source)
+        flat.drivers[(path, f"in{k}")] = driver
+    by_path = {blk.path: blk for blk in net.components}
+    for k, (comp, port) in enumerate(plan.outputs):
+        shell = by_path[comp]
+        hidden = NETWORK_INPUT + port
+        if hidden not in shell.inputs:
+            shell.inputs.append(hidden)
+        flat.drivers[(comp, hidden)] = (path, f"out{k}")
+    flat.blocks.insert(flat.blocks.index(first), net_block)
+
+
+def is_component(blk: FlatBlock) -> bool:
+    return isinstance(blk.impl, Component)
