@@ -8,13 +8,14 @@ from . import continuous, discontinuities, math_ops, ports, sinks, sources
 from . import algebraic, discrete, discrete_integrator, discrete_linear, linear, logic, lookup
 from . import buses, continuous_more, delays, files, generators, lookup_nd, math_more, noise
 from . import nonlinear, pid, routing, second_order, slew, trig
-from . import electrical
+from . import electrical, rotational, thermal, translational
 
 BLOCK_TYPES = tuple(
     block_type
     for module in (sources, generators, noise, files, math_ops, math_more, trig, algebraic,
                    lookup, lookup_nd, continuous, second_order, continuous_more, delays, linear,
                    discontinuities, nonlinear, slew, discrete, discrete_integrator,
-                   discrete_linear, pid, logic, routing, buses, sinks, ports, electrical)
+                   discrete_linear, pid, logic, routing, buses, sinks, ports, electrical,
+                   translational, rotational, thermal)
     for block_type in module.BLOCK_TYPES
 )

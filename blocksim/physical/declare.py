@@ -33,6 +33,9 @@ class Connector:
     name: str
     domain: str
     doc: str = ""
+    # May be left unconnected: then nothing acts through it (through variable 0), like a
+    # mass's free end. A port that is not optional must be connected (a resistor's pin).
+    optional: bool = False
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,9 @@ def networks(flat: FlatDiagram) -> list[Network]:
     for blk in components:
         for c in blk.impl.connector_ports(blk.p):
             endpoint = (blk.path, c.name)
-            if endpoint not in uf.parent:
+            if endpoint not in uf.parent and c.optional:
+                uf.find(endpoint)  # a set of its own: its through variable is 0
+            elif endpoint not in uf.parent:
                 raise CompileError(f"physical port '{c.name}' is not connected (a "
                                    f"{c.domain} port must be connected to another)",
                                    block=blk.path, port=c.name, file=flat.source)
@@ -89,6 +91,9 @@ def networks(flat: FlatDiagram) -> list[Network]:
     for members in by_root.values():
         real = [e for e in members if e in owner_of]
         if not real:
+            continue
+        if len(real) == 1 and len(members) == 1:  # an optional port left free
+            grouped[root(owner_of[real[0]])].sets.append(real)
             continue
         if len(real) == 1:
             path, port = real[0]
