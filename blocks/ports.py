@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from blocksim.physical.declare import Connector
+from blocksim.physical.domains import DOMAINS
 from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
 from blocksim.blocktypes.sampletime import INHERITED, SampleTime
 
@@ -82,6 +84,20 @@ class Outport(BlockType):
               Param("initial", "vector", 0.0, "in a triggered or enabled subsystem: the output "
                     "before it first runs (and while disabled, if it resets)"))
     inputs = (Port("u", "the signal leaving the subsystem"),)
+
+
+class ConnectionPort(BlockType):
+    """A subsystem's physical port (Simscape's Connection Port): the components connected
+    to it inside are connected to whatever the subsystem port of this block's id is
+    connected to outside. It is a junction, not a component."""
+
+    name = "ConnectionPort"
+    category = "Ports & Subsystems"
+    params = (Param("domain", "choice", "electrical", "the physical domain of the port",
+                    choices=tuple(DOMAINS)),)
+
+    def connector_ports(self, p):
+        return (Connector("p", p.domain, "the port, seen inside the subsystem"),)
 
 
 # ----- internal blocks the compiler inserts (not registered: no file names them) -----------
@@ -190,5 +206,5 @@ class EnabledHold(BlockType):
         return [f"if {e.gate} != 0.0: {m} = {u}" for m, u in zip(e.m, e.u["u"])]
 
 
-BLOCK_TYPES = (Subsystem, TriggeredSubsystem, EnabledSubsystem, Inport, Outport,)
+BLOCK_TYPES = (Subsystem, TriggeredSubsystem, EnabledSubsystem, Inport, Outport, ConnectionPort)
 INTERNAL_TYPES = (TriggerGate, EnableGate, TriggeredHold, EnabledHold)
