@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from blocksim.api import facade as api
-from blocksim.errors import shown
+from blocksim.errors import CompileError, shown
 from blocksim.api.handles import (PhysicalPort, BlockHandle, BuildError, InPort, OutPort, PortNameError, _close,
                               _Factories, _Port, _block_type, _checked_params, _lenient,
                               _listed)
@@ -140,7 +140,7 @@ class DiagramBuilder:
     def add(self, type_name: str, /, id: str | None = None, **params: Any) -> BlockHandle:
         """Add a block of a registered type; `id` defaults to the type name and a counter
         (gain1, gain2, ...). Subsystem types get an empty inner diagram (see `inner`)."""
-        block_type = _block_type(type_name)
+        block_type = _block_type(type_name, self)
         if id is None:
             id = self._fresh_id(type_name.lower())
         self._check_id(id)
@@ -154,6 +154,21 @@ class DiagramBuilder:
         self.model.blocks.append(block)
         log.debug("added %s %s", type_name, id)
         return BlockHandle(self, block)
+
+    def component(self, declaration: Mapping[str, Any]) -> str:
+        """Declare a physical component type in the diagram itself (saved in its file; the
+        equations in the safe expression language, docs/physical.md); returns its name,
+        for `add`. BuildError if the declaration cannot work."""
+        from blocksim.physical.declared import component_type
+
+        try:
+            cls = component_type(dict(declaration), self.top.model.source)
+        except CompileError as exc:
+            raise BuildError(exc.detail) from None
+        components = self.top.model.components
+        components[:] = [c for c in components if c.get("name") != cls.name]
+        components.append(dict(declaration))
+        return cls.name
 
     def subsystem(self, id: str | None = None, type_name: str = "Subsystem",
                   parameters: Mapping[str, Any] | None = None, **params: Any) -> BlockHandle:
@@ -201,7 +216,7 @@ class DiagramBuilder:
 
     def _ports_exact(self, block: Block) -> bool:
         """Whether the port names of `block` are known for sure (its parameters resolve)."""
-        block_type = _block_type(block.type)
+        block_type = _block_type(block.type, self)
         if getattr(block_type, "has_diagram", False):
             return True
         return _lenient(block, block_type, self.names())[1]

@@ -39,8 +39,15 @@ def _listed(names: Iterable[str]) -> str:
     return ", ".join(names) or "none"
 
 
-def _block_type(type_name: str) -> type[BlockType]:
+def _block_type(type_name: str, level: "DiagramBuilder | None" = None) -> type[BlockType]:
+    """A registered type, or one the diagram being built declares (its components)."""
     block_type = registry.get(type_name) if isinstance(type_name, str) else None
+    if block_type is None and level is not None and level.top.model.components:
+        from blocksim.physical.declared import diagram_types
+        try:
+            block_type = diagram_types(level.top.model).get(type_name)
+        except CompileError as exc:
+            raise BuildError(exc.detail) from None
     if block_type is None:
         raise BuildError(f"unknown block type {shown(type_name)!r}"
                          f"{_close(str(type_name), registry.all_types())} "
@@ -186,7 +193,8 @@ class BlockHandle:
 
     def set(self, **params: Any) -> "BlockHandle":
         """Change parameters, checked as `add` checks them."""
-        self.block.params.update(_checked_params(_block_type(self.type), params, self.path))
+        self.block.params.update(_checked_params(_block_type(self.type, self.level), params,
+                                                 self.path))
         return self
 
     def port_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -259,7 +267,7 @@ class _Factories:
         if type_name.startswith("_"):
             raise AttributeError(type_name)
         try:
-            block_type = _block_type(type_name)
+            block_type = _block_type(type_name, self._level)
         except BuildError as exc:
             raise AttributeError(str(exc)) from None
         level = self._level
@@ -355,7 +363,7 @@ def _subsystem_ports(inner: Diagram) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _connector_names(block: Block, level: "DiagramBuilder") -> tuple[str, ...]:
     """The physical ports of a block: a component's connectors, a subsystem's
     ConnectionPort blocks."""
-    block_type = _block_type(block.type)
+    block_type = _block_type(block.type, level)
     if getattr(block_type, "has_diagram", False):
         inner = block.subsystem or Diagram()
         return tuple(b.id for b in inner.blocks if b.type == "ConnectionPort")
@@ -369,7 +377,7 @@ def _connector_names(block: Block, level: "DiagramBuilder") -> tuple[str, ...]:
 
 
 def _port_names(block: Block, level: "DiagramBuilder") -> tuple[tuple[str, ...], tuple[str, ...]]:
-    block_type = _block_type(block.type)
+    block_type = _block_type(block.type, level)
     if getattr(block_type, "has_diagram", False):
         ins, outs = _subsystem_ports(block.subsystem or Diagram())
         control = tuple(port.name for port in block_type.inputs)

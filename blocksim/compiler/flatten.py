@@ -92,8 +92,11 @@ class FlatDiagram:
 
 
 class _Flattener:
-    def __init__(self, source: str, folder: str | None = None):
+    def __init__(self, source: str, folder: str | None = None,
+                 local_types: Mapping[str, type[BlockType]] | None = None):
         self.source = source
+        # Component types the diagram declares itself (`blocksim.physical.declared`).
+        self.local_types = local_types or {}
         self.folder = folder  # the diagram file's folder (see ParamValues.folder)
         self.blocks: list[FlatBlock] = []
         self.wires: dict[Endpoint, Endpoint] = {}
@@ -144,7 +147,7 @@ class _Flattener:
         ports: dict[str, dict[str, dict[str, Endpoint]]] = {}
         for blk in diagram.blocks:
             path = prefix + blk.id
-            block_type = registry.get(blk.type)
+            block_type = registry.get(blk.type) or self.local_types.get(blk.type)
             if block_type is None:
                 raise self.error(f"unknown block type '{shown(blk.type)}' (see `blocksim blocks`)",
                                  block=path)
@@ -332,6 +335,14 @@ class _Flattener:
                            self.connections)
 
 
+def _declared_types(diagram: Diagram) -> Mapping[str, type[BlockType]]:
+    """The component types the diagram file declares (none: nothing imported)."""
+    if not diagram.components:
+        return {}
+    from blocksim.physical.declared import diagram_types
+    return diagram_types(diagram)
+
+
 def _connection_ports(diagram: Diagram, inner: dict, path: str) -> dict:
     """A subsystem's physical ports: its ConnectionPort blocks, by id."""
     return {b.id: inner[b.id]["phys"]["p"] for b in diagram.blocks if b.type == CONNECTION_PORT}
@@ -384,7 +395,7 @@ def _shareable(p: ParamValues) -> bool:
 def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> FlatDiagram:
     """Resolve parameters and flatten subsystems; CompileError names file, block and port."""
     folder = os.path.dirname(os.path.abspath(diagram.path)) if diagram.path else None
-    flattener = _Flattener(diagram.source, folder)
+    flattener = _Flattener(diagram.source, folder, _declared_types(diagram))
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")
     return flattener.resolve_aliases()
@@ -393,6 +404,6 @@ def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> Fla
 def check_blocks(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> None:
     """Resolve every block's parameters and run its `check`, connecting nothing: the
     editor's check of one block, which must not ask a lone From for its Goto."""
-    flattener = _Flattener(diagram.source)
+    flattener = _Flattener(diagram.source, local_types=_declared_types(diagram))
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")

@@ -199,6 +199,7 @@ def diagram_from_dict(data: Any, source: str = "<diagram>") -> Diagram:
         diagram = _build_diagram(data, source, ())
         diagram.description = data.get("description", "")
         diagram.python = list(data.get("python", []))
+        diagram.components = copy.deepcopy(data.get("components", []))
         diagram.simulation = _build_simulation(data.get("simulation", {}), source)
         return diagram
     except DiagramFileError:
@@ -250,6 +251,8 @@ def diagram_to_dict(diagram: Diagram) -> dict[str, Any]:
         out["description"] = diagram.description
     if diagram.python:
         out["python"] = list(diagram.python)
+    if diagram.components:
+        out["components"] = copy.deepcopy(diagram.components)
     out["parameters"] = _plain(diagram.parameters)
     out["simulation"] = _simulation_to_dict(diagram.simulation)
     out.update(_level_to_dict(diagram))

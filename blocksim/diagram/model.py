@@ -102,6 +102,11 @@ class Diagram:
     # Python files of user block types (relative to the diagram's folder), imported only
     # when trusted (blocksim.user.trust).
     python: list[str] = field(default_factory=list)
+    # Physical component types the diagram declares itself: plain declarations (name,
+    # connectors, parameters, variables, equations in the safe expression language), so a
+    # diagram from someone else can bring its own components and still run no code
+    # (blocksim.physical.declared turns them into types; docs/physical.md).
+    components: list[dict[str, Any]] = field(default_factory=list)
 
     def block(self, block_id: str) -> Block:
         """The block with this id (KeyError if there is none)."""

@@ -19,6 +19,7 @@ import sympy as sp
 
 from blocksim.errors import CompileError
 from blocksim.physical.system import Equation, System
+from blocksim.physical.tearing import Torn, cramer, tear
 
 
 @dataclass
@@ -32,6 +33,8 @@ class Block:
     matrix: list[list[sp.Expr]] = field(default_factory=list)  # linear: A, with A x = b
     rhs: list[sp.Expr] = field(default_factory=list)
     jacobian: list[list[sp.Expr]] = field(default_factory=list)  # newton
+    torn: Torn | None = None  # solved through its tearing variables (`tearing`)
+    solution: list[sp.Expr] | None = None  # torn and linear: the tearing variables' values
 
 
 def _safe(coefficient: sp.Expr, system: System, unknowns: set[sp.Symbol]) -> bool:
@@ -187,6 +190,15 @@ def _solve_block(variables: list[sp.Symbol], equations: list[Equation],
                  for i in range(len(equations)) for v in variables)
     matrix = [[coefficients[i].get(v, sp.Integer(0)) for v in variables]
               for i in range(len(equations))]
+    torn = tear(variables, equations, coefficients,
+                lambda c: _safe(c, system, unknowns)) if len(variables) > 1 else None
+    if torn is not None:
+        kind = "linear" if torn.linear else "newton"
+        solution = None
+        if torn.linear:
+            zero = {t: 0 for t in torn.tearing}
+            solution = cramer(torn.jacobian, [-r.xreplace(zero) for r in torn.residuals])
+        return Block(variables, equations, kind, matrix=matrix, torn=torn, solution=solution)
     if linear:
         zero = {v: 0 for v in variables}
         rhs = [-eq.residual.xreplace(zero) for eq in equations]

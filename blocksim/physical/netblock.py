@@ -16,14 +16,11 @@ from typing import Any, Mapping
 import sympy as sp
 
 from blocksim.blocktypes.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, lit
+from blocksim.physical import solvers
 from blocksim.physical.blt import Block
 from blocksim.physical.equations import TIME
 from blocksim.physical.printer import Printer
 from blocksim.physical.system import System
-
-MAX_NEWTON = 50
-NEWTON_TOLERANCE = 1e-12  # relative to 1 + |x|
-MAX_HALVINGS = 30
 
 _SIGN_TESTS = {"<": "< 0.0", "<=": "<= 0.0", ">": "> 0.0", ">=": ">= 0.0"}
 
@@ -178,60 +175,31 @@ class NetworkBlock(BlockType):
         return lines
 
     def _block_code(self, e: Emit, block: Block, pr: Printer, b: int) -> list[str]:
-        names = [self.local(e, v) for v in block.variables]
         if block.kind == "explicit":
-            return [f"{names[0]} = {pr(block.value)}"]
-        n = len(names)
-        if block.kind == "linear":
-            if n == 1:
-                return [f"{names[0]} = {pr(block.rhs[0])} / {pr(block.matrix[0][0])}"]
-            lines = [f"_A = np.zeros(({n}, {n}))", f"_b = np.empty({n})"]
-            for i, row in enumerate(block.matrix):
-                lines += [f"_A[{i}, {j}] = {pr(c)}" for j, c in enumerate(row) if c != 0]
-            lines += [f"_b[{i}] = {pr(r)}" for i, r in enumerate(block.rhs)]
-            lines.append("_s = np.linalg.solve(_A, _b)")
-            lines += [f"{name} = _s[{k}]" for k, name in enumerate(names)]
-            return lines
-        return self._newton(e, block, pr, names, b)
-
-    def _newton(self, e: Emit, block: Block, pr: Printer, names: list[str], b: int) -> list[str]:
-        """Damped Newton from the last solution (kept in a constant array)."""
-        n = len(names)
-        warm = e.const([0.0] * n)
-        residuals = [pr(eq.residual) for eq in block.equations]
-        jac = [[pr(c) for c in row] for row in block.jacobian]
-        owners = sorted({eq.owner for eq in block.equations} - {""})
-        lines = [f"{name} = {warm}[{k}]" for k, name in enumerate(names)]
-        lines += ["_done = False", f"for _it in range({MAX_NEWTON}):"]
-        lines += [f"    _r{k} = {r}" for k, r in enumerate(residuals)]
-        if n == 1:
-            lines += [f"    _J = {jac[0][0]}",
-                      "    if _J == 0.0 or _J != _J:",
-                      "        raise ArithmeticError('the equations of "
-                      f"{', '.join(owners)} do not change with {block.variables[0].name}')",
-                      "    _d0 = _r0 / _J"]
+            return [f"{self.local(e, block.variables[0])} = {pr(block.value)}"]
+        torn = block.torn
+        unknowns = torn.tearing if torn is not None else block.variables
+        names = [self.local(e, v) for v in unknowns]
+        if torn is not None and block.solution is not None:
+            lines = [f"{name} = {pr(value)}" for name, value in zip(names, block.solution)]
+        elif block.kind == "linear":
+            matrix, rhs = block.matrix, block.rhs
+            if torn is not None:
+                zero = {t: 0 for t in torn.tearing}
+                matrix, rhs = torn.jacobian, [-r.xreplace(zero) for r in torn.residuals]
+            lines = solvers.linear(names, [[pr(c) for c in row] for row in matrix],
+                                   [pr(r) for r in rhs])
         else:
-            lines += [f"    _J = np.zeros(({n}, {n}))"]
-            lines += [f"    _J[{i}, {j}] = {c}" for i, row in enumerate(jac)
-                      for j, c in enumerate(row) if c != "0.0"]
-            lines += [f"    _dv = np.linalg.solve(_J, np.array([{', '.join(f'_r{k}' for k in range(n))}]))"]
-            lines += [f"    _d{k} = _dv[{k}]" for k in range(n)]
-        lines += [f"    _x{k} = {name}" for k, name in enumerate(names)]
-        lines += ["    _norm0 = " + " + ".join(f"abs(_r{k})" for k in range(n)),
-                  f"    for _half in range({MAX_HALVINGS}):"]
-        lines += [f"        {name} = _x{k} - _d{k}" for k, name in enumerate(names)]
-        lines += [f"        _t{k} = {r}" for k, r in enumerate(residuals)]
-        lines += ["        if " + " + ".join(f"abs(_t{k})" for k in range(n)) + " <= _norm0:",
-                  "            break"]
-        lines += [f"        _d{k} = 0.5 * _d{k}" for k in range(n)]
-        lines += ["    if " + " and ".join(f"abs(_d{k}) <= {NEWTON_TOLERANCE} * (1.0 + abs({name}))"
-                                          for k, name in enumerate(names)) + ":",
-                  "        _done = True",
-                  "        break",
-                  "if not _done:",
-                  f"    raise ArithmeticError('the equations of {', '.join(owners)} did not "
-                  f"converge (Newton, {MAX_NEWTON} iterations)')"]
-        lines += [f"{warm}[{k}] = {name}" for k, name in enumerate(names)]
+            residuals = torn.residuals if torn is not None else [
+                eq.residual for eq in block.equations]
+            jacobian = torn.jacobian if torn is not None else block.jacobian
+            owners = sorted({eq.owner for eq in block.equations} - {""})
+            what = f"the equations of {', '.join(owners) or 'the connections'}"
+            lines = solvers.newton(names, [pr(r) for r in residuals],
+                                   [[pr(c) for c in row] for row in jacobian],
+                                   e.const([0.0] * len(names)), what)
+        if torn is not None:
+            lines += [f"{self.local(e, v)} = {pr(value)}" for v, value in torn.sequence]
         return lines
 
     def output(self, e: Emit) -> dict[str, list[str]]:
