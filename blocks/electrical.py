@@ -8,6 +8,8 @@ the equations stay one linear system in both states.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from blocksim.blocktypes.blockspec import Param, Port
 from blocksim.physical.declare import Component, Connector, Variable, When
 
@@ -154,6 +156,40 @@ class Diode(_OnePort):
         return None
 
 
+class TableConductor(_OnePort):
+    """A nonlinear conductor (a tabulated diode): i interpolated linearly in a table of
+    voltages `v_table` (increasing) and currents `i_table`, held constant beyond its ends.
+
+    Each breakpoint is a latched relation, so the segment changes at located events and a
+    step never straddles a kink. The table is compiled into the equations: a new table is
+    a new compile.
+    """
+
+    name = "TableConductor"
+    params = (Param("v_table", "vector", [0.0, 1.0], "voltage breakpoints, increasing",
+                    unit="V", table=True),
+              Param("i_table", "vector", [0.0, 1.0], "currents at the breakpoints", unit="A",
+                    table=True))
+
+    def check(self, p):
+        v, i = np.atleast_1d(p.v_table).ravel(), np.atleast_1d(p.i_table).ravel()
+        if v.size != i.size or v.size < 2:
+            return (f"v_table and i_table need the same number (at least 2) of entries, got "
+                    f"{v.size} and {i.size}")
+        if np.any(np.diff(v) <= 0):
+            return "v_table must be strictly increasing"
+        return None
+
+    def component_equations(self, p):
+        v = [float(x) for x in np.atleast_1d(p.v_table).ravel()]
+        i = [float(x) for x in np.atleast_1d(p.i_table).ravel()]
+        text = repr(i[-1])
+        for k in range(len(v) - 2, -1, -1):  # from the last segment inwards
+            slope = (i[k + 1] - i[k]) / (v[k + 1] - v[k])
+            text = f"({repr(i[k])} + {repr(slope)}*(v - {repr(v[k])}) if v < {repr(v[k + 1])} else {text})"
+        return _ONE_PORT + (f"i = ({repr(i[0])} if v < {repr(v[0])} else {text})",)
+
+
 class IdealSwitch(_OnePort):
     """Switch closed while its control signal is above 0.5: v = Ron*i closed, i = Goff*v
     open (Modelica's IdealClosingSwitch); it switches at located events."""
@@ -189,5 +225,5 @@ class CurrentSensor(Component):
 
 
 BLOCK_TYPES = (Ground, Resistor, Conductor, Capacitor, Inductor, ConstantVoltage, SineVoltage,
-               SignalVoltage, ConstantCurrent, SignalCurrent, IdealDiode, Diode, IdealSwitch,
+               SignalVoltage, ConstantCurrent, SignalCurrent, IdealDiode, Diode, TableConductor, IdealSwitch,
                VoltageSensor, CurrentSensor)

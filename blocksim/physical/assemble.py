@@ -130,8 +130,8 @@ def _check_linear_blocks(system: System, blocks: list[blt.Block],
         combos: Iterable = itertools.product((False, True), repeat=len(relation_syms))
         for combo in itertools.islice(combos, MAX_MODE_CHECKS):
             values = dict(point)
-            values.update(dict(zip(relation_syms, combo)))
-            numeric = np.array(matrix.subs(values).evalf(), dtype=float)
+            values.update({s: sp.true if v else sp.false for s, v in zip(relation_syms, combo)})
+            numeric = np.array(matrix.xreplace(values).evalf(), dtype=float)
             if np.linalg.matrix_rank(numeric, tol=1e-12 * max(1.0, np.abs(numeric).max())) \
                     < len(block.variables):
                 owners = sorted({eq.owner for eq in block.equations} - {""})
@@ -172,10 +172,18 @@ def _insert(flat: FlatDiagram, net: Network, plan: Plan, path: str) -> None:
     inputs = [f"in{k}" for k in range(len(plan.inputs))]
     outputs = [f"out{k}" for k in range(len(plan.outputs))]
     first = net.components[0]
+    by_path = {blk.path: blk for blk in net.components}
+    # New parameter values (`compiler.runtime`) replay the network's code with the values
+    # its components' parameters resolve to; components on several levels of subsystems
+    # see different names, so there a new value is structural (a new compile).
+    raw = {key: by_path[comp].raw.get(name, by_path[comp].block_type and _default(
+        by_path[comp], name)) for sym, key in plan.param_key.items()
+        for comp, name in [system.params[sym]]}
+    one_level = all(blk.level == first.level for blk in net.components)
     net_block = FlatBlock(path, block_type, impl, p, inputs, outputs,
                           {k: tuple(v) for k, v in impl.feedthrough(p).items()},
-                          first.gates, first.trigger, raw={}, level=first.level,
-                          declared=False)
+                          first.gates, first.trigger, raw=raw, level=first.level,
+                          declared=one_level)
     for k, sym in enumerate(plan.inputs):
         comp, port = system.inputs[sym]
         driver = flat.drivers.get((comp, port))
@@ -183,7 +191,6 @@ def _insert(flat: FlatDiagram, net: Network, plan: Plan, path: str) -> None:
             raise CompileError(f"input '{port}' is not connected", block=comp, port=port,
                                file=flat.source)
         flat.drivers[(path, f"in{k}")] = driver
-    by_path = {blk.path: blk for blk in net.components}
     for k, (comp, port) in enumerate(plan.outputs):
         shell = by_path[comp]
         hidden = NETWORK_INPUT + port
@@ -193,5 +200,5 @@ def _insert(flat: FlatDiagram, net: Network, plan: Plan, path: str) -> None:
     flat.blocks.insert(flat.blocks.index(first), net_block)
 
 
-def is_component(blk: FlatBlock) -> bool:
-    return isinstance(blk.impl, Component)
+def _default(blk: FlatBlock, name: str):
+    return next(prm.default for prm in blk.block_type.params if prm.name == name)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from blocksim.errors import CompileError
+from blocksim.physical.calculus import partial
 from blocksim.physical.system import Equation, System
 from blocksim.physical.tearing import Torn, cramer, tear
 
@@ -45,7 +46,7 @@ def _safe(coefficient: sp.Expr, system: System, unknowns: set[sp.Symbol]) -> boo
     if coefficient.free_symbols - set(system.params) or coefficient.has(sp.Piecewise):
         return False
     try:
-        return float(coefficient.subs(system.values)) != 0.0
+        return float(coefficient.xreplace(system.numeric())) != 0.0
     except (TypeError, ValueError):
         return False
 
@@ -68,7 +69,7 @@ def sort(system: System, source: str) -> list[Block]:
     for eq in equations:
         present = sorted((v for v in eq.residual.free_symbols if v in unknown_set),
                          key=lambda s: s.name)
-        coeff = {v: sp.diff(eq.residual, v) for v in present}
+        coeff = {v: partial(eq.residual, v) for v in present}
         safe = [v for v in present if not (coeff[v].free_symbols & {v})
                 and _safe(coeff[v], system, unknown_set)]
         rows.append(safe + [v for v in present if v not in safe])

@@ -14,7 +14,6 @@ import sympy as sp
 
 from blocksim.compiler.flatten import Endpoint, FlatBlock, FlatDiagram
 from blocksim.errors import CompileError, ExpressionError
-from blocksim.expressions.language import evaluate
 from blocksim.physical.declare import Component
 from blocksim.physical.domains import domain
 from blocksim.physical.equations import Relation, Scope, Translator
@@ -64,7 +63,7 @@ def networks(flat: FlatDiagram) -> list[Network]:
             if endpoint not in uf.parent and c.optional:
                 uf.find(endpoint)  # a set of its own: its through variable is 0
             elif endpoint not in uf.parent:
-                raise CompileError(f"physical port '{c.name}' is not connected (a "
+                raise CompileError(f"physical port '{c.name}' is not connected (this "
                                    f"{c.domain} port must be connected to another)",
                                    block=blk.path, port=c.name, file=flat.source)
             owner_of[endpoint] = blk.path
@@ -222,11 +221,3 @@ def _add_connection_set(system: System, members: Sequence[Endpoint], net: Networ
     system.equations.append(Equation(sp.Add(*through), "", text))
 
 
-def start_value(system: System, expr: sp.Expr) -> float:
-    """A start expression's value with the compile's parameter values."""
-    value = expr.subs(system.values)
-    return float(value)
-
-
-def evaluate_param(text: str) -> float:
-    return float(evaluate(text))

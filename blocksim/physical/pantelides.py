@@ -17,6 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from blocksim.errors import CompileError
+from blocksim.physical.calculus import partial
 from blocksim.physical.equations import TIME
 from blocksim.physical.system import Equation, System
 
@@ -31,7 +32,7 @@ def differentiate(system: System, eq: Equation, unknowns: set[sp.Symbol]) -> Equ
     total = sp.diff(r, TIME) if r.has(TIME) else sp.Integer(0)
     for sym in r.free_symbols:
         if sym in unknowns:
-            total += sp.diff(r, sym) * system.derivative(sym)
+            total += partial(r, sym) * system.derivative(sym)
         elif sym in system.inputs:
             path, port = system.inputs[sym]
             raise CompileError(

@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from blocksim.errors import CompileError
+from blocksim.physical.calculus import partial
 from blocksim.physical.system import System
 
 RANK_TOLERANCE = 1e-9
@@ -57,7 +58,7 @@ def _preference(system: System, v: sp.Symbol, integral: dict) -> tuple:
 def _independent_columns(system: System, rows, candidates: list[sp.Symbol],
                          point: dict[sp.Symbol, float], source: str) -> list[sp.Symbol]:
     """As many candidate columns as rows, linearly independent in the rows' Jacobian."""
-    jac = np.array([[float(sp.diff(eq.residual, v).subs(point)) for v in candidates]
+    jac = np.array([[float(partial(eq.residual, v).xreplace(point)) for v in candidates]
                     for eq in rows], dtype=float) if candidates else np.zeros((len(rows), 0))
     chosen: list[int] = []
     for j in range(len(candidates)):
@@ -78,19 +79,19 @@ def evaluation_point(system: System) -> dict[sp.Symbol, float]:
     """Where choices that depend on values are made: parameters at their values, states
     at their start values, everything else at an arbitrary but generic value."""
     rng = np.random.default_rng(12345)
-    point: dict[sp.Symbol, float] = dict(system.values)
+    point: dict[sp.Symbol, sp.Basic] = dict(system.numeric())
     for sym, expr in system.starts.items():
         try:
-            point[sym] = float(expr.subs(system.values))
+            point[sym] = sp.Float(float(expr.xreplace(system.numeric())))
         except (TypeError, ValueError):
             pass
     symbols = set(system.unknowns) | set(system.inputs) | set(system.pre.values())
     for sym in sorted(symbols, key=lambda s: s.name):
-        point.setdefault(sym, float(rng.uniform(0.5, 1.5)))
+        point.setdefault(sym, sp.Float(rng.uniform(0.5, 1.5)))
     for d in system.discretes:
-        point[d.symbol] = float(d.start.subs(system.values))
+        point[d.symbol] = sp.Float(float(d.start.xreplace(system.numeric())))
     from blocksim.physical.equations import TIME
-    point[TIME] = 0.0
+    point[TIME] = sp.Float(0.0)
     for r in system.relations:
-        point[r.symbol] = False
+        point[r.symbol] = sp.false
     return point

@@ -65,6 +65,15 @@ class System:
     derived: dict[int, int] = field(default_factory=dict)
     states: list[sp.Symbol] = field(default_factory=list)
 
+    def numeric(self) -> dict[sp.Symbol, sp.Expr]:
+        """The parameters' values as sympy numbers, for `xreplace` (`subs` with a dict
+        converts every entry at every call: a hundred-stage ladder spent seconds there)."""
+        cached = getattr(self, "_numeric", None)
+        if cached is None or len(cached) != len(self.values):
+            cached = {sym: sp.Float(v) for sym, v in self.values.items()}
+            self._numeric = cached
+        return cached
+
     def derivative(self, x: sp.Symbol) -> sp.Symbol:
         """The symbol of der(x), made (and made an unknown) on first use."""
         d = self.der.get(x)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from blocksim.physical.calculus import partial
 from blocksim.physical.system import Equation
 
 MAX_SYMBOLIC = 3  # tearing variables solved by Cramer's rule; more: numerically
@@ -76,7 +77,7 @@ def tear(variables: list[sp.Symbol], equations: list[Equation],
     residuals = [equations[e].residual.xreplace(composed) for e in residual_eqs]
     if sum(sp.count_ops(r) for r in residuals) > MAX_COMPOSED_OPS:
         return None
-    jacobian = [[sp.diff(r, t) for t in tearing] for r in residuals]
+    jacobian = [[partial(r, t) for t in tearing] for r in residuals]
     linear = all(not (entry.free_symbols & set(tearing)) for row in jacobian for entry in row)
     return Torn(tearing, sequence, residuals, jacobian, linear)
 
