@@ -132,9 +132,11 @@ class Component(BlockType):
         if cls.variables:
             lines.append("Variables:")
             for v in cls.variables:
-                unit = f" [{v.unit}]" if v.unit else ""
-                start = f", start {v.start}" if v.start is not None else ""
-                lines.append(f"  {v.name:12s}{unit}{start}. {v.doc}")
+                facts = ([f"[{v.unit}]"] if v.unit else []) + (
+                    [f"start {v.start}"] if v.start is not None else []) + (
+                    ["preferred state"] if v.prefer else [])
+                lines.append(f"  {v.name:12s} " + (", ".join(facts) + ". " if facts else "")
+                             + v.doc)
         if cls.discretes:
             lines.append("Discrete variables:")
             lines += [f"  {d.name:12s} start {d.start}. {d.doc}" for d in cls.discretes]
