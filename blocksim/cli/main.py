@@ -159,9 +159,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     from blocksim.user import trust
-    for name in args.files:
-        path = trust.remember(name)
-        print(f"blocksim: trusted {path} as it is now (in {trust.allow_list()})")
+    for path, digest in trust.remember(args.files):  # all read before any is trusted
+        print(f"blocksim: trusted {shown(path)} as it is now (SHA-256 {digest[:16]}..., "
+              f"in {shown(trust.allow_list())})")
     return EXIT_OK
 
 
