@@ -330,7 +330,7 @@ def run_case(case: Case, workroot: Path) -> dict[str, Any]:
         before = _snapshot(folder, case.unchanged)
         rss_before = _peak_rss_mb() if not _reset_peak_rss() else 0.0
         saved_env = {key: os.environ.get(key) for key in case.env}
-        os.environ.update(case.env)
+        os.environ.update(substitute(case.env, root))
         try:
             if case.kind == "cli":
                 result = run_cli(substitute(case.argv, root), case.budget)
