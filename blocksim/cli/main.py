@@ -260,8 +260,8 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
     return EXIT_OK
 
 
-_TRUST = ("import this Python file of user block types that the diagram names (repeat for "
-          "several); an untrusted file is never imported")
+_TRUST = ("run this Python file of user block types that the diagram names, as it is now "
+          "(repeat for several); an untrusted file never runs")
 
 
 def build_parser() -> argparse.ArgumentParser:
