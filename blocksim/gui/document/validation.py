@@ -51,6 +51,8 @@ class Diagnostic:
 
 def diagnostic_of(exc: BaseException) -> Diagnostic:
     """The diagnostic for an error that stopped a check or a run, located as the error is."""
+    if isinstance(exc, write_rule.WriteRefused) and exc.allowable:  # the editor asks instead
+        return Diagnostic(f"{exc.reason} (Run asks before writing it)", exc.block)
     if isinstance(exc, CompileError):
         return Diagnostic(exc.detail, exc.block, exc.port, wire=_wire_of(exc.detail),
                           cycle=tuple(getattr(exc, "wires", ())))
@@ -78,10 +80,7 @@ def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
         write_rule.check(model.files, allow=allow_write)
     except write_rule.WriteRefused as exc:
         found = diagnostic_of(exc)
-        if exc.allowable:
-            found = replace(found, message=f"{exc.reason} (Run asks before writing it)",
-                            severity="warning")
-        return [found]
+        return [replace(found, severity="warning") if exc.allowable else found]
     except BlocksimError as exc:
         return [diagnostic_of(exc)]
     except Exception as exc:  # a bug must not take the editor down with it

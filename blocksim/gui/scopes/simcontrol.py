@@ -77,7 +77,10 @@ class SimulationControl(QObject):
         status = getattr(results, "status", "done")
         rows = len(getattr(results, "time", ()))
         events = len(getattr(results, "events", ()))
-        self.window.statusBar().showMessage(f"Simulation {status}: {rows} rows, {events} events")
+        wrote = "".join(f"; {block} wrote {what}" for block, what in
+                        getattr(results, "written", ()))  # (ToFile: where, really)
+        self.window.statusBar().showMessage(
+            f"Simulation {status}: {rows} rows, {events} events{wrote}")
 
     def _failed(self, message: str, partial: Any) -> None:
         """A run that could not start or ended early: the problem goes to Diagnostics with

@@ -45,7 +45,7 @@ def ask_allow_write(parent: QWidget | None, reason: str, paths: Sequence[str]) -
     """Whether a run may write files the write rule refuses (outside the diagram's folder,
     or once per run of a sweep): `reason` says why it asks, `paths` are the files."""
     answer = QMessageBox.question(
-        parent, "Write outside the diagram's folder?",
+        parent, "Let the diagram write this file?",
         f"{reason}.\n\nA diagram from someone else could overwrite your files this way. "
         f"Let it write:\n\n" + "\n".join(paths),
         QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
