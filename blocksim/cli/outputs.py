@@ -1,8 +1,10 @@
 """Where a run's results go: output paths checked before simulating, results never lost after.
 
-A mistyped `--out` must not destroy the diagram (`--out d.json` on `d.json`), one output must
-not overwrite another (`--out r.npz --events r.npz`), and a path that cannot be written must
-be refused before a long run rather than after it. If a write still fails after the run
+A mistyped `--out` must not destroy the diagram (`--out d.json` on `d.json`), nor a file the
+run reads or its blocks write (FromFile data, a trusted Python file, a ToFile's file: the
+write rule, `blocksim.files.write_rule`), one output must not overwrite another (`--out
+r.npz --events r.npz`), and a path that cannot be written must be refused before a long run
+rather than after it. If a write still fails after the run
 (the disk filled up, the folder went away), the results are written beside, to a file whose
 name says so, and the user is told where.
 """

@@ -70,9 +70,6 @@ class RunFiles:
     uses: tuple[FileUse, ...] = ()
     source: str = "<diagram>"
 
-    def written(self) -> list[FileUse]:
-        return [use for use in self.uses if use.writes]
-
 
 def data_path(folder: str | None, text: str) -> Path:
     """The file a block's `file` text names: relative to the diagram's folder (the current
@@ -193,20 +190,22 @@ def _refuse_collisions(uses: list[FileUse], files: RunFiles | None) -> None:
             seen.setdefault(key, use)
 
 
-def _refuse_special(use: FileUse, files: RunFiles | None) -> None:
+def _refuse_special(use: FileUse, files: RunFiles) -> None:
+    """A block's file that exists as something else than a regular file (a FIFO would block
+    the end of the run until someone reads it), or that cannot be looked at."""
     try:
         mode = os.stat(use.path).st_mode
     except FileNotFoundError:
         return  # a new file
     except OSError as exc:  # a symlink loop, a name too long, ...
         raise WriteRefused(f"cannot write its file '{shown(use.text, 200)}': "
-                           f"{exc.strerror or exc}", block=use.block,
-                           file=files.source if files else None) from None
+                           f"{exc.strerror or exc}", block=use.block, file=files.source
+                           ) from None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):  # (a folder: the block's own message)
         return
     raise WriteRefused(f"its file {_leads(use, os.path.realpath(use.path))} is "
                        f"{file_kind(mode)}, not a regular file; a block writes regular "
-                       f"files only", block=use.block, file=files.source if files else None)
+                       f"files only", block=use.block, file=files.source)
 
 
 def _leads(use: FileUse, real: str) -> str:
