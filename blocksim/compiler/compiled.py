@@ -22,6 +22,8 @@ from blocksim.compiler.rates import Clock, Rate
 from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.errors import CompileError
+from blocksim.files import write_rule
+from blocksim.files.write_rule import RunFiles
 from blocksim.gc_pause import without_gc
 from blocksim.diagram.model import Diagram, SimulationSettings
 from blocksim.blocktypes.sampletime import SampleTime
@@ -123,6 +125,9 @@ class CompiledModel:
     # Per state (absolute tolerance or nan, nominal value), where a block declares them
     # (`BlockType.state_tolerances`); None: the run's atol for every state.
     state_tolerance: np.ndarray | None = None
+    # Every file a run of it reads or writes (the diagram, its Python files, the blocks'
+    # files): what the write rule checks before a run (`blocksim.files.write_rule`).
+    files: RunFiles | None = None
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -337,6 +342,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
         after_run=tuple(after_run),
         history=tuple(history),
+        files=write_rule.run_files(diagram.path, diagram.python, (
+            (b.path, b.block_type, b.p) for b in flat.blocks)),
         state_tolerance=np.array(tolerances, dtype=float).reshape(-1, 2) if declared else None,
         runtime=records,
     )

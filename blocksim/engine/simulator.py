@@ -139,6 +139,7 @@ class Simulator(EventIteration):
         self._state: RunState | None = None
         self._next_poll = -math.inf
         self._after_done = False  # the blocks' after_run work (ToFile) has been done
+        self._written: tuple[tuple[str, str], ...] = ()  # what it wrote (Results.written)
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
         # Functions no block writes code for do nothing: not calling them saves a call
@@ -240,7 +241,8 @@ class Simulator(EventIteration):
         results = self.recorder.results(status, message, self.stats, self.warnings)
         if self.model.after_run and not self._after_done:
             self._after_done = True  # once, also when a failure to write fails the run
-            failures = after_run.run_after(self.model, results)
+            written, failures = after_run.run_after(self.model, results)
+            self._written = tuple(written)
             if failures and status in ("finished", "stopped"):
                 t = float(results.time[-1]) if len(results.time) else self.settings.start
                 raise self._fail("; ".join(text for _, text in failures), t, failures[0][0])
@@ -249,6 +251,8 @@ class Simulator(EventIteration):
                     log.warning("%s: block '%s': %s", self.model.source, block, text)
                 results = dataclasses.replace(results, warnings=results.warnings + tuple(
                     f"block '{block}': {text}" for block, text in failures))
+        if self._written:  # (also in the results of a failure to write another file)
+            results = dataclasses.replace(results, written=self._written)
         return results
 
     def _stopped_results(self, st: RunState) -> Results:

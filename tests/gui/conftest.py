@@ -27,6 +27,7 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
     monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
     monkeypatch.setattr(dialogs, "ask_trust", lambda parent, diagram, files: False)
+    monkeypatch.setattr(dialogs, "ask_allow_write", lambda parent, reason, paths: False)
     return messages
 
 

@@ -27,6 +27,7 @@ from hostile.cases.malformed import malformed, special_paths
 from hostile.cases.mutants import handpicked, mutants
 from hostile.cases.numerics import numerics
 from hostile.cases.usercode import user_code
+from hostile.cases.writes import writes
 
 
 def build_corpus() -> list[Case]:
@@ -37,6 +38,7 @@ def build_corpus() -> list[Case]:
     special_paths(c)
     cli_args(c)
     outputs(c)
+    writes(c)
     expressions(c)
     numerics(c)
     discrete(c)
@@ -53,7 +55,7 @@ def materialize(case: Case, folder: Path) -> None:
     """Create the case's files and special files in `folder` (which exists)."""
     root = str(folder)
     for name, raw in case.files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)  # (__pycache__/x.pyc)
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)  # (__pycache__/x.pyc, proj/d.json)
         (folder / name).write_bytes(raw.replace(DIR.encode(), root.encode()))
     for op in case.setup:
         kind, name = op[0], op[1]

@@ -284,6 +284,9 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
     for name, old in before.items():
         if old is not None and after[name] != old:
             symptoms.append("data loss: an input file was changed")
+    for name in case.absent:
+        if os.path.lexists(folder / name):
+            symptoms.append("a file was written where the write rule forbids it")
     for name in case.keep_fifo:
         try:
             mode = os.lstat(folder / name).st_mode

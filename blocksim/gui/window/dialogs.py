@@ -48,6 +48,34 @@ def ask_recover(parent: QWidget | None, description: str) -> bool:
     return answer == QMessageBox.Yes
 
 
+def ask_allow_write(parent: QWidget | None, reason: str, paths: Sequence[str]) -> bool:
+    """Whether a run may write files the write rule refuses (outside the diagram's folder,
+    or once per run of a sweep): `reason` says why it asks, `paths` are the files."""
+    answer = QMessageBox.question(
+        parent, "Let the diagram write this file?",
+        f"{reason}.\n\nA diagram from someone else could overwrite your files this way. "
+        f"Let it write:\n\n" + "\n".join(paths),
+        QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+    return answer == QMessageBox.Yes
+
+
+def allowed_after_asking(parent: QWidget | None, error: BaseException | None,
+                         allowed: set[str]) -> bool:
+    """A run or sweep the write rule refused (`WriteRefused`) for files an allowance can
+    let it write, not asked about before: ask (`ask_allow_write`); on yes the files join
+    `allowed` and True (run it again with them)."""
+    from blocksim.files.write_rule import WriteRefused
+
+    if not isinstance(error, WriteRefused) or not error.allowable \
+            or set(error.allowable) <= allowed:  # asked already: the refusal stands
+        return False
+    reason = f"Block '{error.block}': {error.reason}" if error.block else error.reason
+    if not ask_allow_write(parent, reason, error.allowable):
+        return False
+    allowed.update(error.allowable)
+    return True
+
+
 def open_path(parent: QWidget | None, directory: str = "") -> str | None:
     """A diagram file to open, or None."""
     path, _ = QFileDialog.getOpenFileName(parent, "Open diagram", directory, DIAGRAM_FILTER)
