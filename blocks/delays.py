@@ -98,7 +98,7 @@ class TransportDelay(BlockType):
         return float("inf")
 
     def next_time(self, e: Emit) -> str:
-        return f"float(m[{e.hist + history_ring.HI}]) + {lit(e.p.delay)}"
+        return f"_hist_later(m, {e.hist}, float(m[{e.hist + history_ring.HI}]), {lit(e.p.delay)})"
 
     def count_time_events(self, p, start, stop):
         return (stop - start) / float(p.delay) + 1.0
