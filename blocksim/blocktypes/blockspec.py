@@ -338,6 +338,12 @@ class BlockType:
         """
         return []
 
+    def unsettled(self, p: ParamValues) -> str | None:
+        """What it means for this block that an event iteration never settles with the
+        block still changing, and what to do: the engine's error adds it after the
+        block's name ("friction sticks: ..."); None: nothing to add."""
+        return None
+
     def pre_event(self, e: Emit) -> list[str]:
         """Lines run once at the start of each event with the left-limit values (Memory)."""
         return []

@@ -72,14 +72,15 @@ class RunState:
 
 
 def _native_loop(model: CompiledModel, sim: "Simulator"):
-    """The compiled loop for the numba backend, or None (Python path) if unavailable."""
+    """The compiled loop for the numba backend, or None (Python path, `sim.in_python`
+    says why) if unavailable."""
     s = sim.settings
     if s.solver != "dopri5":
-        notice(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs in "
-               f"Python")
+        sim.in_python(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs "
+                      f"in Python")
         return None
     if not model.n_states:
-        notice("backend numba: a diagram without continuous states runs in Python")
+        sim.in_python("backend numba: a diagram without continuous states runs in Python")
         return None
     native = sys.modules.get("blocksim.engine.native.loop")
     if native is None:
@@ -97,7 +98,7 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
                 notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
         except ImportError as exc:
             log.warning("numba backend unavailable (%s); running in Python", exc)
-            notice(f"backend numba: unavailable ({exc}); running in Python")
+            sim.in_python(f"backend numba: unavailable ({exc}); running in Python")
             return None
     return native.NativeLoop.for_model(model, sim)
 
@@ -272,6 +273,13 @@ class Simulator(EventIteration):
         """Report once: in the results' warnings, and on the "blocksim.engine" logger once
         the run has survived it (`warnings_held`)."""
         self.reports.add(message, kind)
+
+    def in_python(self, message: str) -> None:
+        """The numba backend asked for runs in Python, for the reason `message`: a notice
+        (once per process, on the terminal) and one of this run's warnings (the API's
+        `Results.warnings`), not logged again (`HeldWarnings.note`)."""
+        notice(message)
+        self.reports.note(message)
 
     def _warn_stiff(self) -> None:
         test = self.stiffness
