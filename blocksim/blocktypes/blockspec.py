@@ -43,6 +43,10 @@ class Param:
     is absent); NaN is never accepted. A vector's length usually sets a signal's width, so it
     is held to the compiler's signal limit; a `table` (breakpoints, data, matrices) is held
     to the larger table limit instead (`blocksim.compiler.limits`).
+
+    A text parameter that names a file the block reads or writes says so in `access`
+    ("reads", "writes"): the write rule (`blocksim.files.write_rule`) then knows every file
+    a run touches, for any block type, before the run starts.
     """
 
     name: str
@@ -55,6 +59,7 @@ class Param:
     high: float | None = None
     allow_inf: bool = False  # +-inf is a meaningful value (e.g. "no limit")
     table: bool = False  # a table or matrix, not a per-element value of a signal
+    access: str = ""  # "reads" / "writes": the text names a file (relative: the diagram's folder)
 
     @property
     def required(self) -> bool:
@@ -336,6 +341,12 @@ class BlockType:
         """
         return []
 
+    def unsettled(self, p: ParamValues) -> str | None:
+        """What it means for this block that an event iteration never settles with the
+        block still changing, and what to do: the engine's error adds it after the
+        block's name ("friction sticks: ..."); None: nothing to add."""
+        return None
+
     def pre_event(self, e: Emit) -> list[str]:
         """Lines run once at the start of each event with the left-limit values (Memory)."""
         return []
@@ -376,10 +387,11 @@ class BlockType:
     has_after_run: ClassVar[bool] = False
 
     def after_run(self, p: ParamValues, name: str, time: np.ndarray, values: np.ndarray
-                  ) -> None:
+                  ) -> str | None:
         """Called once when a run has ended (finished, stopped, failed or interrupted) with
         the times and this logging block's values so far, logged under `name`; OSError or
-        ValueError, whose message names what failed, if it cannot do its work."""
+        ValueError, whose message names what failed, if it cannot do its work. Returns what
+        it wrote, for the user ("/data/out.csv (120 rows)"), or None."""
 
     def count_time_events(self, p: ParamValues, start: float, stop: float) -> float | None:
         """About how many time events this block makes in [start, stop] (None: unknown).

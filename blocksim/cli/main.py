@@ -117,6 +117,8 @@ def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
     written, failed = write_outputs(results, outputs)
     if written and not quiet:
         print(f"blocksim: wrote {', '.join(written)}", file=sys.stderr)
+    for block, what in () if quiet else results.written:  # ToFile: one line each
+        print(f"blocksim: block '{shown(block)}' wrote {what}", file=sys.stderr)
     for line in failed:
         print(f"blocksim: {line}", file=sys.stderr)
     return not failed
@@ -130,13 +132,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
-    check_outputs([path], outputs)  # before anything runs: a long run is never wasted
+    check_outputs(path, outputs)  # before anything runs: a long run is never wasted
     diagram = load(path, trust=args.trust)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
                                            output_interval=args.output_interval,
                                            backend=args.backend)
     model = compile_diagram(diagram, _parse_set(args.set), settings)
+    check_outputs(path, outputs, model.files, args.allow_write)  # and what its blocks write
     progress = _Progress(settings.start, settings.stop)
     try:
         results = Simulator(model, settings, progress=progress, strict=args.strict).run()
@@ -159,9 +162,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     from blocksim.user import trust
-    for name in args.files:
-        path = trust.remember(name)
-        print(f"blocksim: trusted {path} as it is now (in {trust.allow_list()})")
+    for path, digest in trust.remember(args.files):  # all read before any is trusted
+        print(f"blocksim: trusted {shown(path)} as it is now (SHA-256 {digest[:16]}..., "
+              f"in {shown(trust.allow_list())})")
     return EXIT_OK
 
 
@@ -183,9 +186,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from blocksim.compiler import compile_diagram
     from blocksim.cli.outputs import count
     from blocksim.expressions.shadowing import shadowing_notes
+    from blocksim.files import write_rule
 
     diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
+    write_rule.check(model.files, allow=args.allow_write)  # as `run` would refuse it
     logs = ", ".join(s.name for s in model.logged) or "none"
     print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
           f"{count(model.n_states, 'state')}, {count(model.n_zc, 'zero crossing')}, "
@@ -260,8 +265,10 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
     return EXIT_OK
 
 
-_TRUST = ("import this Python file of user block types that the diagram names (repeat for "
-          "several); an untrusted file is never imported")
+_TRUST = ("run this Python file of user block types that the diagram names, as it is now "
+          "(repeat for several); an untrusted file never runs")
+_ALLOW_WRITE = ("let the diagram's blocks (ToFile) write this file, or into this folder, "
+                "outside the diagram's folder (repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -288,12 +295,16 @@ def build_parser() -> argparse.ArgumentParser:
                           "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
     run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
+    run.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                     help=_ALLOW_WRITE)
     run.set_defaults(func=cmd_run)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
     val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     val.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
+    val.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                     help=_ALLOW_WRITE)
     val.set_defaults(func=cmd_validate)
 
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
@@ -342,7 +353,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from blocksim.cli.outputs import Output, check_outputs
 
     path = diagram_path(args.diagram)
-    check_outputs([path], [Output("--out", Path(args.out), None, None)])
+    check_outputs(path, [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)
     try:
         from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt

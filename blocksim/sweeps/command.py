@@ -55,6 +55,8 @@ def add_parser(sub: Any) -> None:
                    help="a logged signal that becomes NaN or infinite fails the run")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--trust", action="append", default=[], metavar="FILE", help=cli._TRUST)
+    p.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                   help=cli._ALLOW_WRITE + "; each run writes it again")
     p.set_defaults(func=cmd_sweep)
 
 
@@ -121,7 +123,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from blocksim.sweeps.files import counts_line
 
     path = cli.diagram_path(args.diagram)
-    check_outputs([path], [Output("--out", Path(args.out), None, None)])
+    check_outputs(path, [Output("--out", Path(args.out), None, None)])
     draws = _pairs("--sample", args.sample)
     if draws and args.n is None:
         raise BlocksimError("--sample needs -n N, the number of draws")
@@ -140,7 +142,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                       workers=args.workers, client=client, backend=args.backend,
                       stop=args.stop_time, strict=args.strict, out=args.out,
                       resume=args.resume, batch_size=args.batch_size, trust=args.trust,
-                      progress=progress)
+                      allow_write=args.allow_write, progress=progress)
     except SweepInterrupted as exc:
         progress.done()
         print(f"blocksim: {path}: sweep interrupted after {len(exc.table)}"
