@@ -1,8 +1,8 @@
 """`blocksim sweep`: a grid or Monte Carlo sweep of a diagram from the command line.
 
 Exit status as for `blocksim run`: 0 every run finished, 1 the sweep went through but some
-runs failed (their rows say why), 2 bad input (before anything runs), 130 Ctrl-C (the
-finished runs are in --out; `--resume` carries on from them).
+runs failed (their rows say why), 2 bad input (before anything runs), 130 Ctrl-C, 143
+SIGTERM, 129 SIGHUP (the finished runs are in --out; `--resume` carries on from them).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from blocksim.cli import main as cli
+from blocksim.cli import signals
 from blocksim.errors import BlocksimError
 from blocksim.diagram.model import BACKENDS
 
@@ -116,7 +117,7 @@ def _clock(seconds: float) -> str:
 def cmd_sweep(args: argparse.Namespace) -> int:
     # Here, not at the top: `blocksim --help` builds this parser and needs none of them.
     from blocksim.cli.outputs import Output, check_outputs, count
-    from blocksim.sweeps import executors
+    from blocksim.sweeps import scheduler
     from blocksim.sweeps.api import SweepInterrupted, sweep
     from blocksim.sweeps.files import counts_line
 
@@ -127,7 +128,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise BlocksimError("--sample needs -n N, the number of draws")
     if args.n is not None and not draws:
         raise BlocksimError("-n is the number of Monte Carlo draws: give --sample too")
-    client = executors.dask_client(args.scheduler) if args.scheduler else None
+    client = scheduler.connect(args.scheduler) if args.scheduler else None
     progress = SweepProgress()
     started = time.monotonic()
     engine_log = logging.getLogger("blocksim.engine")
@@ -143,7 +144,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                       progress=progress)
     except SweepInterrupted as exc:
         progress.done()
-        print(f"blocksim: {path}: sweep interrupted after {len(exc.table)}"
+        by = f" by {signals.current.name}" if signals.current.received else ""
+        print(f"blocksim: {path}: sweep interrupted{by} after {len(exc.table)}"
               f" of {count(exc.table.total, 'run')}; the finished runs are in {args.out} "
               f"(--resume carries on)", file=sys.stderr)
         return cli.EXIT_INTERRUPTED
