@@ -72,3 +72,30 @@ def test_an_interrupt_while_the_results_are_written_lets_them_be_finished(tmp_pa
     assert sent and code == 128 + sig, err
     assert out.read_bytes() == expected.read_bytes() and events.exists()
     assert "Traceback" not in err and err.splitlines()[-1].startswith("blocksim: interrupted")
+
+
+def test_a_closed_terminal_ends_the_run_with_its_results_written(tmp_path):
+    """The terminal goes (writing to it fails from then on) and SIGHUP comes: the progress
+    line and the last messages must not stop the results being written; exit 129."""
+    path = write(tmp_path, LONG_RUN)
+    out, events = tmp_path / "r.csv", tmp_path / "e.csv"
+    terminal, child_end = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out",
+                             str(out), "--events", str(events)], cwd=ROOT,
+                            stdout=child_end, stderr=child_end)
+    os.close(child_end)
+    try:
+        assert b"simulating: t =" in wait_for(terminal, b"simulating: t =", timeout=120)
+        os.close(terminal)  # the terminal window is closed
+        try:
+            proc.wait(timeout=0.3)  # a progress line or two meet the closed terminal
+        except subprocess.TimeoutExpired:
+            pass
+        proc.send_signal(signal.SIGHUP)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 129
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["time", "y"] and len(rows) > 3
+    assert list(csv.reader(events.open()))[-1][2] == "interrupted"

@@ -62,12 +62,18 @@ class _Progress:
             return
         self.last = now
         frac = (t - self.start) / (self.stop - self.start)
-        sys.stderr.write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
-        sys.stderr.flush()
+        self._write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
 
     def done(self) -> None:
         if self.enabled and self.last:
-            sys.stderr.write("\r" + " " * 48 + "\r")
+            self._write("\r" + " " * 48 + "\r")
+
+    def _write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except OSError:  # the terminal has gone (closed: SIGHUP follows); the run goes on
+            self.enabled = False
 
 
 def _exists(name: str) -> bool:

@@ -5,11 +5,14 @@ SIGHUP; by default either kills Python at once, and a run or sweep leaves nothin
 While a command runs, both raise KeyboardInterrupt instead (its argument names the signal),
 so every path that keeps the results of a Ctrl-C keeps them for these too. The exit status
 is 128 + the signal's number, as a shell reports a process a signal ended: 130 Ctrl-C
-(SIGINT), 143 SIGTERM, 129 SIGHUP.
+(SIGINT), 143 SIGTERM, 129 SIGHUP. After SIGHUP the terminal is taken to be gone: what is
+still printed goes to /dev/null rather than failing.
 """
 from __future__ import annotations
 
+import os
 import signal
+import stat
 import threading
 from types import FrameType
 from typing import Any
@@ -40,6 +43,8 @@ class Interrupts:
 
     def _raise(self, signum: int, frame: FrameType | None) -> None:
         self.received = signum
+        if signum == getattr(signal, "SIGHUP", None):
+            _leave_terminal()
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
     @property
@@ -51,6 +56,23 @@ class Interrupts:
     def exit_status(self) -> int:
         """128 + the signal's number (130 for Ctrl-C)."""
         return 128 + (self.received or signal.SIGINT)
+
+
+def _leave_terminal() -> None:
+    """After a hangup the terminal has gone, and writing to it fails (EIO): what the
+    command still prints goes to /dev/null instead, so nothing stops the results being
+    written on the way out. (A terminal that hung up is no longer `isatty`: any character
+    device on stdout or stderr is taken for it.)"""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in (1, 2):
+            try:
+                if stat.S_ISCHR(os.fstat(fd).st_mode):
+                    os.dup2(devnull, fd)
+            except OSError:
+                continue
+    finally:
+        os.close(devnull)
 
 
 # The command running in this process (its message and exit status name the signal).

@@ -97,15 +97,21 @@ class SweepProgress:
         eta = elapsed / new * (total - done) if new > 0 else 0.0
         bad = sum(n for status, n in table.counts().items() if status not in GOOD)
         filled = int(20 * done / total)
-        self.stream.write(f"\rsweep: [{'#' * filled}{'.' * (20 - filled)}] {done}/{total} "
-                          f"runs, {bad} failed, ETA {_clock(eta)}  ")
-        self.stream.flush()
-        self.shown = True
+        self.shown = self._write(f"\rsweep: [{'#' * filled}{'.' * (20 - filled)}] "
+                                 f"{done}/{total} runs, {bad} failed, ETA {_clock(eta)}  ")
 
     def done(self) -> None:
         if self.shown:
-            self.stream.write("\r" + " " * 72 + "\r")
+            self.shown = not self._write("\r" + " " * 72 + "\r")
+
+    def _write(self, text: str) -> bool:
+        try:
+            self.stream.write(text)
             self.stream.flush()
+        except OSError:  # the terminal has gone (closed: SIGHUP follows); the sweep goes on
+            self.enabled = False
+            return False
+        return True
 
 
 def _clock(seconds: float) -> str:

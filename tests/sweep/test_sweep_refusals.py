@@ -105,6 +105,22 @@ def test_a_scheduler_address_where_no_scheduler_answers_is_one_line(
     assert not (tmp_path / "r.csv").exists()
 
 
+def test_a_port_that_never_answers_times_out(tmp_path, capsys, short_timeout):
+    """A listener that accepts nobody, its queue full: the connection itself never
+    completes (as behind a firewall that drops packets)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)):  # fills the queue
+            started = time.monotonic()
+            code, _, err = sweep_cli(["--grid", "mu=0.5:0.9:2", "--metric", "max:v",
+                                      "--scheduler", f"tcp://127.0.0.1:{port}",
+                                      "--out", tmp_path / "r.csv"], capsys)
+    assert code == 2 and time.monotonic() - started < 5
+    assert one_line(err) == f"blocksim: --scheduler tcp://127.0.0.1:{port}: no answer within 1 s\n"
+
+
 def test_a_closed_port_is_refused_at_once(tmp_path, capsys):
     port = closed_port()
     started = time.monotonic()

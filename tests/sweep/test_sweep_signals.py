@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from blocksim.cli.main import main
 from sweep_models import BALL, ROOT
+from terminal_io import wait_for
 
 RUNS = 400  # enough that the signal, sent once two rows are in the file, comes before the end
 
@@ -105,3 +107,30 @@ def test_an_interrupt_while_out_is_written_keeps_every_row(tmp_path, capsys, mon
     assert sent and code == 128 + sig, err
     assert [r[1] for r in read(out)[1:]] == ["finished"] * 3
     assert "sweep interrupted" in err and "after 3 of 3 runs" in err and "Traceback" not in err
+
+
+def test_a_closed_terminal_ends_the_sweep_with_the_finished_runs(tmp_path):
+    """The terminal showing the progress bar goes (writing to it fails from then on) and
+    SIGHUP comes to the group: the finished runs are written and the exit status is 129."""
+    out = tmp_path / "runs.csv"
+    terminal, child_end = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blocksim", "sweep", str(BALL), "--grid", f"mu=0.3:0.9:{RUNS}",
+         "--metric", "count:ball.reset", "--workers", "2", "--batch-size", "2",
+         "--out", str(out)], cwd=ROOT, stdout=child_end, stderr=child_end,
+        start_new_session=True)
+    os.close(child_end)
+    try:
+        assert b"ETA" in wait_for(terminal, b"ETA", timeout=120)
+        os.close(terminal)
+        try:
+            proc.wait(timeout=0.3)  # a progress update or two meet the closed terminal
+        except subprocess.TimeoutExpired:
+            pass
+        os.killpg(proc.pid, signal.SIGHUP)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 129
+    rows = read(out)
+    assert 1 <= len(rows) - 1 < RUNS and all(r[1] == "finished" for r in rows[1:])
