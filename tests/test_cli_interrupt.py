@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from blocksim.cli import main as cli
 from blocksim.cli.main import main
 from terminal_io import wait_for
 from test_cli import LAG, write
@@ -99,3 +100,21 @@ def test_a_closed_terminal_ends_the_run_with_its_results_written(tmp_path):
     rows = list(csv.reader(out.open()))
     assert rows[0] == ["time", "y"] and len(rows) > 3
     assert list(csv.reader(events.open()))[-1][2] == "interrupted"
+
+
+def test_only_the_commands_that_compute_results_take_over_sigterm_and_sighup():
+    """run and sweep end on SIGTERM/SIGHUP as on Ctrl-C; the others (the editor: Qt's loop
+    would swallow the KeyboardInterrupt) keep the default, and every one gets it back."""
+    seen = {}
+
+    def spy(args):
+        seen[args.command] = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+        return 0
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    for argv in (["run", "d"], ["sweep", "d", "--out", "o.csv"], ["validate", "d"], ["gui"]):
+        args = cli.build_parser().parse_args(argv)
+        args.func = spy
+        assert cli._run(args) == 0
+        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+    assert all(callable(h) and h not in before for h in seen["run"] + seen["sweep"])
+    assert seen["validate"] == seen["gui"] == before

@@ -302,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
     run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, signals=True)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
@@ -424,9 +424,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """The command's exit status; SIGTERM and SIGHUP end it as Ctrl-C does, with
-    128 + the signal's number (`blocksim.cli.signals`)."""
-    interrupts = signals.current
+    """The command's exit status. SIGTERM and SIGHUP end a command that computes results
+    (run, sweep: `signals=True` on its parser) as Ctrl-C does, with 128 + the signal's
+    number (`blocksim.cli.signals`); the others (the editor among them) keep the default."""
+    interrupts = signals.begin(getattr(args, "signals", False))
     try:
         with interrupts:
             code = args.func(args)

@@ -56,7 +56,7 @@ def add_parser(sub: Any) -> None:
                    help="a logged signal that becomes NaN or infinite fails the run")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--trust", action="append", default=[], metavar="FILE", help=cli._TRUST)
-    p.set_defaults(func=cmd_sweep)
+    p.set_defaults(func=cmd_sweep, signals=True)  # SIGTERM, SIGHUP: as Ctrl-C
 
 
 def _pairs(option: str, items: Sequence[str]) -> dict[str, str]:
