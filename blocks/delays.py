@@ -22,7 +22,7 @@ delay downstream of it, and by every delay where something else happened at the 
 from __future__ import annotations
 
 from blocksim.blocktypes import history_ring
-from blocksim.blocktypes.blockspec import BlockType, Emit, History, Param, Port, Sizes, broadcast, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, History, Param, Port, Sizes, broadcast, lit
 from blocksim.blocktypes.sampletime import CONTINUOUS
 
 from .nonlinear import common_width, pick, shown, sizes_problem
@@ -63,6 +63,10 @@ class TransportDelay(BlockType):
 
     name = "TransportDelay"
     category = "Continuous"
+    event_kinds = (
+        EventKind("breakpoint", "a discontinuity of the input (the start, an event) came out "
+                                "of the delay"),
+    )
     params = (
         Param("delay", "scalar", 1.0, "the delay, > 0", unit="s"),
         _INITIAL,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, EventKind, Param, ParamValues, Port, Sizes, broadcast,
                                 lit, size_of)
 
 
@@ -92,6 +92,9 @@ class IntegerBand:
     """Mixed into a block whose output is a latched integer band of its input (Quantizer,
     Rounding): BAND_SLOTS discrete slots and two zero crossings (the band's ends) per
     element, the output read from the latched level only (updated at events)."""
+
+    event_kinds = (EventKind("level", "the output moved to another level (the input crossed "
+                                      "an end of the current one's interval)"),)
 
     def feedthrough(self, p):
         return {"y": ()}  # the latched level, updated only at events

@@ -9,7 +9,7 @@ from .continuous import _edge_condition
 from .discrete import RESETS, broadcast_names, clip_expr, reset_condition
 from .discrete_integrator import METHOD_DOC, METHODS
 from .linear import _combo
-from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, EventKind, Param, Port, Sizes, lit
 
 ANTIWINDUP = ("none", "back-calculation", "clamping")
 
@@ -66,6 +66,13 @@ class PID(ContinuousOrSampled, BlockType):
 
     name = "PID"
     category = "Discrete"
+    event_kinds = (
+        EventKind("reset", "the `reset` input (external_reset): the integrator and filter "
+                           "states were set to their initial values"),
+        EventKind("clamp", "clamping anti-windup: the integrator stops, the output held at a "
+                           "limit"),
+        EventKind("release", "clamping anti-windup: the integrator runs again"),
+    )
     params = (
         Param("form", "choice", "parallel", "parallel: P e + I/s e + D..., ideal: P (e + I/s e "
               "+ D...)", choices=("parallel", "ideal")),

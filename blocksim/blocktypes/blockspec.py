@@ -75,6 +75,23 @@ class Port:
 
 
 @dataclass(frozen=True)
+class EventKind:
+    """A kind of entry a block logs in the events (`time,block,kind`; `e.event(kind)` in
+    its code), with what it means: declared, so that `describe`, the documentation and
+    the sweep metrics `count:BLOCK.KIND` / `time:BLOCK.KIND:K` know a block's kinds
+    without running it."""
+
+    name: str
+    doc: str = ""
+
+
+# The entry the engine logs for every located zero crossing, under the block that owns it,
+# before what the block then did (no block declares it: any block with crossings has it).
+STATE_EVENT = EventKind("state", "one of its zero crossings, located in time (before "
+                                 "what the block then did)")
+
+
+@dataclass(frozen=True)
 class History:
     """The past of an input that a block reads (a transport delay).
 
@@ -268,6 +285,10 @@ class BlockType:
     # the discrete states. Its `feedthrough` says which inputs each output reads at a hit;
     # between hits its outputs read no input.
     discrete: ClassVar[bool] = False
+    # The kinds of entry its code logs in the events (`Emit.event(kind)`), whatever its
+    # parameters: every kind it can log must be declared (tests/test_registry.py checks
+    # the generated code). The engine's `state` entry of a located crossing comes on top.
+    event_kinds: ClassVar[tuple[EventKind, ...]] = ()
 
     # ----- structure, possibly depending on parameters -----
     def input_ports(self, p: ParamValues) -> Sequence[Port]:
@@ -409,6 +430,11 @@ class BlockType:
         return {"inherited": "inherited from its inputs"}.get(cls.rate, cls.rate)
 
     @classmethod
+    def locates_crossings(cls) -> bool:
+        """Whether this type has zero crossings (then the events also log `state`)."""
+        return cls.zero_crossing is not BlockType.zero_crossing
+
+    @classmethod
     def describe(cls) -> str:
         """Human-readable documentation: ports, parameters and doc text."""
         text = inspect.cleandoc(cls.doc or cls.__doc__ or "")
@@ -427,6 +453,12 @@ class BlockType:
                 kind = f"{prm.kind} ({', '.join(prm.choices)})" if prm.choices else prm.kind
                 inf = ", +-inf allowed" if prm.allow_inf else ""
                 lines.append(f"  {prm.name:12s} {kind}{unit}, {default}{inf}. {prm.doc}")
+        kinds = (STATE_EVENT,) * cls.locates_crossings() + cls.event_kinds
+        if kinds:
+            lines.append("Events (the events CSV's kind; metrics count:BLOCK.KIND, "
+                         "time:BLOCK.KIND:K):")
+            width = max(12, *(len(kind.name) for kind in kinds))
+            lines += [f"  {kind.name:{width}s} {kind.doc}" for kind in kinds]
         return "\n".join(lines).rstrip() + "\n"
 
 

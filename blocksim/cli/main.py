@@ -2,7 +2,8 @@
 
 Exit status: 0 success, 1 failed simulation (partial results are still written),
 2 bad input (missing file, invalid JSON, schema or compile error) with one clear line
-on stderr and no traceback.
+on stderr and no traceback, 128 + the signal's number when Ctrl-C (130), SIGTERM (143) or
+SIGHUP (129) interrupted it (the results so far are written).
 """
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from blocksim.cli import signals
 from blocksim.diagram.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
 from blocksim.diagram.examples import examples, examples_dir, find_example
 from blocksim.diagram.model import SOLVERS
+from blocksim.files.interrupts import interrupts_deferred
 
 # The compiler, the engine (numpy) and the block library are imported by the commands that
 # use them, not here: `blocksim --help` or a mistyped command answers at once.
@@ -59,12 +62,18 @@ class _Progress:
             return
         self.last = now
         frac = (t - self.start) / (self.stop - self.start)
-        sys.stderr.write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
-        sys.stderr.flush()
+        self._write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
 
     def done(self) -> None:
         if self.enabled and self.last:
-            sys.stderr.write("\r" + " " * 48 + "\r")
+            self._write("\r" + " " * 48 + "\r")
+
+    def _write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except OSError:  # the terminal has gone (closed: SIGHUP follows); the run goes on
+            self.enabled = False
 
 
 def _exists(name: str) -> bool:
@@ -147,12 +156,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.done()
         interrupted = isinstance(exc, SimulationInterrupted)
         if exc.results is not None and len(exc.results.time):
-            _deliver(exc.results, outputs, args.quiet)
-        what = "interrupted" if interrupted else "simulation failed"
+            try:
+                with interrupts_deferred():  # the results so far are written whole
+                    _deliver(exc.results, outputs, args.quiet)
+            except KeyboardInterrupt:  # (said below: the run's own failure first)
+                interrupted = True
+        what = "interrupted" if isinstance(exc, SimulationInterrupted) else "simulation failed"
         print(f"blocksim: {diagram.source}: {what} at {exc}", file=sys.stderr)
         return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
     progress.done()
-    ok = _deliver(results, outputs, args.quiet)
+    with interrupts_deferred():  # Ctrl-C while writing: the files are finished first
+        ok = _deliver(results, outputs, args.quiet)
     if not args.quiet:
         print(_summary(results, diagram.source), file=sys.stderr)
         if not outputs:
@@ -297,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     run.add_argument("--allow-write", action="append", default=[], metavar="PATH",
                      help=_ALLOW_WRITE)
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, signals=True)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
@@ -421,18 +435,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The command's exit status. SIGTERM and SIGHUP end a command that computes results
+    (run, sweep: `signals=True` on its parser) as Ctrl-C does, with 128 + the signal's
+    number (`blocksim.cli.signals`); the others (the editor among them) keep the default."""
+    interrupts = signals.begin(getattr(args, "signals", False))
     try:
-        return args.func(args)
+        with interrupts:
+            code = args.func(args)
     except BlocksimError as exc:
         print(f"blocksim: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("blocksim: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        by = f" by {interrupts.name}" if interrupts.received else ""
+        print(f"blocksim: interrupted{by}", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     except BrokenPipeError:  # `blocksim run d.json | head`: the reader has gone, stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    return interrupts.exit_status if code == EXIT_INTERRUPTED else code
 
 
 if __name__ == "__main__":

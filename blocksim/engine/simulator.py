@@ -304,10 +304,12 @@ class Simulator(EventIteration):
             block, port = failports.exception_origin(self.model, exc)
             raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE,
                              port) from None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, or a signal the command line turns into one (its argument names it)
+            message = f"interrupted ({exc.args[0]})" if exc.args else INTERRUPT_MESSAGE
             self.recorder.events.append(Event(float(st.t), "", "interrupted"))
-            results = self._results("interrupted", INTERRUPT_MESSAGE)
-            raise SimulationInterrupted(INTERRUPT_MESSAGE, st.t, None, results) from None
+            results = self._results("interrupted", message)
+            raise SimulationInterrupted(message, st.t, None, results) from None
         finally:
             self.reports.release_all()  # a failure has already logged or dropped its own
 

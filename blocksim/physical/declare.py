@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Mapping, Sequence
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, ParamValues, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, ParamValues, Sizes
 from blocksim.physical.domains import domain
 
 NETWORK_INPUT = "__net_"  # hidden input of a shell: the network's value of output port X
@@ -93,6 +93,15 @@ class Component(BlockType):
     discretes: ClassVar[tuple[Discrete, ...]] = ()
     equations: ClassVar[tuple[str, ...]] = ()
     whens: ClassVar[tuple[When, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """The events a component logs are its when clauses' (declared once, there)."""
+        super().__init_subclass__(**kwargs)
+        kinds: dict[str, str] = {}
+        for w in cls.whens:
+            if w.event:
+                kinds.setdefault(w.event, f"when {w.condition}")
+        cls.event_kinds = tuple(EventKind(name, doc) for name, doc in kinds.items())
 
     # ----- structure, possibly depending on parameters -----
     def connector_ports(self, p: ParamValues) -> Sequence[Connector]:

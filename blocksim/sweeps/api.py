@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from blocksim.errors import BlocksimError, shown
 from blocksim.diagram.model import Diagram
 from blocksim.files import write_rule
+from blocksim.files.interrupts import interrupts_deferred
 from blocksim.sweeps import executors, files, worker
 from blocksim.sweeps.metrics import check_metrics, parse_metrics
 from blocksim.sweeps.models import ModelSource
@@ -75,8 +76,7 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     _check_names(model, plan.names, params or {})
     parsed = parse_metrics(metrics)
     source = ModelSource(model, params or {}, run_settings)  # a diagram that cannot compile
-    columns = ["time"] + [c for s in source.base.logged for c in s.columns]  # stops here
-    check_metrics(parsed, columns, source.base.block_ids, model.source)
+    check_metrics(parsed, source.base, model.source)  # stops here
     for index in {0, len(plan) - 1} if len(plan) else ():
         source.check(plan.values(index))  # a structural parameter: refused, named
     table_file = [write_rule.output_use("--out", out)] if out is not None else []
@@ -108,10 +108,15 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
                     progress(table)
     except KeyboardInterrupt:
         table.interrupted = True
-        raise SweepInterrupted(table) from None
     finally:
         checkpoints.dirty = checkpoints.dirty or (out is not None and not os.path.exists(out))
-        checkpoints.write()
+        try:
+            with interrupts_deferred():  # an interrupt now comes once the file is whole
+                checkpoints.write()
+        except KeyboardInterrupt:
+            table.interrupted = True
+    if table.interrupted:
+        raise SweepInterrupted(table)
     return table
 
 
