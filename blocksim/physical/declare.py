@@ -76,6 +76,7 @@ class When:
     reinit: tuple[tuple[str, str], ...] = ()
     assign: tuple[tuple[str, str], ...] = ()
     event: str = ""
+    doc: str = ""  # what the event means, for `describe` and the docs (else the condition)
 
 
 class Component(BlockType):
@@ -100,7 +101,7 @@ class Component(BlockType):
         kinds: dict[str, str] = {}
         for w in cls.whens:
             if w.event:
-                kinds.setdefault(w.event, f"when {w.condition}")
+                kinds.setdefault(w.event, w.doc or f"when {w.condition}")
         cls.event_kinds = tuple(EventKind(name, doc) for name, doc in kinds.items())
 
     # ----- structure, possibly depending on parameters -----
