@@ -120,21 +120,30 @@ def _structural_discretes(system: System, source: str) -> dict[sp.Symbol, list[f
             if on and len({frozenset(e.free_symbols & unknowns) for e, _ in pw.args}) > 1:
                 found |= on
     values: dict[sp.Symbol, list[float]] = {}
-    numeric = system.numeric()
     for sym in sorted(found, key=lambda s: s.name):
-        taken = {float(discrete[sym].start.xreplace(numeric))}
-        for w in system.whens:
-            for target, value in w.assign:
-                if target == sym:
-                    value = value.xreplace(numeric)
-                    if not value.is_Number:
-                        raise CompileError(
-                            f"the discrete variable {sym.name} changes which equations hold, "
-                            f"so it may only be assigned constants (got {value})",
-                            block=w.owner, file=source)
-                    taken.add(float(value))
-        values[sym] = sorted(taken)
+        taken = _discrete_values(system, sym)
+        if taken is None:
+            raise CompileError(f"the discrete variable {sym.name} changes which equations "
+                               f"hold, so it may only be assigned constants",
+                               block=discrete[sym].owner, file=source)
+        values[sym] = taken
     return values
+
+
+def _discrete_values(system: System, sym: sp.Symbol) -> list[float] | None:
+    """The values a discrete variable takes: its start and the constants its when clauses
+    assign (None if one assigns a value that is not a constant)."""
+    numeric = system.numeric()
+    start = next(d.start for d in system.discretes if d.symbol == sym)
+    taken = {float(start.xreplace(numeric))}
+    for w in system.whens:
+        for target, value in w.assign:
+            if target == sym:
+                value = value.xreplace(numeric)
+                if not value.is_Number:
+                    return None
+                taken.add(float(value))
+    return sorted(taken)
 
 
 def _specialised(system: System, structural: dict[sp.Symbol, list[float]], source: str):
@@ -200,29 +209,30 @@ def _check_linear_blocks(system: System, blocks: list[blt.Block],
         if block.kind != "linear" or len(block.variables) < 2:
             continue
         matrix = sp.Matrix(block.matrix)
-        modes = sorted((s for s in matrix.free_symbols if s not in point or isinstance(
-            point.get(s), bool)), key=lambda s: s.name)
-        relation_syms = [r.symbol for r in system.relations if r.symbol in matrix.free_symbols]
-        combos: Iterable = itertools.product((False, True), repeat=len(relation_syms))
+        relations = [r for r in system.relations if r.symbol in matrix.free_symbols]
+        discretes = [d.symbol for d in system.discretes if d.symbol in matrix.free_symbols]
+        taken = [_discrete_values(system, d) or [float(point[d])] for d in discretes]
+        combos: Iterable = itertools.product(*([(False, True)] * len(relations) + taken))
         for combo in itertools.islice(combos, MAX_MODE_CHECKS):
             values = dict(point)
-            values.update({s: sp.true if v else sp.false for s, v in zip(relation_syms, combo)})
+            values.update({r.symbol: sp.true if v else sp.false
+                           for r, v in zip(relations, combo)})
+            values.update({d: sp.Float(v) for d, v in zip(discretes, combo[len(relations):])})
             numeric = np.array(matrix.xreplace(values).evalf(), dtype=float)
             if np.linalg.matrix_rank(numeric, tol=1e-12 * max(1.0, np.abs(numeric).max())) \
                     < len(block.variables):
                 owners = sorted({eq.owner for eq in block.equations} - {""})
                 mode = ""
-                if relation_syms:
+                if combo:
                     mode = " in the mode where " + ", ".join(
-                        f"{r.g} {r.op} 0 is {v}" for r, v in zip(
-                            [r for r in system.relations if r.symbol in relation_syms], combo))
+                        [f"{r.g} {r.op} 0 is {v}" for r, v in zip(relations, combo)]
+                        + [f"{d.name} = {v:g}" for d, v in zip(discretes, combo[len(relations):])])
                 raise CompileError(
                     f"the equations of {', '.join(owners) or 'the connections'} are singular"
                     f"{mode} (they do not determine "
                     f"{', '.join(v.name for v in block.variables[:6])}); a floating node, "
                     f"a loop of ideal sources or a cut set of ideal current sources?",
                     block=owners[0] if owners else None, file=source)
-        del modes
 
 
 def _name(net: Network, taken: set[str]) -> str:
@@ -250,12 +260,15 @@ def _insert(flat: FlatDiagram, net: Network, plan: Plan, path: str) -> None:
     first = net.components[0]
     by_path = {blk.path: blk for blk in net.components}
     # New parameter values (`compiler.runtime`) replay the network's code with the values
-    # its components' parameters resolve to; components on several levels of subsystems
-    # see different names, so there a new value is structural (a new compile).
+    # its components' parameters resolve to, in the first component's scope; components
+    # in subsystems with parameters of their own see other names, so there a new value is
+    # structural (a new compile).
     raw = {key: by_path[comp].raw.get(name, by_path[comp].block_type and _default(
         by_path[comp], name)) for sym, key in plan.param_key.items()
         for comp, name in [system.params[sym]]}
-    one_level = all(blk.level == first.level for blk in net.components)
+    scope = flat.levels[first.level].names if first.level in flat.levels else None
+    one_level = all(flat.levels.get(blk.level) is not None
+                    and flat.levels[blk.level].names is scope for blk in net.components)
     net_block = FlatBlock(path, block_type, impl, p, inputs, outputs,
                           {k: tuple(v) for k, v in impl.feedthrough(p).items()},
                           first.gates, first.trigger, raw=raw, level=first.level,

@@ -110,13 +110,12 @@ class NetworkBlock(BlockType):
             v = variants[0]
             return body(v, self._printer(e, signs, v))
         lines: list[str] = []
-        for k, v in enumerate(variants):
+        for k, v in enumerate(variants):  # exhaustive: the last one is the `else`
             pr = self._printer(e, signs, v)
-            lines.append(f"{'if' if k == 0 else 'elif'} {pr(v.selector)}:")
+            last = k == len(variants) - 1
+            lines.append("else:" if last else f"{'if' if k == 0 else 'elif'} {pr(v.selector)}:")
             lines += ["    " + part for line in body(v, pr) or ["pass"]
                       for part in line.split("\n")]
-        lines += ["else:", "    raise ArithmeticError('no structure of the network holds in "
-                  "these modes')"]
         return lines
 
     def _solve(self, e: Emit, variant: Variant, targets: list[sp.Expr], pr: Printer
