@@ -267,9 +267,16 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
 
     diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
-    shown = [(bid, kind, str(rate)) for bid, kind, rate
-             in zip(model.block_ids, model.block_types, model.block_rates)
-             if registry.get(kind) is not None]  # not the compiler's own (gates, holds)
+    declared = {c.get("name") for c in diagram.components}  # the file's own components
+    impls = {rec.flat.path: rec.flat.impl for rec in model.runtime.structure.blocks} \
+        if model.runtime is not None else {}
+    shown = []
+    for bid, kind, rate in zip(model.block_ids, model.block_types, model.block_rates):
+        summary = getattr(impls.get(bid), "structure_summary", None)
+        if summary is not None:  # a physical network: what the compiler made of it
+            shown.append((bid, kind, summary()))
+        elif registry.get(kind) is not None or kind in declared:  # not gates, holds
+            shown.append((bid, kind, str(rate)))
     width = max(len(bid) for bid, _, _ in shown)
     type_width = max(len(kind) for _, kind, _ in shown)
     print(f"{diagram.source}: {count(len(shown), 'block')}, "
