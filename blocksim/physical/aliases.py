@@ -216,13 +216,21 @@ def _substitute(system: System, equations: list[Equation], replace: dict,
                                 w.owner, w.event))
     system.whens = whens
     starts = {}
+    fixed = {}
     for sym, value in system.starts.items():
-        if sym in roots:
-            root, s, k = roots[sym]
-            if root is CONST or root in system.starts or root in starts:
-                continue
-            starts[root] = (value - k) / s
-        else:
-            starts[sym] = value
+        target, value = (sym, value) if sym not in roots else (
+            roots[sym][0], (value - roots[sym][2]) / roots[sym][1])
+        if sym in system.fixed:
+            if target in fixed and (value - starts[target]).xreplace(system.numeric()) != 0:
+                system.conflicts.append(
+                    f"the fixed start values of {fixed[target][1]} and {sym.name} disagree "
+                    f"(the network ties them: one determines the other)")
+            fixed[target] = (system.fixed[sym], sym.name)
+            starts[target] = value  # a fixed start wins over a guess
+        elif target is not CONST and target not in starts:
+            starts[target] = value
+        if target is CONST and sym in system.fixed:
+            fixed.pop(target, None)
     system.starts = starts
+    system.fixed = {sym: owner for sym, (owner, _) in fixed.items() if sym is not CONST}
     system.prefer = {roots[p][0] if p in roots else p for p in system.prefer} - {CONST}

@@ -57,6 +57,8 @@ class System:
     whens: list[WhenClause] = field(default_factory=list)
     starts: dict[sp.Symbol, sp.Expr] = field(default_factory=dict)
     prefer: set[sp.Symbol] = field(default_factory=set)
+    fixed: dict[sp.Symbol, str] = field(default_factory=dict)  # fixed start -> its component
+    conflicts: list[str] = field(default_factory=list)  # found by the passes, for messages
     pre: dict[sp.Symbol, sp.Symbol] = field(default_factory=dict)
     owner_of: dict[sp.Symbol, str] = field(default_factory=dict)  # variable -> component
     components: list[str] = field(default_factory=list)  # paths, in diagram order
