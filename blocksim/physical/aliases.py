@@ -218,6 +218,12 @@ def _substitute(system: System, equations: list[Equation], replace: dict,
     starts = {}
     fixed = {}
     for sym, value in system.starts.items():
+        if sym in system.fixed and sym in roots and roots[sym][0] is CONST:
+            if (value - roots[sym][2]).xreplace(system.numeric()) != 0:
+                system.conflicts.append(
+                    f"the start value of {sym.name} is fixed at {value}, but the network "
+                    f"holds it at {roots[sym][2]}")
+            continue
         target, value = (sym, value) if sym not in roots else (
             roots[sym][0], (value - roots[sym][2]) / roots[sym][1])
         if sym in system.fixed:
@@ -229,8 +235,6 @@ def _substitute(system: System, equations: list[Equation], replace: dict,
             starts[target] = value  # a fixed start wins over a guess
         elif target is not CONST and target not in starts:
             starts[target] = value
-        if target is CONST and sym in system.fixed:
-            fixed.pop(target, None)
     system.starts = starts
     system.fixed = {sym: owner for sym, (owner, _) in fixed.items() if sym is not CONST}
     system.prefer = {roots[p][0] if p in roots else p for p in system.prefer} - {CONST}

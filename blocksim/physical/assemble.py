@@ -98,7 +98,9 @@ def _structures(system: System, source: str):
     """(pivot condition, evaluation point, compiled system) per choice of states."""
     aliases.eliminate(system, set(system.params))
     if system.conflicts:
-        raise CompileError(system.conflicts[0], block=system.components[0], file=source)
+        owner = next((c for c in system.components if f"{c}." in system.conflicts[0]),
+                     system.components[0])
+        raise CompileError(system.conflicts[0], block=owner, file=source)
     pantelides.reduce_index(system, source)
     point = states.evaluation_point(system)
     choices = states.select_states(system, source, point)
