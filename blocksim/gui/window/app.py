@@ -52,8 +52,8 @@ def _forget(key: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the editor until its last window closes; `argv` without the program name.
 
-    Exit status 2, with one line on stderr, when no window can be opened (no display, a
-    system library missing for Qt's platform plugin)."""
+    Exit status 2, with one line on stderr, when no window can be opened (the gui extra not
+    installed, no display, a system library missing for Qt's platform plugin)."""
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="blocksim-gui", description="blocksim diagram editor")
     parser.add_argument("diagram", nargs="?", help="a diagram file to open")
@@ -61,8 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(args)
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from blocksim.gui import extra
     from blocksim.gui.window import display
 
+    try:
+        extra.require("the editor")
+    except extra.GuiExtraMissing as exc:
+        print(f"blocksim: {exc}", file=sys.stderr)
+        return display.EXIT_NO_DISPLAY
     problem = display.missing_display()
     if problem:
         print(f"blocksim: {problem}", file=sys.stderr)
