@@ -204,8 +204,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
         if block_type.category != category:
             category = block_type.category
             print(f"{category}:")
-        doc = (block_type.doc or block_type.__doc__ or "").strip().splitlines()
-        print(f"  {name:{width}s} {doc[0] if doc else ''}")
+        print(f"  {name:{width}s} {block_type.summary()}")
     return EXIT_OK
 
 
