@@ -1,6 +1,8 @@
 """Issue 13: stop time and solver in the toolbar (undo steps, in step with the Diagram
 panel), pasted and added blocks never on top of another, palette search ranked by name
 before documentation, and the diagram's description shown in the window."""
+import math
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -111,7 +113,7 @@ def test_pastes_and_duplicates_never_land_on_a_block(active):
     x0, y0 = doc.diagram.block("step").layout["x"], doc.diagram.block("step").layout["y"]
     steps = [b for b in doc.diagram.blocks if b.type == "Step" and b.id != "step"]
     # beside the original: the copies stay near it (within three block-widths)
-    assert all(abs(b.layout["x"] - x0) + abs(b.layout["y"] - y0) < 300 for b in steps)
+    assert all(math.hypot(b.layout["x"] - x0, b.layout["y"] - y0) < 300 for b in steps)
 
 
 def test_a_pasted_group_keeps_its_shape_and_wire(active):
@@ -158,7 +160,7 @@ def test_palette_enter_double_clicks_and_drops_at_one_spot_never_overlap(active)
     assert len(doc.diagram.blocks) == count + 8
     assert _overlapping(active.canvas.scene) == []
     sine = active.canvas.scene.blocks[added].placement.rect
-    assert abs(sine[0] - x) + abs(sine[1] - y) < 200  # beside integ, not far away
+    assert math.hypot(sine[0] - x, sine[1] - y) < 200  # beside integ, not far away
 
 
 def test_a_free_shift_is_the_nearest_clear_spot():

@@ -14,7 +14,7 @@ from blocksim.gui.canvas.geometry import GRID, LABEL_HEIGHT, Placement, label_wi
 
 Rect = tuple[float, float, float, float]  # x, y, width, height
 
-GAP = 2 * GRID  # free space kept around a block moved aside (room for a wire between)
+GAP = 3 * GRID  # free space kept around a block moved aside (room for a wire between)
 CLEAR = 0.0  # a spot the user chose is kept unless a block would be drawn over another
 MAX_RINGS = 80  # grid steps searched around the wanted spot before going below everything
 BEHIND = 1.5  # a shift left or up counts this much more: new blocks go right and down first
