@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import Sequence
+
+from blocksim.diagram.examples import find_example
 
 log = logging.getLogger(__name__)
 
@@ -13,7 +16,8 @@ _extra_windows: list = []  # windows opened for further recovered work, alive un
 
 
 def create_window(diagram: str | None = None):
-    """A shown main window, after offering recovery of autosaved work, with `diagram` open.
+    """A shown main window, after offering recovery of autosaved work, with `diagram` (a
+    file, or a shipped example's name: opened as an untitled copy, as from the menu) open.
 
     Work left by several crashed editors opens in one window each."""
     from blocksim.gui.window.mainwindow import MainWindow
@@ -22,8 +26,19 @@ def create_window(diagram: str | None = None):
     window.show()
     recovered = window.offer_recovery(new_window=_extra_window)
     if diagram and not recovered:
-        window.files.open_path(diagram, ask=False)
+        example = None if _exists(diagram) else find_example(diagram)
+        if example is not None:  # `blocksim gui bouncing_ball`, as `blocksim run` takes it
+            window.files.open_example(example)
+        else:
+            window.files.open_path(diagram, ask=False)
     return window
+
+
+def _exists(name: str) -> bool:
+    try:
+        return Path(name).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
 
 
 def extra_windows() -> list:
