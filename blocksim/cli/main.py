@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from blocksim.cli import signals
 from blocksim.diagram.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
-from blocksim.diagram.examples import examples, examples_dir, find_example
+from blocksim.diagram.examples import diagram_path, examples, examples_dir, find_example
 from blocksim.diagram.model import SOLVERS
 from blocksim.files.interrupts import interrupts_deferred
 
@@ -81,21 +81,6 @@ def _exists(name: str) -> bool:
         return Path(name).exists()
     except OSError:  # a name too long for the file system: not a file
         return False
-
-
-def diagram_path(name: str) -> Path:
-    """A diagram file, or the name of a shipped example (`blocksim run bouncing_ball`)."""
-    path = Path(name)
-    try:
-        if path.exists():
-            return path
-    except OSError as exc:  # a name too long for the file system, ...
-        raise BlocksimError(f"{name}: {exc.strerror or exc}") from None
-    example = find_example(name)
-    if example is not None:
-        return example
-    hint = " (see `blocksim examples`)" if "/" not in name and "\\" not in name else ""
-    raise BlocksimError(f"{name}: no such file, and no example of that name{hint}")
 
 
 def _outputs(args: argparse.Namespace) -> list[Output]:
@@ -238,8 +223,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
         if block_type.category != category:
             category = block_type.category
             print(f"{category}:")
-        doc = (block_type.doc or block_type.__doc__ or "").strip().splitlines()
-        print(f"  {name:{width}s} {doc[0] if doc else ''}")
+        print(f"  {name:{width}s} {block_type.summary()}")
     return EXIT_OK
 
 
@@ -369,11 +353,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     path = diagram_path(args.diagram)
     check_outputs(path, [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)
-    try:
-        from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
-    except ImportError as exc:
-        raise BlocksimError(f"rendering needs the editor's Qt libraries "
-                            f"(pip install 'blocksim[gui]'): {exc}") from None
+    from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
     level = tuple(part for part in args.level.split("/") if part)
     try:
         written = render_diagram(diagram, args.out, level=level)
