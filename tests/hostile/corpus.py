@@ -26,6 +26,7 @@ from hostile.cases.expressions import expressions
 from hostile.cases.malformed import malformed, special_paths
 from hostile.cases.mutants import handpicked, mutants
 from hostile.cases.numerics import numerics
+from hostile.cases.signal_files import signal_files
 
 
 def build_corpus() -> list[Case]:
@@ -39,6 +40,7 @@ def build_corpus() -> list[Case]:
     expressions(c)
     numerics(c)
     discrete(c)
+    signal_files(c)
     mutants(c)
     ids = [case.id for case in c.cases]
     dupes = {i for i in ids if ids.count(i) > 1} if len(set(ids)) != len(ids) else set()
@@ -70,6 +72,11 @@ def materialize(case: Case, folder: Path) -> None:
             path.write_bytes((folder / op[2]).read_bytes())
         elif kind == "chmod":
             os.chmod(path, op[2])
+        elif kind == "fill":  # ("fill", name, chunk, count): append chunk count times
+            with open(path, "ab") as fh:
+                fh.write(op[2] * op[3])
+        elif kind == "extend":  # ("extend", name, size): a sparse tail of zeros
+            os.truncate(path, op[2])
         else:
             raise ValueError(f"unknown setup {op}")
 
