@@ -14,7 +14,7 @@ import zipfile
 
 from hostile.cases.base import BAD, DIR, Corpus, blk, doc
 
-def _npy(shape: tuple[int, ...], descr: str = "<f8", data: bytes = b"") -> bytes:
+def npy_file(shape: tuple[int, ...], descr: str = "<f8", data: bytes = b"") -> bytes:
     """A .npy file (format 1.0) whose header says `shape`, followed by `data` only."""
     header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}".encode()
     pad = 64 - (10 + len(header) + 1) % 64
@@ -22,10 +22,10 @@ def _npy(shape: tuple[int, ...], descr: str = "<f8", data: bytes = b"") -> bytes
             + b" " * pad + b"\n" + data)
 
 
-NPY_T = _npy((2,), data=struct.pack("<2d", 0.0, 1.0))  # the times 0 and 1
+NPY_T = npy_file((2,), data=struct.pack("<2d", 0.0, 1.0))  # the times 0 and 1
 
 
-def _zip(members: dict[str, bytes], method: int = zipfile.ZIP_STORED) -> bytes:
+def zip_archive(members: dict[str, bytes], method: int = zipfile.ZIP_STORED) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", method) as archive:
         for name, raw in members.items():
@@ -35,7 +35,7 @@ def _zip(members: dict[str, bytes], method: int = zipfile.ZIP_STORED) -> bytes:
     return buf.getvalue()
 
 
-def _declared_size(raw: bytes, member: str, size: int) -> bytes:
+def with_declared_size(raw: bytes, member: str, size: int) -> bytes:
     """The archive with `member`'s inflated size declared as `size` (a deflate bomb's
     honest header, without its gigabytes)."""
     data = bytearray(raw)
@@ -53,7 +53,7 @@ def _declared_size(raw: bytes, member: str, size: int) -> bytes:
 
 def _huge_directory() -> bytes:
     """An archive whose end record declares a 2 GB table of contents."""
-    raw = bytearray(_zip({"t.npy": NPY_T, "y.npy": NPY_T}))
+    raw = bytearray(zip_archive({"t.npy": NPY_T, "y.npy": NPY_T}))
     end = raw.rfind(b"PK\x05\x06")
     struct.pack_into("<L", raw, end + 12, 0x7FFF_FFFF)
     return bytes(raw)
@@ -86,18 +86,18 @@ def signal_files(c: Corpus) -> None:
     case("csv-not-utf8", "latin.csv", b"time,u\n0,1\n1,\xe9\n", mentions=("line 3", "UTF-8"))
     case("csv-fits", "ok.csv", b"time,u\n0,1\n1,2\n", exits=(0,))
     case("npz-header-declares-3GB", "shape.npz",
-         _zip({"t.npy": NPY_T, "y.npy": _npy((400_000_000,), data=b"\0" * 64)}),
+         zip_archive({"t.npy": NPY_T, "y.npy": npy_file((400_000_000,), data=b"\0" * 64)}),
          mentions=("'y'", "400000000"))
     case("npz-member-inflates-to-3GB", "bomb.npz",
-         _declared_size(_zip({"t.npy": NPY_T, "y.npy": _npy((2,), data=b"\0" * 16)},
+         with_declared_size(zip_archive({"t.npy": NPY_T, "y.npy": npy_file((2,), data=b"\0" * 16)},
                              zipfile.ZIP_DEFLATED), "y.npy", 3_200_000_000),
          mentions=("'y'", "inflates"))
-    case("npz-bzip2-member", "bz.npz", _zip({"t.npy": NPY_T, "y.npy": NPY_T}, zipfile.ZIP_BZIP2),
+    case("npz-bzip2-member", "bz.npz", zip_archive({"t.npy": NPY_T, "y.npy": NPY_T}, zipfile.ZIP_BZIP2),
          mentions=("bzip2",))
     case("npz-table-of-contents-2GB", "toc.npz", _huge_directory(),
          mentions=("table of contents",))
     case("npz-data-cut-short", "short.npz",
-         _zip({"t.npy": NPY_T, "y.npy": _npy((2,), data=b"\0" * 8)}), mentions=("cut short",))
-    case("npz-object-array", "object.npz", _zip({"t.npy": NPY_T, "y.npy": _npy((2,), "|O")}),
+         zip_archive({"t.npy": NPY_T, "y.npy": npy_file((2,), data=b"\0" * 8)}), mentions=("cut short",))
+    case("npz-object-array", "object.npz", zip_archive({"t.npy": NPY_T, "y.npy": npy_file((2,), "|O")}),
          mentions=("object",))
-    case("npz-fits", "ok.npz", _zip({"t.npy": NPY_T, "y.npy": NPY_T}), exits=(0,))
+    case("npz-fits", "ok.npz", zip_archive({"t.npy": NPY_T, "y.npy": NPY_T}), exits=(0,))
