@@ -201,6 +201,9 @@ def test_without_numba_one_notice_says_how_to_install_it(notice_log, monkeypatch
                     "'blocksim[fast]'); running in Python"]
 
 
+_KEPT: list = []
+
+
 @needs_numba
 def test_a_long_compilation_says_what_numba_compiles(notice_log):
     import numba
@@ -214,8 +217,12 @@ def test_a_long_compilation_says_what_numba_compiles(notice_log):
         return total
     probe.__module__, probe.__qualname__ = "blocksim.engine.native.probe", "probe"  # as if
     # one of the engine's functions
+    compiled = numba.njit(probe)
+    # Kept for the session: numba's compiled module refers back to its library through a
+    # weak proxy, which other tests' walks over gc.get_objects() must not find dead.
+    _KEPT.append(compiled)
     with heartbeat.compiling("compiling the probe", interval=0.01):
-        assert numba.njit(probe)(np.ones(3)) == pytest.approx(3 * np.sin(1) * np.exp(-1))
+        assert compiled(np.ones(3)) == pytest.approx(3 * np.sin(1) * np.exp(-1))
         time.sleep(0.05)  # a beat after it is done
     said = notice_log()
     assert said and all(line.startswith("compiling the probe: ") for line in said)
