@@ -13,7 +13,6 @@ import difflib
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
@@ -45,35 +44,6 @@ def _parse_set(items: Sequence[str]) -> dict[str, str]:
             raise BlocksimError(f"--set expects NAME=VALUE, got '{item}'")
         overrides[name.strip()] = value.strip()
     return overrides
-
-
-class _Progress:
-    """A one-line progress indication on stderr, only when it is a terminal."""
-
-    def __init__(self, start: float, stop: float):
-        self.start, self.stop = start, stop
-        self.enabled = sys.stderr.isatty()
-        self.t0 = time.monotonic()
-        self.last = 0.0
-
-    def __call__(self, t: float) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.t0 < 0.5 or now - self.last < 0.1:
-            return
-        self.last = now
-        frac = (t - self.start) / (self.stop - self.start)
-        self._write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
-
-    def done(self) -> None:
-        if self.enabled and self.last:
-            self._write("\r" + " " * 48 + "\r")
-
-    def _write(self, text: str) -> None:
-        try:
-            sys.stderr.write(text)
-            sys.stderr.flush()
-        except OSError:  # the terminal has gone (closed: SIGHUP follows); the run goes on
-            self.enabled = False
 
 
 def _exists(name: str) -> bool:
@@ -123,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from blocksim.compiler import compile_diagram
     from blocksim.engine import Simulator
     from blocksim.cli.outputs import check_outputs
+    from blocksim.cli.progress import RunProgress
 
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
@@ -134,9 +105,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                                            backend=args.backend)
     model = compile_diagram(diagram, _parse_set(args.set), settings)
     check_outputs(path, outputs, model.files, args.allow_write)  # and what its blocks write
-    progress = _Progress(settings.start, settings.stop)
+    progress = RunProgress(settings.start, settings.stop, quiet=args.quiet)
     try:
-        results = Simulator(model, settings, progress=progress, strict=args.strict).run()
+        results = Simulator(model, settings, progress=progress if progress.enabled else None,
+                            strict=args.strict).run()
     except SimulationError as exc:
         progress.done()
         interrupted = isinstance(exc, SimulationInterrupted)
