@@ -22,6 +22,9 @@ class Equation:
     owner: str  # the component's path, or "" for a connection
     text: str   # the equation as written (a connection's: its ports)
     level: int = 0  # how often index reduction differentiated it
+    # components behind it besides its owner (a redundant alias: every component whose
+    # equations made its two sides one variable), for messages
+    related: frozenset[str] = frozenset()
 
 
 @dataclass
