@@ -22,7 +22,7 @@ def verdicts(doc: Any) -> tuple[bool, bool]:
     return schema_check.is_valid(doc, validator.schema), validator.is_valid(doc)
 
 
-@pytest.mark.parametrize("path", sorted(DIAGRAMS.glob("*.json")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(DIAGRAMS.rglob("*.json")), ids=lambda p: p.name)
 def test_example_diagrams_pass_the_fast_check(path):
     doc = migrate(_parse_json(path.read_text(encoding="utf-8"), str(path)), str(path))
     assert verdicts(doc) == (True, True)
