@@ -123,7 +123,8 @@ def component_edges(type_name: str, inputs: tuple[str, ...], outputs: tuple[str,
         edges = {"in": physical, "out": outputs}
     else:
         found = symbols.symbol(type_name)
-        edges = {found.pin if found is not None else "top": physical}
+        side = found.pin if found is not None else "top"
+        edges = {{"left": "in", "right": "out"}.get(side, side): physical}
     return tuple((edge, ports) for edge, ports in edges.items() if ports)
 
 

@@ -175,6 +175,14 @@ def _box(a: float, b: float, y: float, h: float) -> list[Primitive]:
     return [Shape(((a, top), (b, top), (b, bottom), (a, bottom)), "white")]
 
 
+def _nonlinear(a: float, b: float, y: float, h: float) -> list[Primitive]:
+    """A nonlinear resistor (IEC): the box crossed by a slanted line with a kink."""
+    pad = (b - a) * 0.15
+    return _box(a + pad, b - pad, y, h) + [Line(((a + pad * 0.3, y + h * 0.3),
+                                                  (a + pad * 2.2, y + h * 0.3),
+                                                  (b - pad * 0.3, y - h * 0.3)), 1.0)]
+
+
 def _capacitor(w: float, h: float) -> list[Primitive]:
     cx, y, half = w / 2, h / 2, h * 0.3
     return _leads(w, h, cx - 3, cx + 3) + [Line(((cx - 3, y - half), (cx - 3, y + half)), 2.0),
@@ -344,8 +352,7 @@ def _heat_capacitor(w: float, h: float) -> list[Primitive]:
     a, b = w * 0.2, w * 0.8
     return [Line(((cx, 0.0), (cx, top))),
             Shape(((a, top), (b, top), (b, bottom), (a, bottom)), "light"),
-            Line(((a + 3, (top + bottom) / 2), (b - 3, (top + bottom) / 2)), 0.8),
-            Text((cx, (top + bottom) / 2 - 0.5), "C", 7.5)]
+            Text((cx, (top + bottom) / 2), "C", 7.5)]
 
 
 def _thermal_conductor(a: float, b: float, y: float, h: float) -> list[Primitive]:
@@ -389,6 +396,7 @@ SYMBOLS: dict[str, Symbol] = {
     # electrical
     "Resistor": Symbol(_two_pin(_resistor)),
     "Conductor": Symbol(_two_pin(_box)),
+    "TableConductor": Symbol(_two_pin(_nonlinear)),
     "Capacitor": Symbol(_capacitor),
     "Inductor": Symbol(_two_pin(_inductor)),
     "Ground": Symbol(_ground, ONE_PIN),
@@ -440,7 +448,7 @@ SYMBOLS: dict[str, Symbol] = {
     "TemperatureSensor": Symbol(_probe("T")),
     "HeatFlowSensor": Symbol(_meter("Q")),
     # a subsystem's physical port, inside the subsystem
-    "ConnectionPort": Symbol(_connection_port, (40.0, 30.0), pin="right"),
+    "ConnectionPort": Symbol(_connection_port, (40.0, 20.0), pin="right"),
 }
 
 
