@@ -33,7 +33,7 @@ def test_ports_sit_where_a_schematic_puts_them():
     assert edges("Resistor") == {"in": ("p",), "out": ("n",)}  # two pins: left, right
     assert edges("Ground") == {"top": ("p",)}  # one pin, no signals: its symbol's edge
     assert edges("ConstantForce") == {"out": ("flange",)}
-    assert edges("VoltageSensor") == {"in": ("p",), "out": ("n",), "bottom": ("v",)}
+    assert edges("VoltageSensor") == {"in": ("p",), "out": ("n",), "top": ("v",)}
     assert edges("SignalVoltage") == {"in": ("p",), "out": ("n",), "top": ("u",)}
     assert edges("Force") == {"in": ("f",), "out": ("flange",)}  # input opposite its flange
     assert edges("PositionSensor") == {"in": ("flange",), "out": ("s",)}
@@ -100,11 +100,13 @@ def test_subsystem_shows_its_connection_ports_on_the_side_they_are_drawn_inside(
 
 
 def test_a_label_moves_aside_for_a_port_on_the_bottom_edge():
-    sensor = Block("uC_sensor", "VoltageSensor", {}, {"x": 0, "y": 0})
-    drawing = draw(Diagram(blocks=[sensor]))
-    x, y, w, h = drawing.rects["uC_sensor"]
-    lx, *_ = drawing.labels["uC_sensor"]
-    assert lx > x + w / 2  # right of the output port in the middle of the bottom edge
+    # a voltage sensor turned over (its output at the bottom) and a capacitor upright
+    for block in (Block("uC_sensor", "VoltageSensor", {}, {"x": 0, "y": 0, "rotation": 180}),
+                  Block("C", "Capacitor", {}, {"x": 0, "y": 0, "rotation": 90})):
+        drawing = draw(Diagram(blocks=[block]))
+        x, y, w, h = drawing.rects[block.id]
+        lx, *_ = drawing.labels[block.id]
+        assert lx > x + w / 2  # right of the port in the middle of the bottom edge
     plain = label_rect((0, 0, 60, 40), Block("r", "Resistor"))
     assert plain[0] == pytest.approx(30 - plain[2] / 2)
 

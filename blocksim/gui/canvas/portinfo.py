@@ -105,16 +105,19 @@ def component_edges(type_name: str, inputs: tuple[str, ...], outputs: tuple[str,
     """Where the ports of a block with physical ports go, as a schematic draws them.
 
     Two or more connectors: the first half on the left, the rest on the right (a
-    resistor's p and n, a spring's flanges), signal inputs on top and outputs at the
-    bottom (a controlled source, a sensor between two pins). One connector: opposite its
-    signals (a force's input left, its flange right; a position sensor's flange left, its
-    output right); without signals on the edge its symbol names (a ground's pin on top).
+    resistor's p and n, a spring's flanges), the signals on top (a controlled source's
+    input, a sensor's output: turned upright with p on top, as a voltage sensor across an
+    element usually is, the output points right, away from the circuit; and the label
+    under the block stays clear); with both, outputs at the bottom. One connector:
+    opposite its signals (a force's input left, its flange right; a position sensor's
+    flange left, its output right); without signals on the edge its symbol names (a
+    ground's pin on top).
     """
     edges: dict[str, tuple[str, ...]] = {}
     if len(physical) >= 2:
         half = (len(physical) + 1) // 2
-        edges = {"in": physical[:half], "out": physical[half:], "top": inputs,
-                 "bottom": outputs}
+        edges = {"in": physical[:half], "out": physical[half:],
+                 "top": inputs or outputs, "bottom": outputs if inputs else ()}
     elif inputs and outputs:
         edges = {"in": inputs, "out": outputs, "top": physical}
     elif inputs:

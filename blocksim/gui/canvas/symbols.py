@@ -5,7 +5,7 @@ A symbol is a function of the block's unrotated size (w, h) returning drawing pr
 unrotated block coordinates (0..w, 0..h); the canvas maps them through the block's rotation
 and flip, so a capacitor turned upright has upright plates. Texts stay upright. The ports
 sit where `portinfo` puts them (for two connectors: the first in the middle of the left
-edge, the second in the middle of the right edge; inputs on top, outputs at the bottom),
+edge, the second in the middle of the right edge, a signal in the middle of the top edge),
 and a symbol's leads run to exactly those points.
 
 A type without an entry is drawn as the generic box with its name (see `items`), so a
@@ -141,12 +141,13 @@ def _source(inside: Callable[[float, float, float], list[Primitive]],
 
 
 def _meter(letter: str) -> Draw:
-    """A sensor between two pins: a circle with the measured quantity's letter."""
+    """A sensor between two pins: a circle with the measured quantity's letter, its
+    output on top."""
     def draw(w: float, h: float) -> list[Primitive]:
         cx, cy, r = w / 2, h / 2, min(w, h) * 0.3
         return _leads(w, h, cx - r, cx + r) + [Circle((cx, cy), r, "white"),
                                                Text((cx, cy), letter, 8.5),
-                                               Line(((cx, cy + r), (cx, h)))]
+                                               Line(((cx, cy - r), (cx, 0.0)), 0.9)]
     return draw
 
 

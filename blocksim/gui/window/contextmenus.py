@@ -64,7 +64,7 @@ class ContextMenus:
         menu.addSeparator()
         menu.addActions([a.cut, a.copy, a.duplicate, a.delete])
         menu.addSeparator()
-        menu.addActions([a.rotate, a.flip, a.group])
+        menu.addActions([a.rotate, a.rotate_back, a.flip, a.group])
         return menu
 
     def _wire_menu(self, index: int) -> QMenu:

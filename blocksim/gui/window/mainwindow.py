@@ -121,7 +121,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         ids = self.canvas.scene.selected_block_ids()
         a = self.actions_
-        for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
+        for action in (a.rotate, a.rotate_back, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
         a.help_block.setEnabled(len(ids) <= 1)
         wires = self.canvas.scene.selected_wire_indices()
