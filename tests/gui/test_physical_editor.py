@@ -217,3 +217,25 @@ def test_inspector_shows_a_components_parameters_with_units(env, qtbot):
     assert set(inspector.fields) == {"C", "v0"}
     labels = [inspector.form.labelForField(f.widget).text() for f in inspector.fields.values()]
     assert labels == ["C [F]", "v0 [V]"]
+
+
+def test_double_click_on_a_block_puts_the_keyboard_in_its_inspector(env, qtbot):
+    from editor_helpers import block_point
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    window = open_window(qtbot)
+    r = place(window, "Resistor", 0.3, 0.3)
+    window.canvas.scene.clearSelection()
+    viewport = window.canvas.view.viewport()
+    QTest.mouseDClick(viewport, Qt.LeftButton, Qt.NoModifier, block_point(window.canvas, r))
+    inspector = window.panels.inspector
+    assert QApplication.focusWidget() is inspector.id_edit
+    assert inspector.id_edit.selectedText() == r
+    QTest.keyClicks(inspector.id_edit, "R1")
+    QTest.keyClick(inspector.id_edit, Qt.Key_Tab)  # to the first parameter
+    QTest.keyClicks(QApplication.focusWidget(), "1000")
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key_Return)
+    assert window.doc.diagram.block("R1").params == {"R": 1000}
+    assert env == []

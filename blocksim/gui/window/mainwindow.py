@@ -66,8 +66,9 @@ class MainWindow(QMainWindow):
         self.actions_.sample_time_colors.setChecked(
             editor_settings().value(SAMPLE_TIME_COLORS, False, type=bool))
         self.statusBar().showMessage(
-            "Drag blocks from the palette; drag from an output port to an input to wire; "
-            "drag from a wire to branch it; Shift+drag a wire segment to move it.", 15000)
+            "Drag blocks from the palette; drag from an output port to an input to wire, "
+            "between physical ports (squares) to connect; drag from a wire to branch it; "
+            "double-click a block to edit it.", 15000)
 
     # ----- start-up -----
     def offer_recovery(self, new_window: Callable[[], "MainWindow"] | None = None) -> bool:
