@@ -239,3 +239,19 @@ def test_double_click_on_a_block_puts_the_keyboard_in_its_inspector(env, qtbot):
     QTest.keyClick(QApplication.focusWidget(), Qt.Key_Return)
     assert window.doc.diagram.block("R1").params == {"R": 1000}
     assert env == []
+
+
+def test_automatic_layout_lets_connections_flow_left_to_right_however_they_were_drawn():
+    from blocksim.gui.canvas.routecheck import check
+    from blocksim.gui.layout.autolayout import layout_diagram
+
+    blocks = [Block(f"r{k}", "Resistor") for k in range(1, 4)] + [Block("g", "Ground")]
+    wires = [Wire(PortRef("r2", "p"), PortRef("r1", "n")),  # each drawn from its right end
+             Wire(PortRef("r3", "p"), PortRef("r2", "n")),
+             Wire(PortRef("g", "p"), PortRef("r3", "n")),
+             Wire(PortRef("r1", "p"), PortRef("g", "p"))]
+    diagram = Diagram(blocks=blocks, wires=wires)
+    layout_diagram(diagram)
+    xs = [diagram.block(f"r{k}").layout["x"] for k in range(1, 4)]
+    assert xs == sorted(xs) and len(set(xs)) == 3
+    assert check(draw(diagram)).faults == 0
