@@ -20,6 +20,8 @@ from blocksim.gui.canvas.routecheck import draw, label_rect  # noqa: E402
 from blocksim.physical.declare import Component  # noqa: E402
 from blocksim.physical.domains import DOMAINS  # noqa: E402
 
+SHOTS = __import__("os").environ.get("BLOCKSIM_TEST_SHOTS")  # pictures kept here, if set
+
 
 def info_of(type_name: str, **params):
     return port_info(Block("b", type_name, params), {})
@@ -255,3 +257,44 @@ def test_automatic_layout_lets_connections_flow_left_to_right_however_they_were_
     xs = [diagram.block(f"r{k}").layout["x"] for k in range(1, 4)]
     assert xs == sorted(xs) and len(set(xs)) == 3
     assert check(draw(diagram)).faults == 0
+
+
+def test_grouping_components_makes_connection_ports_and_runs_the_same(env, qtbot):
+    import numpy as np
+
+    import blocksim
+    from blocksim.api.builder import DiagramBuilder
+    from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
+    from blocksim.gui.window import app
+
+    d = DiagramBuilder(stop=1e-3, rtol=1e-6, atol=1e-9, output_interval=1e-5)
+    src, r = d.add("SineVoltage", id="source", f=2e3), d.add("Resistor", id="R", R=100)
+    c, g = d.add("Capacitor", id="C", C=1e-6), d.add("Ground", id="ground")
+    uc = d.add("VoltageSensor", id="uC_sensor")
+    for a, b in ((src.p, r.p), (r.n, c.p), (c.n, g.p), (src.n, g.p), (uc.p, c.p), (uc.n, c.n)):
+        d.connect(a, b)
+    uc.v >> d.add("Output", id="uC").u
+    from blocksim.gui.layout.autolayout import layout_diagram
+    model = diagram_from_dict(diagram_to_dict(d.model))
+    layout_diagram(model)
+    before = blocksim.simulate(model)
+    window = app.create_window()
+    qtbot.addWidget(window)
+    doc = window.doc
+    doc.load(model)
+    window.canvas.scene.select_only(["R", "C"])
+    sub = window.canvas.editor.group()
+    inner = doc.diagram.block(sub).subsystem
+    ports = [b for b in inner.blocks if b.type == "ConnectionPort"]
+    assert sorted(b.params["domain"] for b in ports) == ["electrical"] * 3  # R.p, C.p, C.n
+    info = port_info(doc.diagram.block(sub), {})
+    assert len(info.physical) == 3 and not info.inputs and not info.outputs
+    assert all(item.domain == "electrical" and not item.dangling
+               for item in window.canvas.scene.wires if item.wire.src.block != "uC_sensor"
+               or item.wire.src.port != "v")
+    after = blocksim.simulate(diagram_from_dict(diagram_to_dict(doc.diagram)))
+    np.testing.assert_allclose(after["uC"], before["uC"], rtol=0, atol=1e-12)
+    if SHOTS:
+        from blocksim.gui.canvas.render import render_diagram
+        render_diagram(doc.diagram, f"{SHOTS}/grouped.png")
+        render_diagram(doc.diagram, f"{SHOTS}/grouped_inside.png", level=(sub,))
