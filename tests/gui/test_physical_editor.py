@@ -298,3 +298,16 @@ def test_grouping_components_makes_connection_ports_and_runs_the_same(env, qtbot
         from blocksim.gui.canvas.render import render_diagram
         render_diagram(doc.diagram, f"{SHOTS}/grouped.png")
         render_diagram(doc.diagram, f"{SHOTS}/grouped_inside.png", level=(sub,))
+
+
+def test_a_connection_offers_no_signal_name(env, qtbot):
+    window = open_window(qtbot)
+    r = place(window, "Resistor", 0.2, 0.3)
+    g = place(window, "Ground", 0.5, 0.6)
+    connect(window, f"{r}.n", f"{g}.p")
+    item = window.canvas.scene.wires[0]
+    window.canvas.scene.select_only(wire_keys=[f"{item.wire.src}->{item.wire.dst}"])
+    assert window.canvas.scene.selected_wire_indices() == [0]
+    assert not window.actions_.name_signal.isEnabled()
+    menu = window.context_menus._wire_menu(0)
+    assert not any("Signal" in action.text() for action in menu.actions())

@@ -126,7 +126,9 @@ class MainWindow(QMainWindow):
             action.setEnabled(bool(ids))
         a.help_block.setEnabled(len(ids) <= 1)
         wires = self.canvas.scene.selected_wire_indices()
-        a.name_signal.setEnabled(len(wires) == 1 and not ids)
+        connections = {item.index for item in self.canvas.scene.wires if item.domain is not None}
+        # a connection carries no signal to name
+        a.name_signal.setEnabled(len(wires) == 1 and not ids and wires[0] not in connections)
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
                                     .has_diagram)
 
