@@ -83,6 +83,17 @@ def type_text(widget, text: str) -> None:
         QTest.keyClick(widget, Qt.Key_Delete)
 
 
+def tab_to(widget, limit: int = 10) -> None:
+    """Press Tab until `widget` has the keyboard focus."""
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(limit):
+        if QApplication.focusWidget() is widget:
+            return
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
+    assert QApplication.focusWidget() is widget
+
+
 def click(viewport, point: QPoint) -> None:
     """A left click at a viewport point."""
     QTest.mouseClick(viewport, Qt.LeftButton, Qt.NoModifier, point)

@@ -32,8 +32,8 @@ def test_every_registered_type_under_its_category_sorted(palette):
 
 
 def test_search_filters_by_name_category_and_doc(palette, qtbot):
-    qtbot.keyClicks(palette.search, "satur")
-    assert palette.visible_types() == ["Saturation"]
+    qtbot.keyClicks(palette.search, "satur")  # the name first, then doc text (Diode's
+    assert palette.visible_types() == ["Saturation", "Diode"]  # saturation current)
     palette.search.clear()
     qtbot.keyClicks(palette.search, "sinks")  # a category
     assert set(palette.visible_types()) == {"Output", "Scope", "Stop", "ToFile", "XYGraph"}

@@ -32,6 +32,7 @@ from editor_helpers import (  # noqa: E402
     port_point,
     run_in_editor,
     snapshot,
+    tab_to,
     type_text,
 )
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
@@ -149,15 +150,6 @@ def build_ball(window, qtbot) -> None:
         type_text(settings.number_edits[key], text)
         QTest.keyClick(settings.number_edits[key], Qt.Key_Return)
     assert settings.error_text() == ""
-
-
-def tab_to(widget, limit: int = 10) -> None:
-    """Press Tab until `widget` has the keyboard focus."""
-    for _ in range(limit):
-        if QApplication.focusWidget() is widget:
-            return
-        QTest.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
-    assert QApplication.focusWidget() is widget
 
 
 def _port(ref: str, kind: str) -> tuple[str, str, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 Point = tuple[float, float]
 
@@ -27,7 +27,7 @@ WIDE_TYPES = {"Subsystem": 90.0, "TriggeredSubsystem": 100.0, "EnabledSubsystem"
 _NARROW_TYPES = {"Mux": 20.0, "Demux": 20.0}
 
 
-_OUTWARDS = {"in": (-1.0, 0.0), "out": (1.0, 0.0), "top": (0.0, -1.0)}
+_OUTWARDS = {"in": (-1.0, 0.0), "out": (1.0, 0.0), "top": (0.0, -1.0), "bottom": (0.0, 1.0)}
 
 
 def snap(value: float, grid: float = GRID) -> float:
@@ -59,6 +59,15 @@ def label_width(text: str) -> float:
     """An estimate of the width of a block label, for layout and routing (the canvas
     measures exactly), at most the box the canvas writes it in (a longer one is cut)."""
     return min(LABEL_CHAR_WIDTH * len(text) + 6.0, LABEL_BOX_WIDTH)
+
+
+def label_left(x: float, w: float, width: float, bottom: Sequence[float] = ()) -> float:
+    """The left end of a block's label of this `width`, centred under the block at x
+    (width w), or, where a port on its bottom edge (`bottom`: their x) would have its
+    wire through the text, just right of those ports."""
+    left = x + w / 2 - width / 2
+    hit = [p for p in bottom if left - 4.0 <= p <= left + width + 4.0]
+    return max(hit) + 6.0 if hit else left
 
 
 def port_spread(height: float, index: int, count: int) -> float:
@@ -112,9 +121,12 @@ class Placement:
 
     def port_offset(self, edge: str, index: int, count: int) -> Point:
         """Unrotated position of port `index` of `count` on an edge: "in" (left), "out"
-        (right) or "top" (a conditional subsystem's trigger or enable input)."""
+        (right), "top" (a conditional subsystem's trigger or enable input, a controlled
+        source's input, a ground's pin) or "bottom" (a sensor's output)."""
         if edge == "top":
             return port_spread(self.w, index, count), 0.0
+        if edge == "bottom":
+            return port_spread(self.w, index, count), self.h
         return (0.0 if edge == "in" else self.w), port_spread(self.h, index, count)
 
     def port(self, edge: str, index: int, count: int) -> tuple[Point, Point]:

@@ -1,8 +1,11 @@
 """Mouse gestures on the canvas, each ending in exactly one undo command.
 
 * drag from an output port to an input port (or back): a new wire;
+* drag from a physical port to another of its domain: a connection (a wire whose
+  direction means nothing; a physical port takes any number of them);
 * drag from a connected input port: take that wire's end to another input (reconnect);
-* drag from a wire: a branch, a new wire from the same source port;
+* drag from a wire: a branch, a new wire from the same source port (from a connection: a
+  new connection from its net);
 * Shift+drag a wire's inner segment: move that segment (new bend points);
 * drag blocks: one Move command for the whole drag, wires between moved blocks going along.
 """
@@ -18,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsSceneMouseEvent
 
 from blocksim.gui.document.commands import AddItems, ChangeLayout, ChangeWire
 from blocksim.gui.canvas.geometry import snap
+from blocksim.gui.canvas.items import domain_colour
 from blocksim.gui.canvas.reroute import settle_wire
 from blocksim.gui.canvas.routing import bend_points, route, simplify
 from blocksim.diagram.model import PortRef, Wire
@@ -30,32 +34,37 @@ log = logging.getLogger(__name__)
 
 DRAG_START = 4.0  # pixels the mouse must travel before a press on a wire becomes a branch
 _RUBBER_PEN = QPen(QColor("#1c6ed6"), 1.4, Qt.DashLine)
-_REFUSED_PEN = QPen(QColor("#d62728"), 1.4, Qt.DashLine)  # over an input that has its wire
+_REFUSED_PEN = QPen(QColor("#d62728"), 1.4, Qt.DashLine)  # over a port it cannot take
 
 
 class _WireDrag:
     """A rubber wire following the mouse from a fixed end."""
 
     def __init__(self, scene: "DiagramScene", anchor: QPointF, anchor_dir, from_output: bool,
-                 fixed: PortRef, prefix: list, reconnect: int | None = None):
+                 fixed: PortRef, prefix: list, reconnect: int | None = None,
+                 domain: str | None = None):
         self.scene = scene
         self.anchor = (anchor.x(), anchor.y())
         self.anchor_dir = anchor_dir
-        self.from_output = from_output  # the fixed end is a source
+        self.from_output = from_output  # the fixed end is a source (or a physical port)
         self.fixed = fixed
         self.prefix = prefix  # bend points before the free end (a branch follows its wire)
         self.reconnect = reconnect
+        self.domain = domain  # a connection from a physical port of this domain
+        self.pen = _RUBBER_PEN
+        if domain is not None:
+            self.pen = QPen(domain_colour(domain), 1.6, Qt.DashLine)
         self.item = QGraphicsPathItem()
-        self.item.setPen(_RUBBER_PEN)
+        self.item.setPen(self.pen)
         self.item.setZValue(10)
         scene.addItem(self.item)
         self.target = None
-        self.occupied: PortRef | None = None  # an input under the mouse that has its wire
+        self.refusal: str | None = None  # why the port under the mouse cannot take it
 
     def move(self, pos: QPointF) -> None:
-        self.occupied = None
+        self.refusal = None
         self.target = self.scene.gestures.target_for(self, pos)
-        self.item.setPen(_REFUSED_PEN if self.occupied is not None else _RUBBER_PEN)
+        self.item.setPen(_REFUSED_PEN if self.refusal is not None else self.pen)
         if self.target is not None:
             item, kind, name = self.target
             end, end_dir = item.port_position(kind, name)
@@ -73,14 +82,17 @@ class _WireDrag:
     def finish(self) -> None:
         self.scene.removeItem(self.item)
         if self.target is None:
-            if self.occupied is not None:  # said, not done: an input takes one wire
-                self.scene.gestures.notice(
-                    f"{self.occupied} is already connected: an input takes one wire. Drag "
-                    f"from {self.occupied} to move its wire, or delete that wire first.")
+            if self.refusal is not None:  # said, not done
+                self.scene.gestures.notice(self.refusal)
             return
         item, kind, name = self.target
         scene = self.scene
         free = PortRef(item.block_id, name)
+        if self.domain is not None:
+            points = scene.gestures.clear_path(self.fixed, free, self.prefix)
+            scene.doc.push(AddItems(scene.doc, scene.level, wires=[Wire(self.fixed, free, points)],
+                                    text=f"Connect {self.fixed} to {free}"))
+            return
         if self.reconnect is not None:
             old = scene.doc.level(scene.level).wires[self.reconnect]
             if old.dst == free:
@@ -177,6 +189,10 @@ class Gestures:
         scene = self.scene
         point, direction = item.port_position(kind, name)
         anchor = QPointF(*point)
+        if kind == "phys":  # a connection: any number may start here
+            self.drag = _WireDrag(scene, anchor, direction, True, PortRef(item.block_id, name),
+                                  [], domain=item.info.domain_of(name))
+            return
         if kind == "out":
             self.drag = _WireDrag(scene, anchor, direction, True, PortRef(item.block_id, name), [])
             return
@@ -203,11 +219,12 @@ class Gestures:
             at = _project(wire.route, start)
             prefix = _prefix(wire.route, at)
             src = self.scene.blocks.get(wire.wire.src.block)
-            found = src.port_position("out", wire.wire.src.port) if src else None
+            kind = src.kind_of(wire.wire.src.port, "out") if src else "out"
+            found = src.port_position(kind, wire.wire.src.port) if src else None
             if found is None:
                 return True
             self.drag = _WireDrag(self.scene, QPointF(*found[0]), found[1], True,
-                                  wire.wire.src, prefix)
+                                  wire.wire.src, prefix, domain=wire.domain)
         if self.drag is not None:
             self.drag.move(pos)
             return True
@@ -271,10 +288,18 @@ class Gestures:
 
     # ----- targets -----
     def target_for(self, drag: _WireDrag, pos: QPointF):
-        """The port a rubber wire would connect to at `pos`, or None."""
+        """The port a rubber wire would connect to at `pos`, or None (then `drag.refusal`
+        says why, if the mouse is on a port or block that cannot take it)."""
+        if drag.domain is not None:
+            return self._connection_target(drag, pos)
         scene = self.scene
         want = "in" if drag.from_output else "out"
         hit = scene.port_at(pos, radius=12.0)
+        if hit is not None and hit[1] == "phys":
+            drag.refusal = _not_physical(PortRef(hit[0].block_id, hit[2]),
+                                         hit[0].info.domain_of(hit[2]),
+                                         f"{drag.fixed} a signal port")
+            return None
         candidates = []
         if hit is not None and hit[1] == want:
             candidates = [hit]
@@ -287,11 +312,53 @@ class Gestures:
         for candidate in candidates:
             if self._accepts(drag, *candidate):
                 return candidate
+        occupied = None
         if hit is not None and hit[1] == want == "in":  # right on a port that has its wire
-            drag.occupied = PortRef(hit[0].block_id, hit[2])
+            occupied = PortRef(hit[0].block_id, hit[2])
         elif candidates and want == "in":  # on a block whose inputs all have theirs
-            drag.occupied = PortRef(candidates[0][0].block_id, candidates[0][2])
+            occupied = PortRef(candidates[0][0].block_id, candidates[0][2])
+        if occupied is not None:
+            drag.refusal = (f"{occupied} is already connected: an input takes one wire. Drag "
+                            f"from {occupied} to move its wire, or delete that wire first.")
         return None
+
+    def _connection_target(self, drag: _WireDrag, pos: QPointF):
+        """The physical port of the drag's domain a connection would join at `pos`: the
+        port under the mouse, else the nearest such port of the block under it."""
+        scene = self.scene
+        hit = scene.port_at(pos, radius=12.0)
+        item = hit[0] if hit is not None else scene.block_at(pos)
+        if item is None:
+            return None
+        if hit is not None and hit[1] != "phys":
+            drag.refusal = _not_physical(drag.fixed, drag.domain,
+                                         f"{PortRef(item.block_id, hit[2])} a signal port")
+            return None
+        names = [hit[2]] if hit is not None else sorted(
+            item.ports("phys"), key=lambda n: _distance(item.port_position("phys", n)[0], pos))
+        for name in names:
+            ref = PortRef(item.block_id, name)
+            domain = item.info.domain_of(name)
+            if ref == drag.fixed:
+                continue
+            if domain != drag.domain:
+                drag.refusal = (f"{drag.fixed} is {_a(drag.domain)} port and {ref} "
+                                f"{_a(domain)} port: a connection joins ports of one domain.")
+                continue
+            if self._connected(drag.fixed, ref):
+                drag.refusal = f"{drag.fixed} and {ref} are connected already."
+                continue
+            drag.refusal = None
+            return item, "phys", name
+        if not names and item.block_id != drag.fixed.block:
+            drag.refusal = _not_physical(drag.fixed, drag.domain,
+                                         f"{item.block_id} has none")
+        return None
+
+    def _connected(self, a: PortRef, b: PortRef) -> bool:
+        """Whether a wire of the shown level joins these two ports already (either way)."""
+        pair = {str(a), str(b)}
+        return any({str(w.wire.src), str(w.wire.dst)} == pair for w in self.scene.wires)
 
     def _accepts(self, drag: _WireDrag, item: "BlockItem", kind: str, name: str) -> bool:
         if kind == "out":
@@ -301,6 +368,19 @@ class Gestures:
             if wire.wire.dst == ref and wire.index != drag.reconnect:
                 return False
         return True
+
+
+def _a(domain: str | None) -> str:
+    """'an electrical' / 'a translational' (the article and the domain)."""
+    return f"{'an' if (domain or 'x')[0] in 'aeiou' else 'a'} {domain}"
+
+
+def _not_physical(physical: PortRef, domain: str | None, other: str) -> str:
+    """Why a physical port cannot be joined to `other` (a signal port, or a block without
+    physical ports), in the compiler's words."""
+    return (f"{physical} is {_a(domain)} port and {other}: a physical port connects only "
+            f"to physical ports of its domain (use a sensor or a source to turn it into a "
+            f"signal).")
 
 
 def _distance(point, pos: QPointF) -> float:

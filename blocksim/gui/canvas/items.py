@@ -29,9 +29,16 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
 
 from blocksim.blocktypes import registry
-from blocksim.gui.canvas.geometry import LABEL_BOX_WIDTH, LABEL_HEIGHT, Placement, Point, snap
-from blocksim.gui.canvas.portinfo import PortInfo, block_placement, has_diagram, port_texts
+from blocksim.gui.canvas.geometry import LABEL_HEIGHT, Placement, Point, label_left, snap
+from blocksim.gui.canvas.portinfo import (
+    PortInfo,
+    block_placement,
+    bottom_ports,
+    has_diagram,
+    port_texts,
+)
 from blocksim.gui.canvas.routing import route
+from blocksim.gui.canvas.symbolpaint import domain_colour, pin_marks, symbol_strokes, symbol_texts
 from blocksim.diagram.model import Block, Wire
 
 INK = QColor("#262626")
@@ -89,15 +96,16 @@ _INK_PEN = QPen(INK)
 _SYMBOL_PEN = _pen(INK, 1.2)
 _SELECTION_HALO = _pen(SELECTED, 1.4, Qt.PenStyle.DashLine)
 _PORT_MARK_PEN = _pen(ERROR, 2.0)  # a ring round the port a diagnostic names
-
-
+_SYMBOL_HALO = {"selected": _pen(SELECTED, 1.4, Qt.PenStyle.DashLine),
+                "marked": _pen(ERROR, 2.0, Qt.PenStyle.DashLine)}
 @dataclass
 class _Texts:
     """Where a block's texts go, in block coordinates, worked out once."""
 
     ports: list[tuple[QRectF, str]]
     glyph: tuple[QRectF, QFont, str] | None
-    label: tuple[QRectF, str]
+    label: tuple[QRectF, str, Qt.AlignmentFlag]
+    symbol: list[tuple[QRectF, QFont, str]]  # the upright letters of a component's symbol
 
 
 class BlockItem(QGraphicsItem):
@@ -125,8 +133,10 @@ class BlockItem(QGraphicsItem):
         self.on_moved: Callable[["BlockItem"], None] | None = None
         local = Placement(0.0, 0.0, self.base.w, self.base.h, self.base.rotation, self.base.flip)
         self._local = local
+        self._strokes = symbol_strokes(block.type, local) if info.physical else None
         self._body_path = self._body(local)
         self._chevrons = self._chevron_path(local)
+        self._pins = pin_marks(info, local, connected)
         self._controls = self._control_path(local, block)
         self._drawn_texts: _Texts | None = None  # worked out at the first paint with text
         self.setFlags(QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemIsMovable
@@ -141,10 +151,12 @@ class BlockItem(QGraphicsItem):
         self._rate_pen: QPen | None = None
         width, height = self.base.size
         label_w = QFontMetricsF(LABEL_FONT).horizontalAdvance(self.label) + 4
-        left = min(-PORT_SIZE * 2, width / 2 - label_w / 2)
+        label_x = label_left(0.0, width, label_w, bottom_ports(local, info))
+        left = min(-PORT_SIZE * 2, label_x)
         self._bounds = QRectF(left, -PORT_SIZE * 2, max(width + PORT_SIZE * 4, label_w),
                               height + PORT_SIZE * 2 + LABEL_HEIGHT + 4)
-        self._bounds.setRight(max(self._bounds.right(), width + PORT_SIZE * 2))
+        self._bounds.setRight(max(self._bounds.right(), width + PORT_SIZE * 2,
+                                  label_x + label_w))
 
     # ----- geometry -----
     @property
@@ -155,7 +167,13 @@ class BlockItem(QGraphicsItem):
         return Placement(pos.x(), pos.y(), b.w, b.h, b.rotation, b.flip)
 
     def ports(self, kind: str) -> Sequence[str]:
-        return self.info.inputs if kind == "in" else self.info.outputs
+        """The ports of one kind: "in", "out" or "phys" (physical)."""
+        return self.info.ports(kind)
+
+    def kind_of(self, name: str, default: str) -> str:
+        """The kind of port `name` ("phys" for a physical one; else `default` if the
+        block has no word on it)."""
+        return self.info.kind_of(name, default)
 
     def port_position(self, kind: str, name: str) -> tuple[Point, Point] | None:
         """Canvas position and outward direction of a port; None if there is no such port."""
@@ -167,7 +185,7 @@ class BlockItem(QGraphicsItem):
     def port_near(self, pos: QPointF, radius: float = HIT_RADIUS) -> tuple[str, str] | None:
         """The (kind, port name) within `radius` of a canvas point, nearest first."""
         best, best_d = None, radius * radius
-        for kind in ("in", "out"):
+        for kind in ("in", "out", "phys"):
             for name in self.ports(kind):
                 (x, y), _ = self.port_position(kind, name)
                 d = (x - pos.x()) ** 2 + (y - pos.y()) ** 2
@@ -207,14 +225,21 @@ class BlockItem(QGraphicsItem):
         painter.setRenderHint(_ANTIALIASING)
         state = "marked" if self.marked else "selected" if self.isSelected() else "plain"
         rate_pen = self._rate_pen
-        painter.setPen(rate_pen if rate_pen is not None and state != "marked"
-                       else _BLOCK_PENS[state])
-        painter.setBrush(self._fill_brush)
-        painter.drawPath(self._body_path)
+        if self._strokes is not None:
+            self._paint_symbol(painter, state)
+        else:
+            painter.setPen(rate_pen if rate_pen is not None and state != "marked"
+                           else _BLOCK_PENS[state])
+            painter.setBrush(self._fill_brush)
+            painter.drawPath(self._body_path)
         if rate_pen is not None and state == "selected":  # the rate's colour stays readable
             painter.setPen(_SELECTION_HALO)
             painter.setBrush(_NO_BRUSH)
             painter.drawRect(self._body_path.boundingRect().adjusted(-4, -4, 4, 4))
+        for path, pen, brush in self._pins:
+            painter.setPen(pen)
+            painter.setBrush(brush)
+            painter.drawPath(path)
         if self._chevrons is not None:
             painter.setPen(_NO_PEN)
             painter.setBrush(_BRUSHES[state])
@@ -230,6 +255,9 @@ class BlockItem(QGraphicsItem):
             return
         texts = self._drawn_texts or self._work_out_texts()
         painter.setPen(_INK_PEN)
+        for rect, font, text in texts.symbol:
+            painter.setFont(font)
+            painter.drawText(rect, _CENTER, text)
         if lod >= PORT_TEXT_LOD and texts.ports:
             painter.setFont(PORT_FONT)
             for rect, text in texts.ports:
@@ -242,13 +270,26 @@ class BlockItem(QGraphicsItem):
             painter.drawText(rect, _CENTER, text)
             painter.setPen(_INK_PEN)
         painter.setFont(LABEL_FONT)
-        painter.drawText(texts.label[0], _TOP_CENTER, texts.label[1])
+        painter.drawText(texts.label[0], texts.label[2], texts.label[1])
+
+    def _paint_symbol(self, painter: QPainter, state: str) -> None:
+        """A component's symbol (no box round it); a dashed frame when it is selected or a
+        diagnostic names it."""
+        for stroke in self._strokes:
+            painter.setPen(stroke.pen if stroke.pen is not None else _NO_PEN)
+            painter.setBrush(stroke.brush)
+            painter.drawPath(stroke.path)
+        halo = _SYMBOL_HALO.get(state)
+        if halo is not None:
+            painter.setPen(halo)
+            painter.setBrush(_NO_BRUSH)
+            painter.drawRect(self._body_path.boundingRect().adjusted(-3, -3, 3, 3))
 
     def _paint_port_marks(self, painter: QPainter) -> None:
         """A red ring round each marked port (of either kind, by name)."""
         painter.setPen(_PORT_MARK_PEN)
         painter.setBrush(_NO_BRUSH)
-        for kind in ("in", "out"):
+        for kind in ("in", "out", "phys"):
             for name in self.ports(kind):
                 if name in self.marked_ports:
                     (x, y), _ = self._local.port(*self.info.slot(kind, name))
@@ -293,12 +334,12 @@ class BlockItem(QGraphicsItem):
 
     def _work_out_texts(self) -> _Texts:
         """Port names beside their ports, the glyph fitted into the room they leave, the
-        label under the block."""
+        label under the block (beside the ports on its bottom edge)."""
         local = self._local
         width, height = local.size
         ports = []
         inset = {(-1, 0): 0.0, (1, 0): 0.0, (0, -1): 0.0, (0, 1): 0.0}  # per side
-        for kind, texts in zip(("in", "out"), self.texts):
+        for kind, texts in zip(("in", "out", "phys"), self.texts):
             for name, text in zip(self.ports(kind), texts):
                 if text:
                     rect, side, used = self._port_text(local, self.info.slot(kind, name), text)
@@ -311,9 +352,11 @@ class BlockItem(QGraphicsItem):
         glyph_rect = glyph_rect.adjusted(2, 1, -2, -1)
         font = _fitted_font(glyph_rect, self.glyph, GLYPH_FONT)
         glyph = (glyph_rect, font, self.glyph) if font is not None else None
-        label = (QRectF(width / 2 - LABEL_BOX_WIDTH / 2, height + 3, LABEL_BOX_WIDTH, LABEL_HEIGHT),
-                 self.label)
-        self._drawn_texts = _Texts(ports, glyph, label)
+        label_w = QFontMetricsF(LABEL_FONT).horizontalAdvance(self.label) + 4
+        left = label_left(0.0, width, label_w, bottom_ports(local, self.info))
+        label = (QRectF(left, height + 3, label_w, LABEL_HEIGHT), self.label, _TOP_CENTER)
+        symbol = symbol_texts(self.block_type, local) if self._strokes is not None else []
+        self._drawn_texts = _Texts(ports, glyph, label, symbol)
         return self._drawn_texts
 
     @staticmethod
@@ -398,7 +441,12 @@ def _fitted_font(rect: QRectF, text: str, font: QFont) -> QFont | None:
 
 
 class WireItem(QGraphicsPathItem):
-    """A wire drawn as an orthogonal route between the ports of two block items."""
+    """A wire drawn as an orthogonal route between the ports of two block items.
+
+    A wire between two physical ports is a connection: no direction, so no arrowhead, and
+    drawn in its domain's colour. One between a physical port and a signal port, or
+    between two domains, is drawn as broken (the compiler refuses it).
+    """
 
     def __init__(self, index: int, wire: Wire, find: Callable[[str], BlockItem | None]):
         super().__init__()
@@ -410,6 +458,9 @@ class WireItem(QGraphicsPathItem):
         self.route: list[Point] = []
         self.junctions: list[Point] = []
         self._arrow: QPolygonF | None = None
+        self.domain: str | None = None  # set for a connection of physical ports
+        self._domain_pen: QPen | None = None
+        self._domain_brush: QBrush | None = None
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.ItemIsSelectable)
         self.setZValue(0)
@@ -439,9 +490,13 @@ class WireItem(QGraphicsPathItem):
             self._arrow = None
             self.setPath(QPainterPath())
             return
-        start = src.port_position("out", self.wire.src.port)
-        end = dst.port_position("in", self.wire.dst.port)
-        self.dangling = start is None or end is None
+        src_kind = src.kind_of(self.wire.src.port, "out")
+        dst_kind = dst.kind_of(self.wire.dst.port, "in")
+        start = src.port_position(src_kind, self.wire.src.port)
+        end = dst.port_position(dst_kind, self.wire.dst.port)
+        self._set_domain(src, dst, src_kind, dst_kind)
+        self.dangling = start is None or end is None or (
+            "phys" in (src_kind, dst_kind) and self.domain is None)
         if start is None:
             start = (_edge_middle(src, 1.0), src.placement.direction(1.0, 0.0))
         if end is None:
@@ -455,9 +510,22 @@ class WireItem(QGraphicsPathItem):
         path = QPainterPath(QPointF(*self.route[0]))
         for x, y in self.route[1:]:
             path.lineTo(x, y)
-        self._arrow = _arrow(self.route[-2], self.route[-1]) if len(self.route) > 1 else None
+        self._arrow = _arrow(self.route[-2], self.route[-1]) \
+            if len(self.route) > 1 and self.domain is None else None
         self.prepareGeometryChange()
         self.setPath(path)
+
+    def _set_domain(self, src: BlockItem, dst: BlockItem, src_kind: str, dst_kind: str) -> None:
+        """Whether the wire is a connection (both ends physical ports of one domain)."""
+        domain = None
+        if src_kind == dst_kind == "phys":
+            a, b = src.info.domain_of(self.wire.src.port), dst.info.domain_of(self.wire.dst.port)
+            domain = a if a == b else None
+        if domain != self.domain or (domain is not None and self._domain_pen is None):
+            self.domain = domain
+            colour = domain_colour(domain)
+            self._domain_pen = _pen(colour, 1.6) if domain is not None else None
+            self._domain_brush = QBrush(colour) if domain is not None else None
 
     def setPath(self, path: QPainterPath) -> None:
         """Also keeps the bounds, so that Qt's many boundingRect calls cost no path work."""
@@ -478,12 +546,17 @@ class WireItem(QGraphicsPathItem):
         painter.setRenderHint(_ANTIALIASING)
         state = "marked" if self.marked else "dangling" if self.dangling else (
             "selected" if self.isSelected() else "plain")
-        coloured = state == "plain" and self._rate_pen is not None
-        painter.setPen(self._rate_pen if coloured else _WIRE_PENS[state])
+        if state == "plain" and self._domain_pen is not None:
+            pen, brush = self._domain_pen, self._domain_brush
+        elif state == "plain" and self._rate_pen is not None:
+            pen, brush = self._rate_pen, self._rate_brush
+        else:
+            pen, brush = _WIRE_PENS[state], _BRUSHES[state]
+        painter.setPen(pen)
         painter.setBrush(_NO_BRUSH)
         painter.drawPath(self.path())
         painter.setPen(_NO_PEN)
-        painter.setBrush(self._rate_brush if coloured else _BRUSHES[state])
+        painter.setBrush(brush)
         if self._arrow is not None:
             painter.drawPolygon(self._arrow)
         for x, y in self.junctions:

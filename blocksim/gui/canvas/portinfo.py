@@ -8,6 +8,7 @@ default, so the canvas always has something sensible to draw.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -15,6 +16,7 @@ from blocksim.expressions import language as expressions
 
 from blocksim.blocktypes import registry
 from blocksim.blocktypes.blockspec import ParamValues
+from blocksim.gui.canvas import symbols
 from blocksim.gui.canvas.geometry import WIDE_TYPES, Placement, default_size, placement
 from blocksim.diagram.model import Block, Diagram
 
@@ -23,24 +25,72 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PortInfo:
-    """The ports a block shows, in order, and the little texts drawn beside them."""
+    """The ports a block shows, in order, and the little texts drawn beside them.
+
+    `physical` are its physical ports (connectors, of the domains in `domains`): they take
+    no direction, so a wire at one may be either end. A block with physical ports lays all
+    its ports out on its four edges explicitly (`edges`); others keep the signal layout:
+    inputs left (top ones on the top edge), outputs right.
+    """
 
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     input_marks: tuple[str, ...] = ()  # e.g. Sum signs; empty: show port names if useful
     known: bool = True  # False for an unregistered block type
     top: tuple[str, ...] = ()  # inputs drawn on the top edge (a trigger or enable port)
+    physical: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()  # the domain of each physical port
+    edges: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (edge, its ports) when physical
 
     @property
     def side_inputs(self) -> tuple[str, ...]:
-        """The inputs on the left edge (all but the top ones)."""
+        """The ports on the left edge (the inputs but the top ones, for a signal block)."""
+        if self.edges:
+            return self.edge("in")
         return tuple(p for p in self.inputs if p not in self.top) if self.top else self.inputs
 
+    @property
+    def right(self) -> tuple[str, ...]:
+        """The ports on the right edge."""
+        return self.edge("out") if self.edges else self.outputs
+
+    def edge(self, name: str) -> tuple[str, ...]:
+        """The ports on one edge ("in": left, "out": right, "top", "bottom")."""
+        if not self.edges:
+            return {"in": self.side_inputs, "out": self.outputs, "top": self.top}.get(name, ())
+        return dict(self.edges).get(name, ())
+
+    def kind_of(self, name: str, default: str = "in") -> str:
+        """"phys" for a physical port, else "in" or "out" (`default` when the name is
+        both or neither)."""
+        if name in self.physical:
+            return "phys"
+        is_in, is_out = name in self.inputs, name in self.outputs
+        return "out" if is_out and not is_in else "in" if is_in and not is_out else default
+
+    def domain_of(self, name: str) -> str | None:
+        """The domain of a physical port, None for a signal port."""
+        return self.domains[self.physical.index(name)] if name in self.physical else None
+
+    def ports(self, kind: str) -> tuple[str, ...]:
+        """The ports of one kind: "in", "out" or "phys"."""
+        return {"in": self.inputs, "out": self.outputs, "phys": self.physical}.get(kind, ())
+
     def slot(self, kind: str, name: str) -> tuple[str, int, int] | None:
-        """Where port `name` ("in" or "out") sits: its edge ("in", "out", "top"), its index
-        on that edge and how many ports the edge has; None if there is no such port."""
+        """Where port `name` (of kind "in", "out" or "phys") sits: its edge ("in", "out",
+        "top", "bottom"), its index on that edge and how many ports the edge has; None if
+        there is no such port."""
+        if self.edges:
+            if name not in self.ports(kind):
+                return None
+            for edge, ports in self.edges:
+                if name in ports:
+                    return edge, ports.index(name), len(ports)
+            return None
         if kind == "out":
             ports, edge = self.outputs, "out"
+        elif kind == "phys":
+            return None
         elif name in self.top:
             ports, edge = self.top, "top"
         else:
@@ -48,6 +98,37 @@ class PortInfo:
         if name not in ports:
             return None
         return edge, ports.index(name), len(ports)
+
+
+def component_edges(type_name: str, inputs: tuple[str, ...], outputs: tuple[str, ...],
+                    physical: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Where the ports of a block with physical ports go, as a schematic draws them.
+
+    Two or more connectors: the first half on the left, the rest on the right (a
+    resistor's p and n, a spring's flanges), the signals on top (a controlled source's
+    input, a sensor's output: turned upright with p on top, as a voltage sensor across an
+    element usually is, the output points right, away from the circuit; and the label
+    under the block stays clear); with both, outputs at the bottom. One connector:
+    opposite its signals (a force's input left, its flange right; a position sensor's
+    flange left, its output right); without signals on the edge its symbol names (a
+    ground's pin on top).
+    """
+    edges: dict[str, tuple[str, ...]] = {}
+    if len(physical) >= 2:
+        half = (len(physical) + 1) // 2
+        edges = {"in": physical[:half], "out": physical[half:],
+                 "top": inputs or outputs, "bottom": outputs if inputs else ()}
+    elif inputs and outputs:
+        edges = {"in": inputs, "out": outputs, "top": physical}
+    elif inputs:
+        edges = {"in": inputs, "out": physical}
+    elif outputs:
+        edges = {"in": physical, "out": outputs}
+    else:
+        found = symbols.symbol(type_name)
+        side = found.pin if found is not None else "top"
+        edges = {{"left": "in", "right": "out"}.get(side, side): physical}
+    return tuple((edge, ports) for edge, ports in edges.items() if ports)
 
 
 def scope_names(diagram: Diagram, outer: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -129,7 +210,13 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
     if has_diagram(block.type):
         ins, outs = subsystem_ports(block.subsystem)
         top = control_ports(block.type)
-        return PortInfo(tuple(p for p in ins if p not in top) + top, outs, top=top)
+        left, right, domains = subsystem_connection_ports(block.subsystem)
+        if not left and not right:
+            return PortInfo(tuple(p for p in ins if p not in top) + top, outs, top=top)
+        edges = (("in", ins + left), ("out", outs + right), ("top", top))
+        return PortInfo(tuple(p for p in ins if p not in top) + top, outs, top=top,
+                        physical=left + right, domains=domains,
+                        edges=tuple((e, p) for e, p in edges if p))
     block_type = registry.get(block.type)
     if block_type is None:
         ins = tuple(dict.fromkeys(w.dst.port for w in wires or () if w.dst.block == block.id))
@@ -145,12 +232,86 @@ def port_info(block: Block, names: Mapping[str, Any], wires: list | None = None)
         outs = tuple(port.name for port in impl.output_ports(p))
     except Exception:
         outs = tuple(port.name for port in block_type.outputs)
+    connectors = _connectors(impl, p)
+    if connectors:
+        physical = tuple(c.name for c in connectors)
+        return PortInfo(ins, outs, physical=physical, domains=tuple(c.domain for c in connectors),
+                        edges=component_edges(block.type, ins, outs, physical))
     marks: tuple[str, ...] = ()
     if block.type == "Sum":
         marks = tuple(str(getattr(p, "signs", "")))[: len(ins)]
     elif block.type == "Product":
         marks = tuple("÷" if op == "/" else "×" for op in str(getattr(p, "ops", "")))[: len(ins)]
     return PortInfo(ins, outs, marks)
+
+
+def _connectors(impl: Any, p: ParamValues) -> tuple:
+    """The connectors (physical ports) a block declares for these parameters (none for a
+    signal block; the declared ones if the parameters do not give any)."""
+    if not hasattr(impl, "connector_ports"):
+        return ()
+    try:
+        return tuple(impl.connector_ports(p))
+    except Exception:
+        return tuple(getattr(impl, "connectors", ()))
+
+
+CONNECTION_PORT = "ConnectionPort"  # a subsystem's physical port (blocks/ports.py)
+
+
+def physical_ports(block: Block, names: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of a block's physical ports, cheaply: a signal block's type is only
+    looked up, not asked."""
+    if has_diagram(block.type):
+        left, right, _ = subsystem_connection_ports(block.subsystem)
+        return left + right
+    block_type = registry.get(block.type)
+    if block_type is None or not hasattr(block_type, "connector_ports"):
+        return ()
+    return port_info(block, names).physical
+
+
+def bottom_ports(place: Placement, info: PortInfo) -> list[float]:
+    """The canvas x of the ports on the bottom edge of the block as drawn (after its
+    rotation): the label under the block moves aside for their wires."""
+    found = []
+    for kind in ("in", "out", "phys"):
+        for name in info.ports(kind):
+            slot = info.slot(kind, name)
+            if slot is not None:
+                (x, _), direction = place.port(*slot)
+                if direction[1] > 0.5:  # outwards is downwards
+                    found.append(x)
+    return found
+
+
+def subsystem_connection_ports(inner: Diagram | None
+                               ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A subsystem's physical ports (its ConnectionPort blocks' ids) on its left and right
+    edges, and their domains (left ones first). A port drawn left of the middle of the
+    inside goes on the left edge, else on the right, each edge ordered top to bottom, so
+    the subsystem's ports sit as the user drew them inside."""
+    if inner is None:
+        return (), (), ()
+    ports = [b for b in inner.blocks if b.type == CONNECTION_PORT]
+    if not ports:
+        return (), (), ()
+
+    def where(b: Block, key: str) -> float:
+        try:
+            return float((b.layout or {}).get(key, 0.0))
+        except (TypeError, ValueError):
+            return 0.0
+
+    xs = [where(b, "x") for b in inner.blocks]
+    middle = (min(xs) + max(xs)) / 2
+    order = sorted(range(len(ports)), key=lambda i: (where(ports[i], "y"), i))
+    left = [ports[i] for i in order if where(ports[i], "x") < middle or len(xs) == 1]
+    right = [ports[i] for i in order if ports[i] not in left]
+    default = registry.get(CONNECTION_PORT)
+    fallback = default.params[0].default if default is not None and default.params else ""
+    domains = tuple(str(b.params.get("domain", fallback)) for b in left + right)
+    return tuple(b.id for b in left), tuple(b.id for b in right), domains
 
 
 # Block types whose port names are worth showing (ports that mean different things).
@@ -161,15 +322,17 @@ NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
                "LookupTableND", "Merge"}
 
 
-def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
-    """The text drawn inside the block beside each input and each output port.
+def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str], list[str]]:
+    """The text drawn inside the block beside each input, output and physical port.
 
     Signs (Sum) or operators (Product) mark inputs; otherwise names are shown for block
     types whose ports differ in meaning, on sides with more than one port (subsystems and
-    unknown types: always). Top ports (a trigger or enable) get a symbol, not a name.
+    unknown types: always). Top ports (a trigger or enable) get a symbol, not a name; a
+    component's ports none (its symbol shows what they are), a subsystem's physical ports
+    their ConnectionPorts' ids.
     """
     always = has_diagram(block_type) or not info.known
-    named = block_type in NAMED_PORTS or always
+    named = (block_type in NAMED_PORTS or always) and not (info.physical and not always)
 
     def texts(ports: tuple[str, ...]) -> list[str]:
         show = named and (len(ports) > 1 or always)
@@ -180,19 +343,30 @@ def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str]]:
         ins = ["" if name in info.top else text for name, text in zip(info.inputs, ins)]
     if info.input_marks:
         ins = [("−" if m == "-" else m) for m in info.input_marks] + ins[len(info.input_marks):]
-    return ins, texts(info.outputs)
+    return ins, texts(info.outputs), [name if always else "" for name in info.physical]
 
 
 def block_placement(block: Block, info: PortInfo, glyph_text: str | None = None) -> Placement:
-    """Where the block is and how big, its default size fitting its port names and glyph."""
-    ins, outs = port_texts(block.type, info)
+    """Where the block is and how big: a component with a symbol at its symbol's size, any
+    other block at the default size fitting its port names and glyph."""
+    n_in, n_out = len(info.side_inputs), len(info.right)
+    drawn = symbols.symbol(block.type) if info.physical else None
+    if drawn is not None:
+        return placement(block.layout, block.type, n_in, n_out, drawn.size)
+    ins, outs, phys = port_texts(block.type, info)
+    text_of = dict(zip(info.physical, phys))
+    text_of.update(zip(info.outputs, outs))
+    text_of.update(zip(info.inputs, ins))
+    left = max((len(text_of.get(p, "")) for p in info.side_inputs), default=0)
+    right = max((len(text_of.get(p, "")) for p in info.right), default=0)
     text = glyph(block) if glyph_text is None else glyph_text
     size_type = "Subsystem" if block.type not in WIDE_TYPES and has_diagram(block.type) \
         else block.type
-    n_in = len(info.side_inputs)
-    size = default_size(size_type, n_in, len(info.outputs), max(map(len, ins), default=0),
-                        max(map(len, outs), default=0), len(text))
-    return placement(block.layout, size_type, n_in, len(info.outputs), size)
+    w, h = default_size(size_type, n_in, n_out, left, right, len(text))
+    across = max(len(info.edge("top")), len(info.edge("bottom"))) if info.edges else 0
+    if across:  # ports on the top or bottom edge: on grid lines when the width is even
+        w = max(w, 20.0 * math.ceil(max(w, 20.0 * (across + 1)) / 20.0))
+    return placement(block.layout, size_type, n_in, n_out, (w, h))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,10 +453,12 @@ GLYPHS: dict[str, Callable[[Block], str]] = {
 
 def glyph(block: Block) -> str:
     """The short text drawn inside the block; the type name for types not in the table
-    (none for subsystems: their port names fill them)."""
+    (none for subsystems, whose port names fill them, nor for components drawn by their
+    symbol)."""
     make = GLYPHS.get(block.type)
     if make is None:
-        return "" if has_diagram(block.type) else block.type
+        drawn = has_diagram(block.type) or symbols.symbol(block.type) is not None
+        return "" if drawn else block.type
     try:
         return make(block)
     except Exception:

@@ -94,17 +94,21 @@ class Router:
         self.routes: dict[int, Points] = {}
         self.pending: set[int] = set()  # spoiled wires not settled yet
         self.boxes: dict[int, tuple[float, float, float, float]] = {}  # route bounds
-        self._stubs: dict[tuple[str, str, str], tuple[float, float, float, float]] | None = None
+        self._stubs: dict[tuple[str, str], tuple[float, float, float, float]] | None = None
         for r in self.drawing.routes:
             self.routes[r.index] = r.points
             self.boxes[r.index] = _bounds(r.points)
             self.lines.add(r.net, r.index, r.points)
 
+    def net(self, index: int) -> str:
+        """The net of wire `index` (see `nets`)."""
+        return self.drawing.net(index, self.diagram.wires[index])
+
     # ----- judging -----
     def faults(self, index: int, points: Sequence[Point]) -> int:
         """How many things are wrong with wire `index` drawn along these corners (wires
         still waiting to be settled do not count: they will make way)."""
-        net = str(self.diagram.wires[index].src)
+        net = self.net(index)
         count = sum(len(self.blocks.hits(a, b)) + len(self.labels.hits(a, b))
                     for a, b in segments(points))
         count += doubles_back(points)
@@ -186,13 +190,13 @@ class Router:
         ends = wire_ends(self.drawing, wire)
         if route is None or ends is None:
             return []
-        net = str(wire.src)
+        net = self.net(index)
         found = self.lines.overlaps(net, route) | self.lines.touches(net, route)
         for (x, y), (dx, dy) in ends:
             x, y = x + dx * 2 * STUB, y + dy * 2 * STUB
             lo_x, hi_x, lo_y, hi_y = x - 2 * GRID, x + 2 * GRID, y - 2 * GRID, y + 2 * GRID
             found |= {other for other in self._near(lo_x, hi_x, lo_y, hi_y)
-                      if str(self.diagram.wires[other].src) != net
+                      if self.net(other) != net
                       and any(_box_meets([a, b], lo_x, hi_x, lo_y, hi_y)
                               for a, b in segments(self.routes[other]))}
         return sorted(found)
@@ -207,7 +211,7 @@ class Router:
         self.points[index] = points
         route = wire_route(self.drawing, wire, points)
         self.lines.remove(index)
-        self.lines.add(str(wire.src), index, route)
+        self.lines.add(self.net(index), index, route)
         self.routes[index] = route
         self.boxes[index] = _bounds(route)
 
@@ -262,18 +266,18 @@ class Router:
                 return route
         return None
 
-    def _port_stubs(self) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
-        """(block, "in"/"out", port) -> the line just outside each port (`_stub_rect`):
+    def _port_stubs(self) -> dict[tuple[str, str], tuple[float, float, float, float]]:
+        """(block, port) -> the line just outside each port (`_stub_rect`):
         a path found keeps off other blocks' ports, where a wire passing by, or turning,
         would look connected to them."""
         if self._stubs is None:
             self._stubs = {}
             for block_id, (place, info) in self.drawing.places.items():
-                for kind, names in (("in", info.inputs), ("out", info.outputs)):
-                    for name in names:
+                for kind in ("in", "out", "phys"):
+                    for name in info.ports(kind):
                         slot = info.slot(kind, name)
                         if slot is not None:
-                            self._stubs[(block_id, kind, name)] = _stub_rect(*place.port(*slot))
+                            self._stubs[(block_id, name)] = _stub_rect(*place.port(*slot))
         return self._stubs
 
     @staticmethod
@@ -291,15 +295,15 @@ class Router:
         if ends is None:
             return None
         (start, sdir), (end, edir) = ends
-        net = str(wire.src)
+        net = self.net(index)
         for reach in self.reaches:
             near = reach + 2 * STUB + GRID
             lo_x, hi_x = min(start[0], end[0]) - near, max(start[0], end[0]) + near
             lo_y, hi_y = min(start[1], end[1]) - near, max(start[1], end[1]) + near
-            nearby = [(str(self.diagram.wires[other].src), self.routes[other])
+            nearby = [(self.net(other), self.routes[other])
                       for other in self._near(lo_x, hi_x, lo_y, hi_y)
                       if other != index and other not in self.pending]
-            own = {(wire.src.block, "out", wire.src.port), (wire.dst.block, "in", wire.dst.port)}
+            own = {(wire.src.block, wire.src.port), (wire.dst.block, wire.dst.port)}
             stubs = [r for key, r in self._port_stubs().items() if key not in own]
             rects = [r for table in (self.drawing.rects.values(), self.drawing.labels.values(),
                                      stubs)

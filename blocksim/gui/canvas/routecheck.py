@@ -15,10 +15,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from blocksim.gui.canvas.geometry import LABEL_HEIGHT, Placement, Point, label_width
+from blocksim.gui.canvas.geometry import LABEL_HEIGHT, Placement, Point, label_left, label_width
+from blocksim.gui.canvas.nets import net_keys
 from blocksim.gui.canvas.portinfo import (
     PortInfo,
     block_placement,
+    bottom_ports,
+    physical_ports,
     glyph,
     port_info,
     scope_names,
@@ -26,7 +29,7 @@ from blocksim.gui.canvas.portinfo import (
 )
 from blocksim.gui.canvas.routing import Rect, route
 from blocksim.gui.layout.layoutscore import measure
-from blocksim.diagram.model import Block, Diagram, Wire
+from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 CELL = 200.0  # bucket size of the spatial index over block rectangles
 INSET = 1.0  # a segment on a block's edge (a port stub) is not through it
@@ -54,6 +57,11 @@ class Drawing:
     routes: list[WireRoute]
     places: dict[str, tuple[Placement, PortInfo]] = field(default_factory=dict)
     labels: dict[str, Rect] = field(default_factory=dict)  # the ids drawn under blocks
+    nets: dict[int, str] = field(default_factory=dict)  # wire index -> its net (`nets`)
+
+    def net(self, index: int, wire: Wire) -> str:
+        """The net of wire `index` (its source port if the drawing has no word on it)."""
+        return self.nets.get(index) or str(wire.src)
 
 
 @dataclass
@@ -105,22 +113,43 @@ def draw(diagram: Diagram, names: Mapping[str, Any] | None = None,
             info = port_info(blk, names, diagram.wires)
             places[blk.id] = (block_placement(blk, info, texts[blk.id]), info)
     drawing = Drawing({bid: place.rect for bid, (place, _) in places.items()}, [], places)
-    drawing.labels = {blk.id: label_rect(drawing.rects[blk.id], blk)
+    drawing.labels = {blk.id: label_rect(drawing.rects[blk.id], blk, bottom_ports(*places[blk.id]))
                       for blk in diagram.blocks if blk.id in places}
+    drawing.nets = dict(enumerate(level_nets(diagram, names, places)))
     for index, wire in enumerate(diagram.wires):
         points = wire_route(drawing, wire)
         if points is not None:
-            drawing.routes.append(WireRoute(index, str(wire.src), wire.src.block,
+            drawing.routes.append(WireRoute(index, drawing.nets[index], wire.src.block,
                                             wire.dst.block, points))
     return drawing
 
 
-def label_rect(rect: Rect, block: Block) -> Rect:
-    """Where the canvas writes a block's label (its id) under it, a little inside the
-    text's line so that a wire passing just above or below does not count."""
+def level_nets(diagram: Diagram, names: Mapping[str, Any],
+               places: Mapping[str, tuple[Placement, PortInfo]]) -> list[str]:
+    """The net of each wire of the level (see `nets`); blocks not in `places` are asked
+    for their physical ports only if their type can have any."""
+    physical: dict[str, tuple[str, ...]] = {b: info.physical for b, (_, info) in places.items()}
+    blocks = {b.id: b for b in diagram.blocks}
+
+    def is_physical(ref: PortRef) -> bool:
+        ports = physical.get(ref.block)
+        if ports is None:
+            block = blocks.get(ref.block)
+            ports = physical_ports(block, names) if block is not None else ()
+            physical[ref.block] = ports
+        return ref.port in ports
+
+    return net_keys(diagram.wires, is_physical)
+
+
+def label_rect(rect: Rect, block: Block, bottom: Sequence[float] = ()) -> Rect:
+    """Where the canvas writes a block's label (its id) under it (beside the ports on its
+    bottom edge, `bottom`: their x), a little inside the text's line so that a wire
+    passing just above or below does not count."""
     x, y, w, h = rect
     width = label_width(str((block.layout or {}).get("label") or block.id))
-    return x + w / 2 - width / 2, y + h + 4.0, width, LABEL_HEIGHT - 6.0
+    left = label_left(x, w, width, bottom)
+    return left, y + h + 4.0, width, LABEL_HEIGHT - 6.0
 
 
 def wire_ends(drawing: Drawing, wire: Wire) -> tuple[tuple[Point, Point], tuple[Point, Point]] | None:
@@ -128,7 +157,8 @@ def wire_ends(drawing: Drawing, wire: Wire) -> tuple[tuple[Point, Point], tuple[
     src, dst = drawing.places.get(wire.src.block), drawing.places.get(wire.dst.block)
     if src is None or dst is None:
         return None
-    a, b = src[1].slot("out", wire.src.port), dst[1].slot("in", wire.dst.port)
+    a = src[1].slot(src[1].kind_of(wire.src.port, "out"), wire.src.port)
+    b = dst[1].slot(dst[1].kind_of(wire.dst.port, "in"), wire.dst.port)
     if a is None or b is None:
         return None
     return src[0].port(*a), dst[0].port(*b)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 from blocksim.gui.document.document import DiagramDocument, Level
 from blocksim.gui.canvas.interaction import Gestures
 from blocksim.gui.canvas.items import BlockItem, WireItem
+from blocksim.gui.canvas.nets import net_keys
 from blocksim.gui.canvas.portinfo import port_info
 from blocksim.gui.canvas.routecheck import drawn_glyphs
 from blocksim.gui.canvas.routing import junctions
@@ -54,6 +55,7 @@ class DiagramScene(QGraphicsScene):
         self.marked_ports: dict[str, frozenset[str]] = {}  # block id -> ringed port names
         self._signatures: dict[str, tuple] = {}
         self._models: dict[str, object] = {}  # block id -> model Block, as of the last sync
+        self._nets: list[str] = []  # the net of each wire of the level (see `nets`)
         self.sample_times: SampleTimes | None = None  # rates to colour by (None: no colours)
         self.gestures = Gestures(self)
         self.labels = WireLabels(self)  # signal names beside their wires
@@ -119,14 +121,19 @@ class DiagramScene(QGraphicsScene):
     def _rebuild(self, selected: set[str], renamed: set[int], selected_wires: set[str]) -> None:
         diagram = self.doc.level(self.level)
         names = self.doc.names(self.level)
+        infos = {blk.id: port_info(blk, names, diagram.wires) for blk in diagram.blocks}
         connected: dict[str, set] = defaultdict(set)
         for wire in diagram.wires:
-            connected[wire.src.block].add(("out", wire.src.port))
-            connected[wire.dst.block].add(("in", wire.dst.port))
+            for end, default in ((wire.src, "out"), (wire.dst, "in")):
+                info = infos.get(end.block)
+                connected[end.block].add((info.kind_of(end.port, default) if info else default,
+                                          end.port))
+        self._nets = net_keys(diagram.wires, lambda ref: ref.block in infos and (
+            ref.port in infos[ref.block].physical))
         keep: dict[str, BlockItem] = {}
         texts = drawn_glyphs(diagram)  # the same the routing check sizes blocks by
         for blk in diagram.blocks:
-            info = port_info(blk, names, diagram.wires)
+            info = infos[blk.id]
             text = texts[blk.id]
             signature = (blk.type, repr(blk.params), repr(blk.layout), info, text,
                          frozenset(connected[blk.id]))
@@ -180,16 +187,23 @@ class DiagramScene(QGraphicsScene):
         self._update_junctions()
 
     def _update_junctions(self) -> None:
+        """Dots where the wires of one net split (a branch, or three connections meeting)."""
         nets: dict[str, list[WireItem]] = defaultdict(list)
         for item in self.wires:
             item.junctions = []
-            nets[str(item.wire.src)].append(item)
+            nets[self.net_of(item)].append(item)
         for items in nets.values():
             if len(items) > 1:
                 items[0].junctions = junctions(i.route for i in items if i.route)
                 items[0].update()
 
     # ----- queries -----
+    def net_of(self, item: WireItem) -> str:
+        """The net of a wire item (see `nets`): its source port, or for a connection the
+        physical net it belongs to."""
+        nets = self._nets
+        return nets[item.index] if item.index < len(nets) else str(item.wire.src)
+
     def selected_block_ids(self) -> list[str]:
         """Ids of the selected blocks, in the diagram's order."""
         order = [b.id for b in self.doc.level(self.level).blocks]

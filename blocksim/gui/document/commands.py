@@ -202,8 +202,8 @@ class SetParams(LevelCommand):
 class RenameBlock(LevelCommand):
     """Give a block a new id, and follow it in every wire that names it.
 
-    Renaming an Inport or Outport renames the subsystem's port, so the wires one level up
-    that use that port follow too.
+    Renaming an Inport, Outport or ConnectionPort renames the subsystem's port, so the wires
+    one level up that use that port follow too.
     """
 
     def __init__(self, doc: DiagramDocument, level: Level, old: str, new: str):
@@ -214,13 +214,15 @@ class RenameBlock(LevelCommand):
         block = diagram.block(old)
         self.wires = [i for i, w in enumerate(diagram.wires) if old in (w.src.block, w.dst.block)]
         self.outer: list[tuple[int, str]] = []  # (wire index one level up, "src"/"dst")
-        if level and block.type in ("Inport", "Outport"):
+        if level and block.type in ("Inport", "Outport", "ConnectionPort"):
             parent, owner = doc.level(level[:-1]), level[-1]
-            end = "dst" if block.type == "Inport" else "src"
+            # a connection (a ConnectionPort's) may name the port at either end
+            ends = {"Inport": ("dst",), "Outport": ("src",)}.get(block.type, ("src", "dst"))
             for i, w in enumerate(parent.wires):
-                ref = getattr(w, end)
-                if ref.block == owner and ref.port == old:
-                    self.outer.append((i, end))
+                for end in ends:
+                    ref = getattr(w, end)
+                    if ref.block == owner and ref.port == old:
+                        self.outer.append((i, end))
 
     def apply(self, diagram: Diagram) -> None:
         self._rename(diagram, self.old, self.new)

@@ -2,9 +2,11 @@
 
 Wires that cross the selection's boundary become subsystem ports: one Inport per outside
 source that feeds the selection (its signal may feed several blocks inside), one Outport per
-inside source that feeds something outside. The compiler's rules (blocks/ports.py,
-blocksim/compiler/flatten.py) name a subsystem's ports by these blocks' ids, so the outer
-wires use `subsystem.in1`, `subsystem.out1`, ...
+inside source that feeds something outside; one ConnectionPort per inside physical port
+connected to something outside (a connection has no direction: the port joins both
+sides), on the side of the group where the outside lies. The compiler's rules
+(blocks/ports.py, blocksim/compiler/flatten.py) name a subsystem's ports by these blocks'
+ids, so the outer wires use `subsystem.in1`, `subsystem.out1`, `subsystem.conn1`, ...
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from blocksim.gui.canvas.geometry import snap
+from blocksim.gui.canvas.geometry import Point, snap
 from blocksim.gui.canvas.portinfo import block_placement, port_info
 from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
@@ -36,17 +38,24 @@ def group_blocks(diagram: Diagram, ids: set[str], new_id: str,
     if not chosen:
         raise ValueError("select the blocks to group first")
     inner = Diagram(blocks=[copy.deepcopy(b) for b in chosen])
-    port_y = _port_positions(diagram, names)
+    points = _port_points(diagram, names)
+    port_y = {key: point[1] for key, point in points.items()}
     removed: list[int] = []
     incoming: dict[str, list[Wire]] = {}
     outgoing: dict[str, list[Wire]] = {}
+    crossing: dict[str, list[tuple[PortRef, PortRef]]] = {}  # inside connector: (in, out)
+    infos = {b.id: port_info(b, names, diagram.wires) for b in diagram.blocks}
     for index, wire in enumerate(diagram.wires):
         src_in, dst_in = wire.src.block in ids, wire.dst.block in ids
         if not (src_in or dst_in):
             continue
         removed.append(index)
+        inside, outside = (wire.src, wire.dst) if src_in else (wire.dst, wire.src)
+        info = infos.get(inside.block)
         if src_in and dst_in:
             inner.wires.append(copy.deepcopy(wire))
+        elif info is not None and inside.port in info.physical:
+            crossing.setdefault(str(inside), []).append((inside, outside))
         elif dst_in:
             incoming.setdefault(str(wire.src), []).append(wire)
         else:
@@ -77,6 +86,8 @@ def group_blocks(diagram: Diagram, ids: set[str], new_id: str,
         inner.wires.append(Wire(PortRef.parse(src), PortRef(port_id, "u")))
         for wire in wires:
             outer.append(Wire(PortRef(new_id, port_id), copy.deepcopy(wire.dst)))
+    _connection_ports(crossing, infos, inner, outer, taken, new_id, points,
+                      (left, top, right, bottom))
     sub = Block(new_id, "Subsystem", {}, None, inner)
     info = port_info(sub, names)
     size = block_placement(sub, info).size
@@ -84,15 +95,44 @@ def group_blocks(diagram: Diagram, ids: set[str], new_id: str,
     return Grouping(removed, sub, outer)
 
 
-def _port_positions(diagram: Diagram, names: Mapping[str, Any]) -> dict[tuple[str, str], float]:
-    """Canvas y of every port of the level, keyed by (block id, port name)."""
+def _connection_ports(crossing: Mapping[str, list[tuple[PortRef, PortRef]]],
+                      infos: Mapping[str, Any], inner: Diagram, outer: list[Wire],
+                      taken: set[str], new_id: str, port_x: Mapping[tuple[str, str], Point],
+                      bounds: tuple[float, float, float, float]) -> None:
+    """A ConnectionPort inside for each inside physical port connected outside, joined to
+    it inside and to the outside ports outside; left of the group if most of what it
+    joins outside lies left of the group's middle, else right."""
+    left, top, right, bottom = bounds
+    middle = (left + right) / 2
+    used: dict[bool, list[float]] = {True: [], False: []}
+    ordered = sorted(crossing.values(), key=lambda pairs: port_x.get(
+        (pairs[0][0].block, pairs[0][0].port), (0.0, top))[1])
+    for n, pairs in enumerate(ordered, start=1):
+        inside = pairs[0][0]
+        port_id = _free(taken, "conn", n)
+        xs = [port_x.get((o.block, o.port), (middle, 0.0))[0] for _, o in pairs]
+        on_left = sum(x < middle for x in xs) * 2 >= len(xs)
+        y = _free_y(port_x.get((inside.block, inside.port), (0.0, top))[1] - 10, used[on_left])
+        x = snap(left - PORT_GAP - PORT_WIDTH) if on_left else snap(right + PORT_GAP)
+        domain = infos[inside.block].domain_of(inside.port)
+        inner.blocks.append(Block(port_id, "ConnectionPort", {"domain": domain},
+                                  {"x": x, "y": y}))
+        inner.wires.append(Wire(PortRef(port_id, "p"), copy.deepcopy(inside)))
+        for _, outside in pairs:
+            outer.append(Wire(PortRef(new_id, port_id), copy.deepcopy(outside)))
+
+
+def _port_points(diagram: Diagram, names: Mapping[str, Any]) -> dict[tuple[str, str], Point]:
+    """Canvas position of every port of the level, keyed by (block id, port name)."""
     found = {}
     for blk in diagram.blocks:
         info = port_info(blk, names, diagram.wires)
         place = block_placement(blk, info)
-        for kind, ports in (("in", info.inputs), ("out", info.outputs)):
-            for name in ports:
-                found[(blk.id, name)] = place.port(*info.slot(kind, name))[0][1]
+        for kind in ("in", "out", "phys"):
+            for name in info.ports(kind):
+                slot = info.slot(kind, name)
+                if slot is not None:
+                    found[(blk.id, name)] = place.port(*slot)[0]
     return found
 
 

@@ -98,6 +98,7 @@ class _Edge:
     dst_port: int
     net: tuple[str, int]
     back: bool = False
+    reversed: bool = False  # a connection laid out from its file dst to its file src
     # node keys from src to dst: forward, the slots of the columns strictly between; for
     # feedback, the slots of every column from the source's back to the destination's
     chain: list[Any] = field(default_factory=list)
@@ -273,16 +274,31 @@ class _Layered:
             self.nodes[blk.id] = _Node(
                 blk.id, w, h, snap(h + LABEL_HEIGHT + V_GAP + 4.9 + room), TOP_PAD + room,
                 len(info.side_inputs),
-                len(info.outputs), column_width=max(w, label_width(str(label))))
+                len(info.right), column_width=max(w, label_width(str(label))))
         for index, wire in enumerate(self.diagram.wires):
-            src, dst = wire.src.block, wire.dst.block
-            if src not in self.nodes or dst not in self.nodes:
+            if wire.src.block not in self.nodes or wire.dst.block not in self.nodes:
                 continue
-            outs, ins = self.infos[src].outputs, self.infos[dst].side_inputs
-            sp = outs.index(wire.src.port) if wire.src.port in outs else 0
-            dp = TOP if wire.dst.port in self.infos[dst].top else \
-                ins.index(wire.dst.port) if wire.dst.port in ins else 0
-            self.edges.append(_Edge(index, src, sp, dst, dp, (src, sp)))
+            (src, src_port), (dst, dst_port), turned = self._flow(wire)
+            outs, ins = self.infos[src].right, self.infos[dst].side_inputs
+            sp = outs.index(src_port) if src_port in outs else 0
+            dp = TOP if dst_port in self.infos[dst].edge("top") else \
+                ins.index(dst_port) if dst_port in ins else 0
+            self.edges.append(_Edge(index, src, sp, dst, dp, (src, sp), reversed=turned))
+
+    def _flow(self, wire) -> tuple[tuple[str, str], tuple[str, str], bool]:
+        """The ends of a wire as the layout lets it flow (left to right): a signal wire
+        from its source; a connection, which has no direction, from the end on its
+        block's right edge to the end on its block's left or top edge (as drawn in the
+        file when that says nothing). True if that is the file's dst to its src."""
+        a, b = (wire.src.block, wire.src.port), (wire.dst.block, wire.dst.port)
+        ia, ib = self.infos[a[0]], self.infos[b[0]]
+        if a[1] not in ia.physical or b[1] not in ib.physical:
+            return a, b, False
+        rights = (a[1] in ia.right, b[1] in ib.right)
+        lefts = (a[1] in ia.side_inputs + ia.edge("top"), b[1] in ib.side_inputs + ib.edge("top"))
+        if rights[1] and lefts[0] and not (rights[0] and lefts[1]):
+            return b, a, True
+        return a, b, False
 
     def _slot(self, net: tuple[str, int], layer: int) -> tuple:
         """The slot a net's wire takes in a column it passes (shared by the whole net)."""
@@ -432,5 +448,5 @@ class _Layered:
             layout["x"], layout["y"] = self._position(self.nodes[blk.id])
             blk.layout = layout
         for edge in self.edges:
-            points = self.router.points(edge, MARGIN)
-            self.diagram.wires[edge.wire].points = [(float(x), float(y)) for x, y in points]
+            points = [(float(x), float(y)) for x, y in self.router.points(edge, MARGIN)]
+            self.diagram.wires[edge.wire].points = points[::-1] if edge.reversed else points

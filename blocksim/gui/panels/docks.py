@@ -93,6 +93,7 @@ class Panels(QObject):
         if self.palette is not None:
             self.palette.blockActivated.connect(self._add_at_centre)
         scene.selectionChanged.connect(self.refresh_inspector)
+        scene.blockActivated.connect(self._edit_block)
         self.canvas.levelChanged.connect(self._level_changed)
         doc.changed.connect(self._model_changed)
         doc.reset.connect(self._document_reset)
@@ -106,6 +107,17 @@ class Panels(QObject):
         if self.diagnostics is not None:
             self.window.sim.diagnostics_panel = self.diagnostics
             self.diagnostics.locateRequested.connect(self.window.sim.locate)
+
+    def _edit_block(self, block_id: str) -> None:
+        """A double-click on a block: its inspector in front, the keyboard in its id field
+        (then Tab through its parameters), as a block dialog opens in Simulink."""
+        if self.inspector is None:
+            return
+        self.canvas.scene.select_only([block_id])
+        self.refresh_inspector()
+        if "inspector" in self.docks:
+            self.docks["inspector"].raise_()
+        self.inspector.start_editing()
 
     def _level_changed(self, _level: tuple) -> None:
         self.refresh_inspector()

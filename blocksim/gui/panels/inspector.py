@@ -136,6 +136,12 @@ class BlockInspector(QWidget):
         self.empty.show()
         self._scroll.hide()
 
+    def start_editing(self) -> None:
+        """Put the keyboard in the id field, its text selected: type a name, Tab to the
+        first parameter (what a double-click on a block offers)."""
+        self.id_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.id_edit.selectAll()
+
     def block_id(self) -> str:
         """The id of the block shown ('' if none)."""
         return self._block_id

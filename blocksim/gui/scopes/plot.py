@@ -9,6 +9,8 @@ The toolbar is built in `scopes.tools`; the numbers under the cursors in `scopes
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
@@ -28,6 +30,12 @@ MAX_EVENT_LINES = 30
 DOWNSAMPLE_ABOVE = 20_000
 PREVIOUS_ALPHA = 80  # of 255: the previous run's curves, lighter than the current ones
 FOREGROUND = "#303030"
+# pyqtgraph 0.14 scales an axis whose values are all below 1 (a current of milliamperes)
+# by a power of 1000 even with its automatic SI prefix off, and with no units to carry
+# the prefix the label says nothing of it: the values read 1000 times too large. No
+# ranges where prefixes apply keep an axis at its values (older versions never scale).
+NO_SI_SCALING = ({"siPrefixEnableRanges": ()} if "siPrefixEnableRanges" in
+                 inspect.signature(pg.AxisItem.setLabel).parameters else {})
 
 
 def event_instants(events: tuple[Event, ...] | list[Event]) -> np.ndarray:
@@ -379,8 +387,9 @@ class ScopeView(QWidget):
             bottom = item.getAxis("bottom")
             bottom.enableAutoSIPrefix(False)
             x_name = names[self.x_source] if self.x_source < len(names) else "x"
-            item.setLabel("bottom", x_name, units=units or None, color=FOREGROUND)
-        item.setLabel("left", y_name, units=units or None, color=FOREGROUND)
+            item.setLabel("bottom", x_name, units=units or None, color=FOREGROUND,
+                          **NO_SI_SCALING)
+        item.setLabel("left", y_name, units=units or None, color=FOREGROUND, **NO_SI_SCALING)
 
     def _set_lines(self, instants: np.ndarray) -> None:
         item = self.plot.getPlotItem()

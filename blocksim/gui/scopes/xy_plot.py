@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtWidgets import QWidget
 
 from blocksim.gui.scopes import export
-from blocksim.gui.scopes.plot import FOREGROUND, ScopeView
+from blocksim.gui.scopes.plot import FOREGROUND, NO_SI_SCALING, ScopeView
 from blocksim.gui.scopes.tools import ScopeTools
 
 
@@ -36,8 +36,8 @@ class XYView(ScopeView):
         single = len(pairs) == 1 and self.traces is not None
         x_name = names[pairs[0][0]] if single else "x"
         y_name = names[pairs[0][1]] if single else "y"
-        item.setLabel("bottom", x_name, units=None, color=FOREGROUND)
-        item.setLabel("left", y_name, units=None, color=FOREGROUND)
+        item.setLabel("bottom", x_name, units=None, color=FOREGROUND, **NO_SI_SCALING)
+        item.setLabel("left", y_name, units=None, color=FOREGROUND, **NO_SI_SCALING)
 
     def visible_table(self) -> tuple[list[str], list[np.ndarray]]:
         """Time and every x and y element, for the rows whose first x is visible."""

@@ -58,6 +58,8 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.select_all = _action(window, "Select &All", editor.select_all, QKeySequence.SelectAll,
                            context=canvas_only)
     a.rotate = _action(window, "&Rotate", editor.rotate, "Ctrl+R", "Turn the selection 90°")
+    a.rotate_back = _action(window, "Rotate &Back", lambda: editor.rotate(-1), "Ctrl+Shift+R",
+                            "Turn the selection 90° counter-clockwise")
     a.flip = _action(window, "&Flip", editor.flip, "Ctrl+I", "Mirror the selection")
     a.group = _action(window, "&Group into Subsystem", editor.group, "Ctrl+G")
     a.arrange = _action(window, "Arrange &Automatically", editor.auto_arrange, "Ctrl+Shift+L",
@@ -125,7 +127,7 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     edit.addSeparator()
     edit.addActions([a.cut, a.copy, a.paste, a.duplicate, a.delete, a.select_all])
     edit.addSeparator()
-    edit.addActions([a.rotate, a.flip, a.group, a.arrange])
+    edit.addActions([a.rotate, a.rotate_back, a.flip, a.group, a.arrange])
     edit.addSeparator()
     edit.addAction(a.name_signal)
     view = bar.addMenu("&View")

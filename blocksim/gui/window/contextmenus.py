@@ -64,7 +64,7 @@ class ContextMenus:
         menu.addSeparator()
         menu.addActions([a.cut, a.copy, a.duplicate, a.delete])
         menu.addSeparator()
-        menu.addActions([a.rotate, a.flip, a.group])
+        menu.addActions([a.rotate, a.rotate_back, a.flip, a.group])
         return menu
 
     def _wire_menu(self, index: int) -> QMenu:
@@ -72,8 +72,11 @@ class ContextMenus:
         wire = w.doc.level(w.canvas.level).wires[index]
         menu = QMenu(w)
         menu.setObjectName("wire-menu")
-        menu.addAction("Name Signal…" if not wire.name else "Rename Signal…",
-                       lambda: self.ask_wire_name(index))
+        connection = any(item.index == index and item.domain is not None
+                         for item in w.canvas.scene.wires)
+        if not connection:  # a connection of physical ports carries no signal to name
+            menu.addAction("Name Signal…" if not wire.name else "Rename Signal…",
+                           lambda: self.ask_wire_name(index))
         if wire.name:
             menu.addAction("Remove Signal Name", lambda: w.canvas.editor.name_wire(index, ""))
         menu.addSeparator()

@@ -66,8 +66,9 @@ class MainWindow(QMainWindow):
         self.actions_.sample_time_colors.setChecked(
             editor_settings().value(SAMPLE_TIME_COLORS, False, type=bool))
         self.statusBar().showMessage(
-            "Drag blocks from the palette; drag from an output port to an input to wire; "
-            "drag from a wire to branch it; Shift+drag a wire segment to move it.", 15000)
+            "Drag blocks from the palette; drag from an output port to an input to wire, "
+            "between physical ports (squares) to connect; drag from a wire to branch it; "
+            "double-click a block to edit it.", 15000)
 
     # ----- start-up -----
     def offer_recovery(self, new_window: Callable[[], "MainWindow"] | None = None) -> bool:
@@ -121,11 +122,13 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         ids = self.canvas.scene.selected_block_ids()
         a = self.actions_
-        for action in (a.rotate, a.flip, a.group, a.duplicate, a.copy, a.cut):
+        for action in (a.rotate, a.rotate_back, a.flip, a.group, a.duplicate, a.copy, a.cut):
             action.setEnabled(bool(ids))
         a.help_block.setEnabled(len(ids) <= 1)
         wires = self.canvas.scene.selected_wire_indices()
-        a.name_signal.setEnabled(len(wires) == 1 and not ids)
+        connections = {item.index for item in self.canvas.scene.wires if item.domain is not None}
+        # a connection carries no signal to name
+        a.name_signal.setEnabled(len(wires) == 1 and not ids and wires[0] not in connections)
         a.open_subsystem.setEnabled(len(ids) == 1 and self.canvas.scene.blocks[ids[0]]
                                     .has_diagram)
 
