@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, ParamValues, Port, Sizes, broadcast, lit, size_of
 
 _EDGES = ("rising", "falling", "either")
 
@@ -40,6 +40,14 @@ class Integrator(BlockType):
 
     name = "Integrator"
     category = "Continuous"
+    event_kinds = (
+        EventKind("lower limit", "the state reached `lower` and is held there while the input"
+                                 " pushes down"),
+        EventKind("upper limit", "the state reached `upper` and is held there while the input"
+                                 " pushes up"),
+        EventKind("leave limit", "the input turned back: the state leaves the limit it was "
+                                 "held at"),
+    )
     params = (
         Param("x0", "vector", 0.0, "initial value (its length sets the width)"),
         Param("ic_source", "choice", "parameter", "where the initial value comes from",
@@ -161,6 +169,9 @@ class ResetIntegrator(BlockType):
 
     name = "ResetIntegrator"
     category = "Continuous"
+    event_kinds = (
+        EventKind("reset", "an edge of the `reset` input: the state was set to the `x0` input"),
+    )
     params = (
         Param("initial", "vector", 0.0, "initial value (its length sets the width)"),
         Param("edge", "choice", "rising", "which trigger edge resets", choices=_EDGES),

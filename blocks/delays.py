@@ -10,6 +10,8 @@ delay-differential equation is an integrator fed back through a delay.
 A fixed delay also makes the input's discontinuities exact events after the delay: the
 start (where the initial output gives way to the input) and every event at t_e re-appear
 as a time event at t_e + delay, so no step straddles a jump or kink of the delayed signal.
+That sum is taken in ticks of the grid holding the clock's ticks and the delay
+(`rates.delay_grid`, `history_ring.later`) where t_e is one: on a hit's time to the bit.
 In a feedback loop such a breakpoint is itself an event of the input, whose discontinuity
 is one derivative smoother each time round (t0, t0 + delay, t0 + 2 delay, ... for a DDE);
 after `history_ring.MAX_LEVEL` rounds the solver steps over it. A breakpoint is scheduled
@@ -20,7 +22,7 @@ delay downstream of it, and by every delay where something else happened at the 
 from __future__ import annotations
 
 from blocksim.blocktypes import history_ring
-from blocksim.blocktypes.blockspec import BlockType, Emit, History, Param, Port, Sizes, broadcast, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, History, Param, Port, Sizes, broadcast, lit
 from blocksim.blocktypes.sampletime import CONTINUOUS
 
 from .nonlinear import common_width, pick, shown, sizes_problem
@@ -49,13 +51,22 @@ class TransportDelay(BlockType):
 
     The input's history is kept with the solver's dense output, so the delayed signal is
     as accurate as the integration; the solver's steps are held to at most the delay.
-    Every discontinuity of the input (the start, any event) re-appears as a time event
-    after the delay (logged "breakpoint"), where the output takes the input's left limit
-    just before and its right limit just after. Vector inputs are delayed elementwise.
+    Every discontinuity of the input (the start, any event: a Step's, a table's
+    breakpoint, a sample hit, a crossing) re-appears as a time event after the delay
+    (logged "breakpoint"), where the output takes the input's left limit just before and
+    its right limit just after. The instant is computed as sample hits are: the delay and
+    the model's sample times count ticks of one grid (the delay as written: 0.1 is one
+    tenth), so a hold's jump at a hit comes back exactly on the hit a whole number of
+    periods later (one period between two holds of that period is a UnitDelay), not an
+    ulp beside it. Vector inputs are delayed elementwise.
     """
 
     name = "TransportDelay"
     category = "Continuous"
+    event_kinds = (
+        EventKind("breakpoint", "a discontinuity of the input (the start, an event) came out "
+                                "of the delay"),
+    )
     params = (
         Param("delay", "scalar", 1.0, "the delay, > 0", unit="s"),
         _INITIAL,
@@ -98,7 +109,7 @@ class TransportDelay(BlockType):
         return float("inf")
 
     def next_time(self, e: Emit) -> str:
-        return f"float(m[{e.hist + history_ring.HI}]) + {lit(e.p.delay)}"
+        return f"_hist_later(m, {e.hist}, float(m[{e.hist + history_ring.HI}]), {lit(e.p.delay)})"
 
     def count_time_events(self, p, start, stop):
         return (stop - start) / float(p.delay) + 1.0

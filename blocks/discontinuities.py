@@ -5,7 +5,7 @@ from __future__ import annotations
 from math import inf
 
 from .continuous import _EDGES, _edge_condition
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, each, lit, size_of
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.
 RELATIONS = {
@@ -257,6 +257,10 @@ class HitCrossing(BlockType):
 
     name = "HitCrossing"
     category = "Discontinuities"
+    event_kinds = (
+        EventKind("hit", "the input crossed `level` in the chosen direction (the output "
+                         "pulses 1.0)"),
+    )
     params = (
         Param("level", "vector", 0.0, "the level whose crossing is signalled"),
         Param("direction", "choice", "either", "which crossings count", choices=_EDGES),
@@ -306,6 +310,12 @@ class Relay(BlockType):
 
     name = "Relay"
     category = "Discontinuities"
+    event_kinds = (
+        EventKind("on", "the relay switched on (u reached `on_point`; at the start, where u "
+                        "or `initial` says on)"),
+        EventKind("off", "the relay switched off (u fell to `off_point`; at the start, where "
+                         "u says off)"),
+    )
     params = (
         Param("on_point", "vector", 0.0, "input at or above which the relay turns on"),
         Param("off_point", "vector", 0.0, "input at or below which the relay turns off"),

@@ -137,7 +137,8 @@ class IdealDiode(_OnePort):
     variables = (_V, _I, Variable("s", "", doc="curve parameter: off while s < 0"))
     equations = _ONE_PORT + ("v = s*(1 if s < 0 else Ron) + Vknee",
                              "i = s*(Goff if s < 0 else 1) + Goff*Vknee")
-    whens = (When("s < 0", event="off"), When("s >= 0", event="on"))
+    whens = (When("s < 0", event="off", doc="the forward current fell through 0: it blocks"),
+             When("s >= 0", event="on", doc="the reverse voltage rose through 0: it conducts"))
 
 
 class Diode(_OnePort):
@@ -201,7 +202,8 @@ class IdealSwitch(_OnePort):
     variables = (_V, _I, Variable("s", "", doc="curve parameter"))
     equations = _ONE_PORT + ("v = s*(Ron if control > 0.5 else 1)",
                              "i = s*(1 if control > 0.5 else Goff)")
-    whens = (When("control > 0.5", event="close"), When("control <= 0.5", event="open"))
+    whens = (When("control > 0.5", event="close", doc="the control signal rose above 0.5"),
+             When("control <= 0.5", event="open", doc="the control signal fell to 0.5"))
 
 
 class VoltageSensor(Component):

@@ -27,6 +27,7 @@ from blocksim.blocktypes.blockspec import BlockType, Param, Port, Sizes
 from blocksim.compiler import limits
 from blocksim.errors import CompileError, shown
 from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
+from blocksim.files.write_rule import data_path
 
 from .lookup import PiecewiseLinear
 from .sources import FromTable
@@ -53,10 +54,7 @@ def suffix_problem(text: str) -> str | None:
 
 def resolve(p, text: str) -> Path:
     """The file a `file` parameter names: relative to the diagram's folder (see module)."""
-    path = Path(text)
-    if not path.is_absolute():
-        path = Path(p.folder or os.getcwd()) / path
-    return Path(os.path.normpath(path))
+    return data_path(p.folder, text)
 
 
 def _where(text: str, path: Path) -> str:
@@ -223,7 +221,7 @@ class FromFile(FromTable):
     category = "Sources"  # as in Simulink; ToFile is a sink
     params = (
         Param("file", "text", "signal.csv", "the .csv or .npz file, relative to the diagram "
-              "file's folder"),
+              "file's folder", access="reads"),
         Param("interpolation", "choice", "linear", "between the rows: straight lines "
               "(linear) or each row held until the next time (zoh)",
               choices=("linear", "zoh")),
@@ -270,12 +268,18 @@ class ToFile(BlockType):
     `<id>[0]`, ...) and full-precision rows; NPZ: arrays `t` and `y` (one row per time).
     FromFile reads both back. A folder that does not exist is an error before the run; a
     write that fails after it fails the run, naming the block and the file.
+
+    A diagram may come from anyone, so before the run its file must lie inside the diagram
+    file's folder, where it really leads (symlinks followed), unless the user allows it
+    (`--allow-write PATH`); it is never the diagram, a file the run reads or another
+    output, and in a sweep it is written only where allowed (`blocksim.files.write_rule`).
     """
 
     name = "ToFile"
     category = "Sinks"
     params = (Param("file", "text", "output.csv", "the .csv or .npz file to write, "
-                    "relative to the diagram file's folder"),)
+                    "relative to the diagram file's folder (and inside it, unless allowed)",
+                    access="writes"),)
     inputs = (Port("u", "signal to write"),)
     logs = True
     has_after_run = True
@@ -293,8 +297,8 @@ class ToFile(BlockType):
             raise CompileError(f"cannot write {_where(p.file, path)}: the folder {what}")
         return Sizes({})
 
-    def after_run(self, p, name: str, time: np.ndarray, values: np.ndarray) -> None:
-        """Write the file (OSError or ValueError, naming it, if that fails)."""
+    def after_run(self, p, name: str, time: np.ndarray, values: np.ndarray) -> str:
+        """Write the file (OSError or ValueError, naming it, if that fails); says what."""
         path = resolve(p, p.file)
         values = values.reshape(len(time), -1)
         try:
@@ -314,6 +318,9 @@ class ToFile(BlockType):
             reason = getattr(exc, "strerror", None) or str(exc)
             raise OSError(f"cannot write {_where(p.file, path)}: {reason}") from None
         log.info("%s: wrote %d rows to %s", name, len(time), path)
+        real = os.path.realpath(path)
+        where = f"{path}" if real == str(path) else f"{path} (-> {real})"
+        return f"{where} ({len(time)} row{'' if len(time) == 1 else 's'})"
 
 
 BLOCK_TYPES = (FromFile, ToFile)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, lit, size_of
 from blocksim.blocktypes.sampletime import CONTINUOUS
 
 from .lookup import table_problem
@@ -56,6 +56,12 @@ class SignalGenerator(BlockType):
 
     name = "SignalGenerator"
     category = "Sources"
+    event_kinds = (
+        EventKind("rise", "square: the jump up to +amplitude"),
+        EventKind("fall", "square: the jump down to -amplitude"),
+        EventKind("reset", "sawtooth: the jump from +amplitude back to -amplitude"),
+        EventKind("corner", "triangle: a corner, at +-amplitude"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("waveform", "choice", "sine", "the wave's shape",
@@ -224,6 +230,9 @@ class RepeatingSequence(BlockType):
 
     name = "RepeatingSequence"
     category = "Sources"
+    event_kinds = (
+        EventKind("breakpoint", "one of the table's times passed (in any period)"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("times", "vector", [0.0, 2.0], "breakpoint times of one period, from 0 "

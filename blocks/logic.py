@@ -6,7 +6,7 @@ discrete states are updated in the event iteration, which runs at every event.
 """
 from __future__ import annotations
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, size_of
 from blocksim.compiler.limits import MAX_PORTS
 
 OPERATORS = ("AND", "OR", "NAND", "NOR", "XOR", "NOT")
@@ -93,6 +93,10 @@ class SRFlipFlop(BlockType):
 
     name = "SRFlipFlop"
     category = "Logic"
+    event_kinds = (
+        EventKind("set", "q became 1 (s nonzero, r zero)"),
+        EventKind("reset", "q became 0 (r nonzero, s zero)"),
+    )
     params = (Param("initial", "bool", False, "initial value of q"),)
     inputs = (Port("s", "set (nonzero: true)"), Port("r", "reset (nonzero: true)"))
     outputs = (Port("q", "the latched state, 1.0 or 0.0"), Port("qbar", "1.0 - q"))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes
 
 # Discrete-state layout of one piecewise-linear segment, shared with FromTable:
 # [segment index, lower switch point, upper switch point, anchor, values..., slopes...]
@@ -154,6 +154,10 @@ class LookupTable1D(BlockType):
 
     name = "LookupTable1D"
     category = "Lookup Tables"
+    event_kinds = (
+        EventKind("segment", "the input crossed a breakpoint into another segment of the "
+                             "table"),
+    )
     params = (
         Param("breakpoints", "vector", [0.0, 1.0], "input values, strictly increasing",
               table=True),

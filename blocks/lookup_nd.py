@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, elementwise_width, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, elementwise_width, lit
 
 MAX_DIMS = 4
 # Discrete-state layout of one input's segment along one dimension:
@@ -77,6 +77,9 @@ class LookupTableND(BlockType):
 
     name = "LookupTableND"
     category = "Lookup Tables"
+    event_kinds = (
+        EventKind("segment", "an input crossed a breakpoint into another cell of the table"),
+    )
     params = (
         Param("breakpoints1", "vector", [0.0, 1.0], "input u1's grid, strictly increasing",
               table=True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, lit, size_of
 from blocksim.compiler.limits import MAX_PORTS
 
 from .linear import _combo
@@ -26,6 +26,9 @@ class MinMax(BlockType):
 
     name = "MinMax"
     category = "Math"
+    event_kinds = (
+        EventKind("switch", "another candidate became the smallest or largest (inputs > 1)"),
+    )
     params = (
         Param("function", "choice", "min", "the smallest or the largest", choices=("min", "max")),
         Param("inputs", "int", 1, "number of inputs; 1: over the elements of u", low=1,

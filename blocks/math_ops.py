@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 
 from blocksim.expressions import language as expressions
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, each, lit, size_of
 from blocksim.compiler.limits import MAX_PORTS
 from blocksim.errors import ExpressionError
 
@@ -259,6 +259,12 @@ class MathFunction(BlockType):
 
     name = "MathFunction"
     category = "Math"
+    # The discontinuous functions log their own name when their integer changes.
+    event_kinds = (
+        *(EventKind(f, f"function {f}: the integer k changed (u crossed an end of k's "
+                       f"interval)") for f in _ROUNDING),
+        *(EventKind(f, f"function {f}: the integer part of u1/u2 changed") for f in _REMAINDERS),
+    )
     params = (Param("function", "choice", "exp", "the function", choices=FUNCTIONS),)
     inputs = (Port("u", "argument of a one-input function"),
               Port("u1", "first argument of a two-input function"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, EventKind, Param, ParamValues, Port, Sizes, broadcast,
                                 lit, size_of)
 
 
@@ -92,6 +92,9 @@ class IntegerBand:
     """Mixed into a block whose output is a latched integer band of its input (Quantizer,
     Rounding): BAND_SLOTS discrete slots and two zero crossings (the band's ends) per
     element, the output read from the latched level only (updated at events)."""
+
+    event_kinds = (EventKind("level", "the output moved to another level (the input crossed "
+                                      "an end of the current one's interval)"),)
 
     def feedthrough(self, p):
         return {"y": ()}  # the latched level, updated only at events
@@ -239,6 +242,13 @@ class CoulombViscousFriction(BlockType):
     The output jumps by 2 * offset where u crosses 0 (at u = 0 it is 0). The sign of u is
     latched (one zero crossing per element), so the jump happens at the located crossing
     and a continuous step never mixes the two branches gain * u +- offset.
+
+    It models sliding friction only. In a loop where u (a velocity) comes to rest while
+    the force driving it is below the Coulomb level (|applied force| < offset), the load
+    sticks: either sign of u gives a friction that reverses u, and the run fails at that
+    instant with an error naming the block and saying so. Sticking needs a stick/slip
+    model: the velocity held at 0 while |applied force| <= offset, e.g. its Integrator in
+    an EnabledSubsystem enabled while the load slips.
     """
 
     name = "CoulombViscousFriction"
@@ -254,6 +264,14 @@ class CoulombViscousFriction(BlockType):
 
     def check(self, p):
         return sizes_problem(p, ("offset", "gain"))
+
+    def unsettled(self, p):
+        return ("sticks: its input (a velocity) is at 0 and the force driving it is below "
+                "the Coulomb level 'offset', so either sign of the input gives a friction "
+                "that reverses it; a CoulombViscousFriction models sliding friction only: "
+                "model sticking with a stick/slip model (the velocity held at 0 while "
+                "|applied force| <= offset, e.g. its Integrator in an EnabledSubsystem "
+                "enabled while the load slips)")
 
     def sizes(self, p, in_widths):
         n = common_width(p, in_widths, ("u",), ("offset", "gain"))

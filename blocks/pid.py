@@ -9,7 +9,7 @@ from .continuous import _edge_condition
 from .discrete import RESETS, broadcast_names, clip_expr, reset_condition
 from .discrete_integrator import METHOD_DOC, METHODS
 from .linear import _combo
-from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, Param, Port, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, ContinuousOrSampled, Emit, EventKind, Param, Port, Sizes, lit
 
 ANTIWINDUP = ("none", "back-calculation", "clamping")
 
@@ -29,9 +29,16 @@ class PID(ContinuousOrSampled, BlockType):
     T/(z - 1) (forward-euler), T z/(z - 1) (backward-euler) or T/2 (z + 1)/(z - 1)
     (trapezoidal) for the integrator and, separately, for the filter's integrator, as in
     Simulink. Discrete, parallel, forward Euler: u(k) = P e(k) + xI(k) + d(k),
-    xI(k+1) = xI(k) + T I e(k). At the first hit and at a reset, each integrator's output is
-    its initial value (the Discrete-Time Integrator's rule); before the first hit (an
+    xI(k+1) = xI(k) + T I e(k), where d(k) is the filtered derivative term: d(k) =
+    N (D e(k) - xF(k)) / (1 + c N T), xF(k+1) = xF(k) + T d(k), c = 0, 1 or 1/2 for a
+    forward-euler, backward-euler or trapezoidal filter. At the first hit and at a reset,
+    each integrator's output is its initial value (the Discrete-Time Integrator's rule:
+    xI = initial_integrator, d = N (D e - initial_filter)); before the first hit (an
     offset) the output is 0 (clipped to the limits).
+
+    A plain backward difference d(k) = D (e(k) - e(k-1)) / T: filter_method
+    forward-euler with N = 1/T (then xF(k) = D e(k-1)) and initial_filter = D e(-1), the
+    error assumed before the first hit (0: d(0) = D e(0) / T; P D e(-1) in ideal form).
 
     Output limits `lower`/`upper` clip u. Continuous: which limit holds is latched from two
     zero crossings of the unlimited sum v (as in the library's limiter), so it changes only
@@ -59,6 +66,13 @@ class PID(ContinuousOrSampled, BlockType):
 
     name = "PID"
     category = "Discrete"
+    event_kinds = (
+        EventKind("reset", "the `reset` input (external_reset): the integrator and filter "
+                           "states were set to their initial values"),
+        EventKind("clamp", "clamping anti-windup: the integrator stops, the output held at a "
+                           "limit"),
+        EventKind("release", "clamping anti-windup: the integrator runs again"),
+    )
     params = (
         Param("form", "choice", "parallel", "parallel: P e + I/s e + D..., ideal: P (e + I/s e "
               "+ D...)", choices=("parallel", "ideal")),

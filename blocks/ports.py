@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from blocksim.physical.declare import Connector
 from blocksim.physical.domains import DOMAINS
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, size_of
 from blocksim.blocktypes.sampletime import INHERITED, SampleTime
 
 from .continuous import _EDGES, _edge_condition
@@ -40,9 +40,16 @@ class TriggeredSubsystem(Subsystem):
     """
 
     name = "TriggeredSubsystem"
+    event_kinds = (
+        EventKind("trigger", "an edge of the `trigger` input: the subsystem ran once"),
+    )
     inputs = (Port("trigger", "runs the subsystem at its edges (besides its Inports)"),)
     params = (Param("edge", "choice", "rising", "which edge of the trigger runs the subsystem",
                     choices=_EDGES),)
+
+    @classmethod
+    def locates_crossings(cls) -> bool:
+        return True  # its gate locates the trigger's crossings, logged under its id
 
 
 class EnabledSubsystem(Subsystem):
@@ -57,6 +64,11 @@ class EnabledSubsystem(Subsystem):
     """
 
     name = "EnabledSubsystem"
+    event_kinds = (
+        EventKind("enable", "the `enable` input became positive (or is, at the start): the "
+                            "subsystem runs"),
+        EventKind("disable", "the `enable` input fell to 0 or below: the subsystem is frozen"),
+    )
     inputs = (Port("enable", "runs the subsystem while positive (besides its Inports)"),)
     params = (
         Param("states_when_enabling", "choice", "held", "states go on from where they were, "
@@ -64,6 +76,10 @@ class EnabledSubsystem(Subsystem):
         Param("outputs_when_disabled", "choice", "held", "outputs hold their last value, or "
               "show the Outports' initial values", choices=("held", "reset")),
     )
+
+    @classmethod
+    def locates_crossings(cls) -> bool:
+        return True  # its gate locates the enable signal's crossings, logged under its id
 
 
 class Inport(BlockType):
@@ -107,6 +123,7 @@ class TriggerGate(BlockType):
 
     name = "TriggerGate"
     category = "Ports & Subsystems"
+    event_kinds = TriggeredSubsystem.event_kinds  # logged under the subsystem's id
     params = (Param("edge", "choice", "rising", "", choices=_EDGES),)
     inputs = (Port("trigger", "trigger signal"),)
 
@@ -129,6 +146,7 @@ class EnableGate(BlockType):
 
     name = "EnableGate"
     category = "Ports & Subsystems"
+    event_kinds = EnabledSubsystem.event_kinds  # logged under the subsystem's id
     inputs = (Port("enable", "enable signal"),)
 
     def sizes(self, p, in_widths):

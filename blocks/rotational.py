@@ -194,10 +194,12 @@ class Friction(Component):
     equations = ("phi = flange.phi", "w = der(phi)", "a = der(w)", "flange.tau = tau",
                  "a = (0 if mode == 0 else sa)",
                  "tau = (sa if mode == 0 else (tau_c + d*w if mode > 0 else -tau_c + d*w))")
-    whens = (When("mode == 0 and sa > tau_s", assign=(("mode", "1"),), event="forward"),
-             When("mode == 0 and sa < -tau_s", assign=(("mode", "-1"),), event="backward"),
+    whens = (When("mode == 0 and sa > tau_s", assign=(("mode", "1"),), event="forward",
+                  doc="stuck, the torque to hold it exceeded tau_s: it slides forward"),
+             When("mode == 0 and sa < -tau_s", assign=(("mode", "-1"),), event="backward",
+                  doc="stuck, the torque to hold it exceeded -tau_s: it slides backward"),
              When("mode > 0 and w < 0", reinit=(("w", "0"),), assign=(("mode", "0"),),
-                  event="stuck"),
+                  event="stuck", doc="sliding, its speed came to 0: it sticks"),
              When("mode < 0 and w > 0", reinit=(("w", "0"),), assign=(("mode", "0"),),
                   event="stuck"))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, Port, Sizes, broadcast,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, EventKind, Param, Port, Sizes, broadcast,
                                 elementwise_width, lit, size_of)
 from blocksim.compiler.limits import MAX_PORTS
 
@@ -76,6 +76,10 @@ class MultiportSwitch(BlockType):
 
     name = "MultiportSwitch"
     category = "Signal Routing"
+    event_kinds = (
+        EventKind("switch", "another data input is selected (the control crossed a half-"
+                            "integer)"),
+    )
     params = (Param("inputs", "int", 2, "number of data inputs u1..un", low=1, high=MAX_PORTS),)
     inputs = (Port("control", "selects a data input by its number (rounded, clipped to 1..n)"),
               Port("u1", "data input 1; one port u1, u2, ... per input"),
@@ -192,6 +196,10 @@ class Merge(BlockType):
 
     name = "Merge"
     category = "Signal Routing"
+    event_kinds = (
+        EventKind("select", "the output switched to another input: its subsystem started "
+                            "running"),
+    )
     params = (Param("inputs", "int", 2, "number of inputs u1..un", low=1, high=MAX_PORTS),
               Param("initial", "vector", 0.0, "the output before any source subsystem has "
                     "run"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blocktypes.blockspec import (BlockType, Emit, Param, ParamValues, Port, Sizes, broadcast, lit,
+from blocksim.blocktypes.blockspec import (BlockType, Emit, EventKind, Param, ParamValues, Port, Sizes, broadcast, lit,
                                 size_of)
 
 from .continuous import _EDGES, _edge_condition
@@ -44,6 +44,15 @@ class SecondOrderIntegrator(BlockType):
 
     name = "SecondOrderIntegrator"
     category = "Continuous"
+    event_kinds = (
+        EventKind("lower limit", "x reached `lower` (dx set to 0) and is held there"),
+        EventKind("upper limit", "x reached `upper` (dx set to 0) and is held there"),
+        EventKind("leave limit", "ddx turned away from the limit: x leaves it"),
+        EventKind("dx lower limit", "dx reached `dx_lower` and is held there"),
+        EventKind("dx upper limit", "dx reached `dx_upper` and is held there"),
+        EventKind("dx leave limit", "ddx turned back: dx leaves its limit"),
+        EventKind("reset", "an edge of the `reset` input: dx was set to the `dx_reset` input"),
+    )
     params = (
         Param("x0", "vector", 0.0, "initial x (its length may set the width)"),
         Param("dx0", "vector", 0.0, "initial dx", unit="unit of x per second"),

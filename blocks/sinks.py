@@ -1,7 +1,7 @@
 """Sink blocks: record signals under the block's id, or stop the run."""
 from __future__ import annotations
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes
 from blocksim.compiler.limits import MAX_PORTS
 
 
@@ -64,6 +64,9 @@ class Stop(BlockType):
 
     name = "Stop"
     category = "Sinks"
+    event_kinds = (
+        EventKind("stop", "the input became nonzero: the run stops here"),
+    )
     inputs = (Port("u", "stop when nonzero"),)
 
     def sizes(self, p, in_widths):

@@ -17,7 +17,7 @@ event) counts as continuous.
 """
 from __future__ import annotations
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, lit, size_of
 
 from .nonlinear import common_width, pick, shown, sizes_problem
 
@@ -75,6 +75,13 @@ class RateLimiter(_ReadsRate, BlockType):
 
     name = "RateLimiter"
     category = "Discontinuities"
+    event_kinds = (
+        EventKind("rising limit", "the output moves at the `rising` rate (the input rises "
+                                  "faster, or jumped up)"),
+        EventKind("falling limit", "the output moves at the `falling` rate (the input falls "
+                                   "faster, or jumped down)"),
+        EventKind("follow", "the output met the input again and follows it"),
+    )
     params = (
         Param("rising", "vector", 1.0, "rising slew rate, > 0: the fastest the output rises",
               unit="1/s"),
@@ -231,6 +238,11 @@ class Backlash(_ReadsRate, BlockType):
 
     name = "Backlash"
     category = "Discontinuities"
+    event_kinds = (
+        EventKind("engage", "the input reached an edge of the deadband and pushes the output "
+                            "along"),
+        EventKind("disengage", "the input turned round (or jumped back): the output holds"),
+    )
     params = (
         Param("width", "vector", 1.0, "deadband width, >= 0 (same unit as u)", low=0.0),
         Param("initial", "vector", 0.0, "initial output"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, Param, Port, Sizes, broadcast, lit, size_of
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, lit, size_of
 from blocksim.blocktypes.sampletime import CONSTANT, CONTINUOUS
 
 from .lookup import (SEG_ANCHOR, SEG_HI, SEG_INDEX, SEG_LO, SEG_VALUES, PiecewiseLinear,
@@ -32,6 +32,9 @@ class Step(BlockType):
 
     name = "Step"
     category = "Sources"
+    event_kinds = (
+        EventKind("step", "the jump from `before` to `after` at `time`"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("time", "scalar", 1.0, "step time", unit="s"),
@@ -130,6 +133,10 @@ class Pulse(BlockType):
 
     name = "Pulse"
     category = "Sources"
+    event_kinds = (
+        EventKind("rise", "a pulse begins: the output jumps to `amplitude`"),
+        EventKind("fall", "a pulse ends: the output falls to 0"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("amplitude", "vector", 1.0, "pulse height (a vector gives a vector output)"),
@@ -216,6 +223,9 @@ class Ramp(BlockType):
 
     name = "Ramp"
     category = "Sources"
+    event_kinds = (
+        EventKind("start", "t reached `start`: the ramp begins to rise"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("slope", "vector", 1.0, "rate of change after the start", unit="1/s"),
@@ -282,6 +292,9 @@ class FromTable(BlockType):
 
     name = "FromTable"
     category = "Sources"
+    event_kinds = (
+        EventKind("breakpoint", "one of the table's times passed"),
+    )
     rate = CONTINUOUS  # a function of time
     params = (
         Param("times", "vector", [0.0, 1.0], "breakpoint times, increasing (a time may appear "

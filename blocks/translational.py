@@ -107,8 +107,10 @@ class ElastoGap(_Compliant):
     equations = _COMPLIANT + ("v_rel = der(s_rel)",
                               "f_c = c*(s_rel - s_rel0) + d*v_rel",
                               "f = (f_c if s_rel < s_rel0 and f_c < 0 else 0)")
-    whens = (When("s_rel < s_rel0 and f_c < 0", event="contact"),
-             When("not (s_rel < s_rel0 and f_c < 0)", event="release"))
+    whens = (When("s_rel < s_rel0 and f_c < 0", event="contact",
+                  doc="the gap closed and the spring-damper pushes"),
+             When("not (s_rel < s_rel0 and f_c < 0)", event="release",
+                  doc="the gap opened, or the spring-damper would pull"))
 
 
 class Force(Component):
@@ -188,12 +190,15 @@ class Hardstop(Component):
                  "a_rel = (0 if resting > 0.5 else sa)",
                  "f = (sa if resting > 0.5 else 0)")
     whens = (When("s_rel < 0 and resting < 0.5", reinit=(("v_rel", "-mu*pre(v_rel)"),),
-                  assign=(("bounced", "1"),), event="impact"),
+                  assign=(("bounced", "1"),), event="impact",
+                  doc="the flange hit the stop: its velocity reversed with restitution mu"),
              When("bounced > 0.5 and v_rel <= 0",
                   reinit=(("v_rel", "0"), ("s_rel", "0")),
-                  assign=(("resting", "1"), ("bounced", "0")), event="rest"),
+                  assign=(("resting", "1"), ("bounced", "0")), event="rest",
+                  doc="a rebound would end within the event horizon: it rests on the stop"),
              When("bounced > 0.5 and s_rel > 0", assign=(("bounced", "0"),)),
-             When("resting > 0.5 and sa < 0", assign=(("resting", "0"),), event="leave"))
+             When("resting > 0.5 and sa < 0", assign=(("resting", "0"),), event="leave",
+                  doc="resting, the other forces pull it away: it leaves the stop"))
 
 
 BLOCK_TYPES = (Fixed, Mass, Rod, Spring, Damper, SpringDamper, ElastoGap, Force, ConstantForce,

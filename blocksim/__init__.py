@@ -28,6 +28,7 @@ _PUBLIC = {
     "blocksim.diagram.model": ("Block", "Diagram", "PortRef", "SimulationSettings", "Wire"),
     "blocksim.sweeps": ("sweep", "SweepInterrupted", "SweepTable"),
     "blocksim.user": ("UserBlock",),
+    "blocksim.files.write_rule": ("WriteRefused",),
 }
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
@@ -36,7 +37,7 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "UserBlock", "sweep", "SweepTable", "SweepInterrupted",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
-__all__ += ["CompiledModel", "StructuralParameterError"]
+__all__ += ["CompiledModel", "StructuralParameterError", "WriteRefused"]
 
 
 def __getattr__(name: str) -> Any:
@@ -62,3 +63,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
     from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
     from blocksim.user import UserBlock
+    from blocksim.files.write_rule import WriteRefused

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from blocksim.files.interrupts import interrupts_deferred
 from blocksim.files.safe import atomic_write, read_regular_file, remove_stale_temporaries
 
 # A save that is killed after its temporary file exists and before the rename.
@@ -99,3 +100,14 @@ def test_a_device_is_written_to_never_replaced(tmp_path: Path) -> None:
     atomic_write(pipe, lambda fh: fh.write("through the pipe\n"))
     assert reader.communicate(timeout=10)[0] == "through the pipe\n"
     assert pipe.is_fifo()
+
+
+def test_an_interrupt_inside_interrupts_deferred_comes_after_the_block():
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("finished the write")  # the handler has run by now: held back
+        steps.append("not reached")
+    assert steps == ["finished the write"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

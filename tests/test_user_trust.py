@@ -1,9 +1,17 @@
-"""A diagram that names a Python file of user blocks imports it only when trusted: without
+"""A diagram that names a Python file of user blocks runs it only when trusted: without
 --trust (or blocksim.load's trust=) the CLI exits 2 with one line saying how, and the
-file's top level never runs (it would write a marker file)."""
+file's top level never runs (it would write a marker file). What runs is exactly the bytes
+that were hashed: never a shipped .pyc, never a file swapped after the check; the
+allow-list cannot be injected, loses no entry to concurrent `blocksim trust` calls, and a
+broken one is one line (issue 25)."""
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import marshal
+import multiprocessing
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +21,7 @@ import blocksim
 from blocksim.blocktypes import registry
 from blocksim.cli.main import main
 from blocksim.diagram.format import diagram_from_dict, diagram_to_dict
-from blocksim.user import trust
+from blocksim.user import allowlist, trust
 
 BLOCKS = '''
 from pathlib import Path
@@ -128,3 +136,195 @@ def test_the_allow_list_trusts_a_file_until_it_changes(files, capsys, monkeypatc
     assert "blocksim trust my_blocks.py" in capsys.readouterr().err
     assert not (files / "imported.marker").exists()
     assert main(["trust", "missing.py"]) == 2
+
+
+# ----- the bytes run are the bytes hashed (issue 25) -----
+EVIL = 'from pathlib import Path\nPath(__file__).with_name("PWNED").write_text("evil ran")\n'
+
+
+def _pyc(code_text: str, header: bytes) -> bytes:
+    return importlib.util.MAGIC_NUMBER + header + marshal.dumps(
+        compile(code_text, "my_blocks.py", "exec"))
+
+
+@pytest.mark.parametrize("kind", ["unchecked-hash", "timestamp"])
+def test_a_shipped_pyc_beside_a_trusted_py_never_runs(files, kind, monkeypatch):
+    """Python's import system would run __pycache__/my_blocks.cpython-3X.pyc instead of
+    the reviewed my_blocks.py: an unchecked-hash pyc whatever the source says (and it
+    survives `git clone`), a timestamp pyc whose header copies the source's mtime and size."""
+    source = files / "my_blocks.py"
+    info = source.stat()
+    if kind == "unchecked-hash":
+        header = (1).to_bytes(4, "little") + importlib.util.source_hash(source.read_bytes())
+    else:
+        header = ((0).to_bytes(4, "little") + (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(
+            4, "little") + (info.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+    pyc = Path(importlib.util.cache_from_source(str(source)))
+    pyc.parent.mkdir()
+    pyc.write_bytes(_pyc(EVIL + BLOCKS, header))
+    monkeypatch.chdir(files)
+    assert main(["trust", "my_blocks.py"]) == 0
+    assert main(["validate", "decay.json"]) == 0
+    assert (files / "imported.marker").exists()  # the reviewed source ran
+    assert not (files / "PWNED").exists()  # the shipped pyc did not
+    assert pyc.read_bytes() == _pyc(EVIL + BLOCKS, header)  # nor was it rewritten
+
+
+def test_running_a_trusted_file_writes_no_pyc(files):
+    blocksim.load(files / "decay.json", trust=True)
+    assert not (files / "__pycache__").exists()
+
+
+def test_a_file_swapped_after_trust_is_refused(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["trust", "my_blocks.py"]) == 0
+    (files / "my_blocks.py").write_text(EVIL + BLOCKS)
+    assert main(["run", "decay.json", "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "changed since you trusted it" in err
+    assert not (files / "PWNED").exists() and not (files / "imported.marker").exists()
+
+
+@pytest.mark.parametrize("how", ["allow-list", "--trust"])
+def test_the_bytes_run_are_the_bytes_hashed(files, monkeypatch, how):
+    """The file swapped at the worst moment, just after blocksim read it to hash: what runs
+    is what was read (a second read, as the import system made, would run the swap)."""
+    monkeypatch.chdir(files)
+    if how == "allow-list":
+        assert main(["trust", "my_blocks.py"]) == 0
+    read = trust.read_regular_file
+
+    def read_then_swap(path, limit):
+        data = read(path, limit)
+        Path(path).write_text(EVIL + BLOCKS)
+        return data
+
+    monkeypatch.setattr(trust, "read_regular_file", read_then_swap)
+    extra = ["--trust", "my_blocks.py"] if how == "--trust" else []
+    assert main(["validate", "decay.json", *extra]) == 0
+    assert (files / "imported.marker").exists() and not (files / "PWNED").exists()
+
+
+def test_a_newline_in_a_path_cannot_add_an_entry(files, capsys):
+    """The old list was "sha256<TAB>path" lines: trusting a file whose path holds
+    "\\n<digest of evil.py><TAB>/path/of/evil.py" trusted evil.py as well."""
+    evil = files / "evil.py"
+    evil.write_text(EVIL + BLOCKS)
+    digest = hashlib.sha256(evil.read_bytes()).hexdigest()
+    decoy = files / f"a\n{digest}\t" / str(evil).lstrip("/")
+    decoy.parent.mkdir(parents=True)
+    decoy.write_text(BLOCKS)
+    assert main(["trust", str(decoy)]) == 0
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 1  # the path shown escaped, on one line
+    assert set(allowlist.entries()) == {str(decoy.resolve())}
+    doc = json.loads((files / "decay.json").read_text())
+    (files / "decay.json").write_text(json.dumps({**doc, "python": ["evil.py"]}))
+    assert main(["validate", str(files / "decay.json")]) == 2
+    assert "evil.py" in capsys.readouterr().err
+    assert not (files / "PWNED").exists()
+
+
+def _trust_at_once(barrier, path):
+    barrier.wait(10)
+    trust.remember([path])
+
+
+def test_concurrent_trust_calls_lose_no_entry(tmp_path):
+    """20 processes trusting 20 files at the same moment: every entry is kept (the list
+    is read, changed and replaced under a lock)."""
+    context = multiprocessing.get_context("fork")
+    names = []
+    for i in range(20):
+        names.append(tmp_path / f"blocks{i}.py")
+        names[-1].write_text(f"# file {i}\n")
+    barrier = context.Barrier(len(names))
+    workers = [context.Process(target=_trust_at_once, args=(barrier, name)) for name in names]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert [w.exitcode for w in workers] == [0] * len(workers)
+    listed = allowlist.entries()
+    assert set(listed) == {str(name.resolve()) for name in names}
+    assert all(listed[str(n.resolve())] == hashlib.sha256(n.read_bytes()).hexdigest()
+               for n in names)
+
+
+def test_the_old_list_is_read_and_moved_to_json(files, monkeypatch):
+    old = allowlist.location()
+    old.parent.mkdir(parents=True)
+    source = (files / "my_blocks.py").resolve()
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    old.write_text(f"{digest}\t{source}\n")
+    assert blocksim.load(files / "decay.json").python == ["my_blocks.py"]  # trusted by it
+    other = files / "other.py"
+    other.write_text("# another\n")
+    trust.remember([other])
+    data = json.loads(old.read_text())
+    assert data["format"] == allowlist.FORMAT
+    assert data["files"] == {str(source): digest, str(other.resolve()):
+                             hashlib.sha256(other.read_bytes()).hexdigest()}
+
+
+def test_the_default_list_reads_the_old_txt_until_the_json_exists(tmp_path, monkeypatch):
+    monkeypatch.delenv(trust.ALLOW_LIST_ENV)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / ".config" / "blocksim"
+    folder.mkdir(parents=True)
+    (folder / "trusted-python.txt").write_text(f"{'0' * 64}\t/x/old.py\n")
+    assert allowlist.entries() == {"/x/old.py": "0" * 64}
+    new = tmp_path / "new.py"
+    new.write_text("# new\n")
+    assert trust.remember([new])
+    assert allowlist.location() == folder / "trusted-python.json"
+    assert set(json.loads((folder / "trusted-python.json").read_text())["files"]) == {
+        "/x/old.py", str(new.resolve())}
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe not utf-8", b"{\"format\": ", b"[1, 2]",
+                                     b"{\"format\": \"blocksim-trusted-python\", \"files\": "
+                                     b"{\"/x.py\": \"abc\"}}", b"no tab here\n"])
+def test_a_corrupt_list_is_one_line_and_is_never_overwritten(files, capsys, content):
+    listed = allowlist.location()
+    listed.parent.mkdir(parents=True)
+    listed.write_bytes(content)
+    assert main(["validate", str(files / "decay.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(listed) in err and "fix or delete it" in err
+    assert main(["trust", str(files / "my_blocks.py")]) == 2
+    assert str(listed) in capsys.readouterr().err
+    assert listed.read_bytes() == content
+    assert not (files / "imported.marker").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "dev-zero", "huge", "pyc", "missing"])
+def test_trust_refuses_what_is_not_a_python_file_in_one_line(tmp_path, capsys, kind):
+    target = tmp_path / ("comp.pyc" if kind == "pyc" else "blocks.py")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "directory":
+        target.mkdir()
+    elif kind == "dev-zero":
+        target.symlink_to("/dev/zero")
+    elif kind == "huge":
+        with open(target, "wb") as fh:
+            fh.truncate(trust.MAX_SOURCE_BYTES + 1)
+    elif kind == "pyc":
+        target.write_bytes(_pyc("X = 1", (0).to_bytes(12, "little")))
+    assert main(["trust", str(target)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and target.name in err
+    words = {"fifo": "FIFO", "directory": "directory", "dev-zero": "character device",
+             "huge": "larger than", "pyc": "only .py files", "missing": "does not exist"}
+    assert words[kind] in err
+    assert not allowlist.location().exists()
+
+
+def test_a_diagram_naming_a_pyc_says_only_py_files_can_be_trusted(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"format": "blocksim", "version": 1, "python": ["comp.pyc"],
+                                "blocks": [], "wires": []}))
+    with pytest.raises(blocksim.DiagramFileError, match=r"comp\.pyc.*only \.py files can be "
+                                                        r"trusted"):
+        blocksim.load(path, trust=True)

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.engine import Results, Simulator
 from blocksim.diagram.format import load_diagram
 from blocksim.diagram.model import Diagram
+from blocksim.files import write_rule
 
 if TYPE_CHECKING:
     from blocksim.user.trust import Trust
@@ -40,7 +41,8 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
              step: float | None = None, params: Mapping[str, Any] | None = None,
              backend: str | None = None,
              progress: Callable[[float], None] | None = None,
-             should_stop: Callable[[], bool] | None = None, strict: bool = False) -> Results:
+             should_stop: Callable[[], bool] | None = None, strict: bool = False,
+             allow_write: Iterable[str | os.PathLike] = ()) -> Results:
     """Run a diagram; on failure a SimulationError carries the results computed so far.
 
     `backend` "numba" runs continuous segments of dopri5 in a compiled loop (needs numba;
@@ -48,6 +50,11 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     A logged signal that becomes NaN or infinite is a warning (`Results.warnings`), or
     with `strict` a SimulationError naming the block. Ctrl-C raises SimulationInterrupted,
     which carries the results so far too.
+
+    The files its blocks write (ToFile) are checked first (`blocksim.files.write_rule`): a
+    diagram from a file writes only inside its folder, or into a file or folder that
+    `allow_write` names; a diagram built in Python (no file) anywhere; none writes a file
+    the run reads or another block's file. WriteRefused (a CompileError) says which.
     """
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
                    max_step=max_step, output_interval=output_interval, step=step,
@@ -58,5 +65,6 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     else:
         settings = diagram.simulation.replaced(**changes)
         model = compile_diagram(diagram, params, settings)
+    write_rule.check(model.files, allow=allow_write)
     return Simulator(model, settings, progress=progress, should_stop=should_stop,
                      strict=strict).run()

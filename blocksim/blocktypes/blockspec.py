@@ -43,6 +43,10 @@ class Param:
     is absent); NaN is never accepted. A vector's length usually sets a signal's width, so it
     is held to the compiler's signal limit; a `table` (breakpoints, data, matrices) is held
     to the larger table limit instead (`blocksim.compiler.limits`).
+
+    A text parameter that names a file the block reads or writes says so in `access`
+    ("reads", "writes"): the write rule (`blocksim.files.write_rule`) then knows every file
+    a run touches, for any block type, before the run starts.
     """
 
     name: str
@@ -55,6 +59,7 @@ class Param:
     high: float | None = None
     allow_inf: bool = False  # +-inf is a meaningful value (e.g. "no limit")
     table: bool = False  # a table or matrix, not a per-element value of a signal
+    access: str = ""  # "reads" / "writes": the text names a file (relative: the diagram's folder)
 
     @property
     def required(self) -> bool:
@@ -67,6 +72,23 @@ class Port:
 
     name: str
     doc: str = ""
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """A kind of entry a block logs in the events (`time,block,kind`; `e.event(kind)` in
+    its code), with what it means: declared, so that `describe`, the documentation and
+    the sweep metrics `count:BLOCK.KIND` / `time:BLOCK.KIND:K` know a block's kinds
+    without running it."""
+
+    name: str
+    doc: str = ""
+
+
+# The entry the engine logs for every located zero crossing, under the block that owns it,
+# before what the block then did (no block declares it: any block with crossings has it).
+STATE_EVENT = EventKind("state", "one of its zero crossings, located in time (before "
+                                 "what the block then did)")
 
 
 @dataclass(frozen=True)
@@ -263,6 +285,10 @@ class BlockType:
     # the discrete states. Its `feedthrough` says which inputs each output reads at a hit;
     # between hits its outputs read no input.
     discrete: ClassVar[bool] = False
+    # The kinds of entry its code logs in the events (`Emit.event(kind)`), whatever its
+    # parameters: every kind it can log must be declared (tests/test_registry.py checks
+    # the generated code). The engine's `state` entry of a located crossing comes on top.
+    event_kinds: ClassVar[tuple[EventKind, ...]] = ()
 
     # ----- structure, possibly depending on parameters -----
     def input_ports(self, p: ParamValues) -> Sequence[Port]:
@@ -336,6 +362,12 @@ class BlockType:
         """
         return []
 
+    def unsettled(self, p: ParamValues) -> str | None:
+        """What it means for this block that an event iteration never settles with the
+        block still changing, and what to do: the engine's error adds it after the
+        block's name ("friction sticks: ..."); None: nothing to add."""
+        return None
+
     def pre_event(self, e: Emit) -> list[str]:
         """Lines run once at the start of each event with the left-limit values (Memory)."""
         return []
@@ -376,10 +408,11 @@ class BlockType:
     has_after_run: ClassVar[bool] = False
 
     def after_run(self, p: ParamValues, name: str, time: np.ndarray, values: np.ndarray
-                  ) -> None:
+                  ) -> str | None:
         """Called once when a run has ended (finished, stopped, failed or interrupted) with
         the times and this logging block's values so far, logged under `name`; OSError or
-        ValueError, whose message names what failed, if it cannot do its work."""
+        ValueError, whose message names what failed, if it cannot do its work. Returns what
+        it wrote, for the user ("/data/out.csv (120 rows)"), or None."""
 
     def count_time_events(self, p: ParamValues, start: float, stop: float) -> float | None:
         """About how many time events this block makes in [start, stop] (None: unknown).
@@ -395,6 +428,11 @@ class BlockType:
         if cls.discrete or any(prm.name == "sample_time" for prm in cls.params):
             return "discrete, by its sample_time parameter (-1 inherits the input's rate)"
         return {"inherited": "inherited from its inputs"}.get(cls.rate, cls.rate)
+
+    @classmethod
+    def locates_crossings(cls) -> bool:
+        """Whether this type has zero crossings (then the events also log `state`)."""
+        return cls.zero_crossing is not BlockType.zero_crossing
 
     @classmethod
     def describe(cls) -> str:
@@ -415,6 +453,12 @@ class BlockType:
                 kind = f"{prm.kind} ({', '.join(prm.choices)})" if prm.choices else prm.kind
                 inf = ", +-inf allowed" if prm.allow_inf else ""
                 lines.append(f"  {prm.name:12s} {kind}{unit}, {default}{inf}. {prm.doc}")
+        kinds = (STATE_EVENT,) * cls.locates_crossings() + cls.event_kinds
+        if kinds:
+            lines.append("Events (the events CSV's kind; metrics count:BLOCK.KIND, "
+                         "time:BLOCK.KIND:K):")
+            width = max(12, *(len(kind.name) for kind in kinds))
+            lines += [f"  {kind.name:{width}s} {kind.doc}" for kind in kinds]
         return "\n".join(lines).rstrip() + "\n"
 
 

@@ -11,7 +11,9 @@ loop the writers).
 Region layout from `base`: a header of HEAD slots (records stored, ring index of the
 oldest, overflow flag, for a fixed delay the instants of the input's last discontinuity
 whose breakpoint has passed (-inf: none yet) and of the next one to schedule (inf: none),
-and the record the last read found, where the next read looks first), then `capacity` records of `record_size(width)` slots:
+the record the last read found, where the next read looks first, and the grid of the
+delay's breakpoints: a tick of GRID_P/GRID_Q seconds and the delay in ticks, 0: none, see
+`later`), then `capacity` records of `record_size(width)` slots:
   ta, tb, hp, level, then per element the forward differences of its values at the
   NODES equally spaced points of the piece (Newton's form: a constant or a straight
   line is reproduced exactly).
@@ -28,16 +30,36 @@ from __future__ import annotations
 
 import math
 
-HEAD = 6
+HEAD = 9
 FIELDS = 4
 NODES = 5  # interpolation points per step: s = 0, 1/4, 1/2, 3/4, 1
-COUNT, FIRST, OVERFLOW, LO, HI, HINT = 0, 1, 2, 3, 4, 5
+COUNT, FIRST, OVERFLOW, LO, HI, HINT, GRID_P, GRID_Q, DELAY_TICKS = range(HEAD)
 MAX_LEVEL = 5  # breakpoints that passed this many delays are smooth enough to step over
+EXACT = 2.0 ** 53  # integers below it are exact doubles
 
 
-def header() -> list[float]:
-    """The initial header of a ring."""
-    return [0.0, 0.0, 0.0, -math.inf, math.inf, -1.0]
+def header(grid: tuple[int, int, int] | None = None) -> list[float]:
+    """The initial header of a ring; `grid`: (p, q, d) where a fixed delay's breakpoints
+    are counted in ticks of p/q s, the delay being d ticks (`rates.delay_grid`; `later`)."""
+    p, q, d = grid if grid is not None else (0, 0, 0)
+    return [0.0, 0.0, 0.0, -math.inf, math.inf, -1.0, float(p), float(q), float(d)]
+
+
+def later(m, base, origin, delay):
+    """The instant `delay` after `origin`: the breakpoint of a discontinuity at `origin`.
+
+    When `origin` is the time of a tick n of the ring's grid (the double nearest to
+    n p / q, as every sample hit is: `rates.Clock.time`), the breakpoint is tick n + d,
+    computed the same way from integers, so it falls on a hit at that tick to the last
+    bit; `origin + delay` in floating point can land an ulp beside it. Elsewhere (a
+    crossing, a grid too fine for doubles) it is `origin + delay`."""
+    d = m[base + DELAY_TICKS]
+    if d > 0.0 and abs(origin) < math.inf:
+        p, q = m[base + GRID_P], m[base + GRID_Q]
+        n = math.floor(origin * q / p + 0.5)
+        if abs(n) * p < EXACT and abs(n + d) * p < EXACT and (n * p) / q == origin:
+            return ((n + d) * p) / q
+    return origin + delay
 
 
 def _lagrange(s: float) -> tuple[float, ...]:
@@ -175,9 +197,9 @@ def hist_next(m, base, capacity, width, after, max_level):
 
 
 def hist_due(m, base, capacity, width, t, delay):
-    """Pass the next breakpoint if it is due at t (HI + delay <= t): LO takes it, HI the
+    """Pass the next breakpoint if it is due at t (`later(HI)` <= t): LO takes it, HI the
     one after. True if one passed (call again: several may be due at one instant)."""
-    if m[base + HI] + delay <= t:
+    if later(m, base, m[base + HI], delay) <= t:
         m[base + LO] = m[base + HI]
         m[base + HI] = hist_next(m, base, capacity, width, m[base + LO], MAX_LEVEL)
         return True
@@ -248,7 +270,7 @@ def store_marker(m, base, capacity, width, span, t, delay, feedback):
                 o = _offset(m, base, capacity, width, i)
                 if m[o] > origin + tol:
                     break
-                if m[o + 2] == 0.0 and m[o] + delay == t and m[o + 3] < MAX_LEVEL:
+                if m[o + 2] == 0.0 and later(m, base, m[o], delay) == t and m[o + 3] < MAX_LEVEL:
                     level = m[o + 3] + 1.0 if feedback else float(MAX_LEVEL)
                     break
                 i += 1

@@ -99,9 +99,15 @@ def _types() -> dict[str, type[BlockType]]:
     return _registry
 
 
-def get(name: str) -> type[BlockType] | None:
-    """The block type of this name, or None."""
-    return _types().get(name)
+def get(name: str, internal: bool = False) -> type[BlockType] | None:
+    """The block type of this name, or None; with `internal`, also one the compiler inserts
+    (a conditional subsystem's gate and holds, which a compiled model's `block_types`
+    name too)."""
+    found = _types().get(name)
+    if found is None and internal:
+        inserted = getattr(standard_library().ports, "INTERNAL_TYPES", ())
+        found = next((t for t in inserted if t.name == name), None)
+    return found
 
 
 def all_types() -> dict[str, type[BlockType]]:

@@ -2,7 +2,8 @@
 
 Exit status: 0 success, 1 failed simulation (partial results are still written),
 2 bad input (missing file, invalid JSON, schema or compile error) with one clear line
-on stderr and no traceback.
+on stderr and no traceback, 128 + the signal's number when Ctrl-C (130), SIGTERM (143) or
+SIGHUP (129) interrupted it (the results so far are written).
 """
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from blocksim.cli import signals
 from blocksim.diagram.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
 from blocksim.diagram.examples import examples, examples_dir, find_example
 from blocksim.diagram.model import SOLVERS
+from blocksim.files.interrupts import interrupts_deferred
 
 # The compiler, the engine (numpy) and the block library are imported by the commands that
 # use them, not here: `blocksim --help` or a mistyped command answers at once.
@@ -59,12 +62,18 @@ class _Progress:
             return
         self.last = now
         frac = (t - self.start) / (self.stop - self.start)
-        sys.stderr.write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
-        sys.stderr.flush()
+        self._write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
 
     def done(self) -> None:
         if self.enabled and self.last:
-            sys.stderr.write("\r" + " " * 48 + "\r")
+            self._write("\r" + " " * 48 + "\r")
+
+    def _write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except OSError:  # the terminal has gone (closed: SIGHUP follows); the run goes on
+            self.enabled = False
 
 
 def _exists(name: str) -> bool:
@@ -117,6 +126,8 @@ def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:
     written, failed = write_outputs(results, outputs)
     if written and not quiet:
         print(f"blocksim: wrote {', '.join(written)}", file=sys.stderr)
+    for block, what in () if quiet else results.written:  # ToFile: one line each
+        print(f"blocksim: block '{shown(block)}' wrote {what}", file=sys.stderr)
     for line in failed:
         print(f"blocksim: {line}", file=sys.stderr)
     return not failed
@@ -130,13 +141,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
-    check_outputs([path], outputs)  # before anything runs: a long run is never wasted
+    check_outputs(path, outputs)  # before anything runs: a long run is never wasted
     diagram = load(path, trust=args.trust)
     settings = diagram.simulation.replaced(stop=args.stop_time, solver=args.solver,
                                            rtol=args.rtol, atol=args.atol, step=args.step,
                                            output_interval=args.output_interval,
                                            backend=args.backend)
     model = compile_diagram(diagram, _parse_set(args.set), settings)
+    check_outputs(path, outputs, model.files, args.allow_write)  # and what its blocks write
     progress = _Progress(settings.start, settings.stop)
     try:
         results = Simulator(model, settings, progress=progress, strict=args.strict).run()
@@ -144,12 +156,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.done()
         interrupted = isinstance(exc, SimulationInterrupted)
         if exc.results is not None and len(exc.results.time):
-            _deliver(exc.results, outputs, args.quiet)
-        what = "interrupted" if interrupted else "simulation failed"
+            try:
+                with interrupts_deferred():  # the results so far are written whole
+                    _deliver(exc.results, outputs, args.quiet)
+            except KeyboardInterrupt:  # (said below: the run's own failure first)
+                interrupted = True
+        what = "interrupted" if isinstance(exc, SimulationInterrupted) else "simulation failed"
         print(f"blocksim: {diagram.source}: {what} at {exc}", file=sys.stderr)
         return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
     progress.done()
-    ok = _deliver(results, outputs, args.quiet)
+    with interrupts_deferred():  # Ctrl-C while writing: the files are finished first
+        ok = _deliver(results, outputs, args.quiet)
     if not args.quiet:
         print(_summary(results, diagram.source), file=sys.stderr)
         if not outputs:
@@ -159,9 +176,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     from blocksim.user import trust
-    for name in args.files:
-        path = trust.remember(name)
-        print(f"blocksim: trusted {path} as it is now (in {trust.allow_list()})")
+    for path, digest in trust.remember(args.files):  # all read before any is trusted
+        print(f"blocksim: trusted {shown(path)} as it is now (SHA-256 {digest[:16]}..., "
+              f"in {shown(trust.allow_list())})")
     return EXIT_OK
 
 
@@ -183,9 +200,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from blocksim.compiler import compile_diagram
     from blocksim.cli.outputs import count
     from blocksim.expressions.shadowing import shadowing_notes
+    from blocksim.files import write_rule
 
     diagram = load(diagram_path(args.diagram), trust=args.trust)
     model = compile_diagram(diagram, _parse_set(args.set))
+    write_rule.check(model.files, allow=args.allow_write)  # as `run` would refuse it
     logs = ", ".join(s.name for s in model.logged) or "none"
     print(f"{diagram.source}: ok ({count(len(model.block_ids), 'block')}, "
           f"{count(model.n_states, 'state')}, {count(model.n_zc, 'zero crossing')}, "
@@ -260,8 +279,10 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
     return EXIT_OK
 
 
-_TRUST = ("import this Python file of user block types that the diagram names (repeat for "
-          "several); an untrusted file is never imported")
+_TRUST = ("run this Python file of user block types that the diagram names, as it is now "
+          "(repeat for several); an untrusted file never runs")
+_ALLOW_WRITE = ("let the diagram's blocks (ToFile) write this file, or into this folder, "
+                "outside the diagram's folder (repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -288,12 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
                           "(exit 1) instead of a warning")
     run.add_argument("-q", "--quiet", action="store_true")
     run.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
-    run.set_defaults(func=cmd_run)
+    run.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                     help=_ALLOW_WRITE)
+    run.set_defaults(func=cmd_run, signals=True)
 
     val = sub.add_parser("validate", help="load and compile a diagram without running it")
     val.add_argument("diagram", help="diagram file, or the name of an example")
     val.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     val.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
+    val.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                     help=_ALLOW_WRITE)
     val.set_defaults(func=cmd_validate)
 
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
@@ -342,7 +367,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from blocksim.cli.outputs import Output, check_outputs
 
     path = diagram_path(args.diagram)
-    check_outputs([path], [Output("--out", Path(args.out), None, None)])
+    check_outputs(path, [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)
     try:
         from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
@@ -410,18 +435,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The command's exit status. SIGTERM and SIGHUP end a command that computes results
+    (run, sweep: `signals=True` on its parser) as Ctrl-C does, with 128 + the signal's
+    number (`blocksim.cli.signals`); the others (the editor among them) keep the default."""
+    interrupts = signals.begin(getattr(args, "signals", False))
     try:
-        return args.func(args)
+        with interrupts:
+            code = args.func(args)
     except BlocksimError as exc:
         print(f"blocksim: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("blocksim: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        by = f" by {interrupts.name}" if interrupts.received else ""
+        print(f"blocksim: interrupted{by}", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     except BrokenPipeError:  # `blocksim run d.json | head`: the reader has gone, stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    return interrupts.exit_status if code == EXIT_INTERRUPTED else code
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Where a run's results go: output paths checked before simulating, results never lost after.
 
-A mistyped `--out` must not destroy the diagram (`--out d.json` on `d.json`), one output must
-not overwrite another (`--out r.npz --events r.npz`), and a path that cannot be written must
-be refused before a long run rather than after it. If a write still fails after the run
+A mistyped `--out` must not destroy the diagram (`--out d.json` on `d.json`), nor a file the
+run reads or its blocks write (FromFile data, a trusted Python file, a ToFile's file: the
+write rule, `blocksim.files.write_rule`), one output must not overwrite another (`--out
+r.npz --events r.npz`), and a path that cannot be written must be refused before a long run
+rather than after it. If a write still fails after the run
 (the disk filled up, the folder went away), the results are written beside, to a file whose
 name says so, and the user is told where.
 """
@@ -16,10 +18,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from blocksim.engine import Results
 from blocksim.errors import BlocksimError
+from blocksim.files import write_rule
+from blocksim.files.write_rule import RunFiles
 
 log = logging.getLogger(__name__)
 
@@ -58,31 +62,21 @@ def count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def check_outputs(inputs: list[Path], outputs: list[Output]) -> None:
+def check_outputs(diagram: Path, outputs: list[Output], files: RunFiles | None = None,
+                  allow: Sequence[str] = (), runs: int = 1) -> None:
     """Refuse, before anything runs, outputs that would overwrite an input or each other,
-    or that cannot be written (missing folder, a folder, a read-only place)."""
-    seen: dict[str, str] = {}
-    for name in inputs:
-        seen[_identity(name)] = "the diagram being run"
+    or that cannot be written (missing folder, a folder, a read-only place); with the
+    compiled model's `files`, also what its blocks would write against the write rule
+    (`blocksim.files.write_rule`: `allow` are the --allow-write paths, `runs` a sweep's)."""
+    if files is None:  # before the diagram is read: the diagram file itself
+        files = write_rule.run_files(diagram, (), ())
+    write_rule.check(files, [write_rule.output_use(out.option, out.path) for out in outputs],
+                     allow, runs)
     for out in outputs:
-        if _is_special(out.path):
+        if write_rule.is_special(out.path):
             _claim_pipe(out)  # a device, FIFO or socket (/dev/null): written to in place
-            continue
-        key = _identity(out.path)
-        if key in seen:
-            raise BlocksimError(f"{out.option} {out.path}: that is {seen[key]}; "
-                                f"choose another file")
-        seen[key] = f"also the {out.option} file"
-        _check_writable(out)
-
-
-def _is_special(path: Path) -> bool:
-    """An existing device, FIFO or socket (through symlinks: /dev/stdout)."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+        else:
+            _check_writable(out)
 
 
 def _claim_pipe(out: Output) -> None:
@@ -91,7 +85,7 @@ def _claim_pipe(out: Output) -> None:
     try:
         if not stat.S_ISFIFO(os.stat(out.path).st_mode):
             return
-        key = _identity(out.path)
+        key = write_rule.identity(out.path)
         if key not in _held_pipes:
             _held_pipes[key] = os.open(out.path, os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -109,11 +103,6 @@ def _release_pipes() -> None:
         except OSError:
             pass
     _held_pipes.clear()
-
-
-def _identity(path: Path) -> str:
-    """A key equal for two names of one file (symlinks, '..', relative paths)."""
-    return os.path.normcase(os.path.realpath(path))
 
 
 def _check_writable(out: Output) -> None:
@@ -164,7 +153,7 @@ def _write_beside(results: Results, out: Output) -> Path | None:
     folder, else in the temporary folder; the path written, or None."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     name = f"{out.path.stem}.unsaved-{stamp}{out.path.suffix}"
-    beside = [out.path.parent] if not _is_special(out.path) else []  # not into /dev
+    beside = [out.path.parent] if not write_rule.is_special(out.path) else []  # not into /dev
     for folder in beside + [Path.cwd(), Path(tempfile.gettempdir())]:
         candidate = folder / name
         try:

@@ -97,7 +97,8 @@ class Generator:
         self.namespace: dict[str, Any] = {"inf": math.inf, "nan": math.nan, "math": math,
                                           "np": np, **expressions.SCALAR_FUNCTIONS,
                                           "_hist_read": history_ring.hist_read,
-                                          "_hist_due": history_ring.hist_due}
+                                          "_hist_due": history_ring.hist_due,
+                                          "_hist_later": history_ring.later}
         self.index = {blk.path: i for i, blk in enumerate(flat.blocks)}
         self.by_path = {blk.path: blk for blk in flat.blocks}
         self.port_of_signal: list[tuple[str, str]] = [("", "")] * layout.n_signals

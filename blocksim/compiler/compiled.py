@@ -18,11 +18,13 @@ from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.compiler import budget, buses, codegen, conditional, graph, runtime
 from blocksim.compiler.faults import call_block
 from blocksim.compiler.flatten import flatten
-from blocksim.compiler.rates import Clock, Rate
+from blocksim.compiler.rates import Clock, Rate, delay_grid
 from blocksim.compiler.sampling import resolve_sampling
 from blocksim.compiler.settings import check_settings
 from blocksim.physical.declare import Component
 from blocksim.errors import CompileError
+from blocksim.files import write_rule
+from blocksim.files.write_rule import RunFiles
 from blocksim.gc_pause import without_gc
 from blocksim.diagram.model import Diagram, SimulationSettings
 from blocksim.blocktypes.sampletime import SampleTime
@@ -121,9 +123,15 @@ class CompiledModel:
     after_run: tuple[AfterRun, ...] = ()
     # Blocks that read the past of an input (transport delays): the rings the engine fills.
     history: tuple[HistoryChannel, ...] = ()
+    # What an event iteration that never settles means for a block still changing there
+    # (`BlockType.unsettled`), by block path: the blocks that have something to say.
+    unsettled: Mapping[str, str] = field(default_factory=dict)
     # Per state (absolute tolerance or nan, nominal value), where a block declares them
     # (`BlockType.state_tolerances`); None: the run's atol for every state.
     state_tolerance: np.ndarray | None = None
+    # Every file a run of it reads or writes (the diagram, its Python files, the blocks'
+    # files): what the write rule checks before a run (`blocksim.files.write_rule`).
+    files: RunFiles | None = None
     # Artefacts the engine derives from `code` on first use (pruned functions, sparsity,
     # native code), kept here so repeated runs of one model build them once.
     derived: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -269,6 +277,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
     logged, time_events, after_run, history = [], [], [], []
+    unsettled: dict[str, str] = {}
     tolerances: list[tuple[float, float]] = []
     declared = False
     for i, blk in enumerate(flat.blocks):
@@ -294,6 +303,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
         if blk.block_type.logs and blk.block_type.has_after_run:
             after_run.append(AfterRun(i, blk.impl, blk.p))
+        hint = call_block(blk.impl.unsettled, blk.p)
+        if hint:
+            unsettled[blk.path] = hint
         if sz.history is not None:
             signals = tuple(layout.signal_of[flat.drivers[(blk.path, sz.history.port)]])
             history.append(HistoryChannel(i, layout.history[blk.path].start,
@@ -307,7 +319,8 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
                for c in history]
     m0 += [0.0] * (layout.m_size - len(m0))  # the history rings start empty
     for channel in history:
-        m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header()
+        grid = delay_grid(sampling.clock, channel.delay) if channel.delay > 0 else None
+        m0[channel.base:channel.base + history_ring.HEAD] = history_ring.header(grid)
     names = [""] * layout.n_signals
     for (path, port), idx in layout.signal_of.items():
         for k, i in enumerate(idx):
@@ -342,6 +355,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
         after_run=tuple(after_run),
         history=tuple(history),
+        files=write_rule.run_files(diagram.path, diagram.python, (
+            (b.path, b.block_type, b.p) for b in flat.blocks)),
+        unsettled=unsettled,
         state_tolerance=np.array(tolerances, dtype=float).reshape(-1, 2) if declared else None,
         runtime=records,
     )

@@ -256,8 +256,8 @@ class _Flattener:
     def _physical(self, wire: Any, src_block: dict, dst_block: dict, prefix: str) -> bool:
         """Record a wire between two physical ports as a connection (True); refuse one
         between a physical and a signal port, or between two domains."""
-        src = src_block["phys"].get(wire.src.port)
-        dst = dst_block["phys"].get(wire.dst.port)
+        src = src_block.get("phys", {}).get(wire.src.port)
+        dst = dst_block.get("phys", {}).get(wire.dst.port)
         if src is None and dst is None:
             return False
         if src is None or dst is None:

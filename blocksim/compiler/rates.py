@@ -128,6 +128,23 @@ def next_hit(rate: Rate, clock: Clock, t: float) -> int:
     return k
 
 
+def delay_grid(clock: Clock | None, delay: float) -> tuple[int, int, int] | None:
+    """(p, q, d): the coarsest grid of p/q s holding both the clock's ticks and a fixed
+    delay of d ticks, with the delay read as the user wrote it (`as_fraction`), as the
+    clock reads periods. A discontinuity at tick n re-appears at tick n + d, computed as
+    a hit is (`history_ring.later`): a hit's delayed jump falls on the hit a whole number
+    of periods later, to the last bit, and delays in series that add up to a period land
+    on its hit. None where the grid is too fine for doubles (a delay of pi s)."""
+    if not (delay > 0.0 and math.isfinite(delay)):
+        return None
+    amount = as_fraction(delay)
+    tick = _gcd(Fraction(clock.p, clock.q), amount) if clock is not None else amount
+    ticks = amount / tick  # a whole number by construction
+    if max(tick.numerator, tick.denominator, ticks.numerator) >= EXACT_INT:
+        return None
+    return tick.numerator, tick.denominator, int(ticks)
+
+
 def hit_time(rate: Rate, clock: Clock, k: int) -> float:
     """The time of hit k of `rate`."""
     return clock.time(rate.offset_ticks + k * rate.period_ticks)

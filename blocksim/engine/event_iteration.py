@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState
 
 MAX_EVENT_PASSES = 100
-BREAKPOINT = "breakpoint"  # a delay's breakpoint: an event that is no fresh discontinuity
 # Zeno detection: ZENO_EVENTS consecutive events, each closer than ZENO_SPAN horizons to the
 # one before. A guarded model never gets there: a limited integrator whose input would turn
 # back within one horizon stays at its limit, so its flights last at least two horizons.
@@ -105,9 +104,7 @@ class EventIteration:
             self._settle(st, init, log_entries, changed_by)
         something = bool(log_entries) or len(changed_by) > 1 or hits is not None
         if self.history is not None and not init:
-            other = bool(located) or hits is not None or any(
-                kind != BREAKPOINT for _, kind in log_entries)
-            self.history.settled(st, other, {b for b, kind in log_entries if kind == BREAKPOINT})
+            self.history.settled(st, bool(located) or hits is not None, log_entries)
         if located and not something:
             self.recorder.drop_last()
             st.m[:] = m_before  # a Memory must not sample at a non-event
@@ -170,8 +167,10 @@ class EventIteration:
                                  model.block_ids[model.state_owner[bad]], NONFINITE)
         else:
             culprits = sorted({model.block_ids[b] for entries in changed_by[-4:] for b, _ in entries})
+            hints = "".join(f"; {b} {model.unsettled[b]}" for b in culprits
+                            if b in model.unsettled)
             raise self._fail(f"event iteration did not settle after {MAX_EVENT_PASSES} passes; "
-                             f"still changing: {', '.join(culprits)}", st.t,
+                             f"still changing: {', '.join(culprits)}{hints}", st.t,
                              culprits[0] if culprits else None)
 
     def _zeno_check(self, t: float, blocks: list[int]) -> None:

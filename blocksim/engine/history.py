@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from blocksim.engine.simulator import RunState, Simulator
 
 PROBE_FILENAME = "<blocksim generated history probe>"
+BREAKPOINT = "breakpoint"  # the log entry of a fixed delay's breakpoint (`blocks.delays`)
 # Where a piece of a step is probed: the quartic's nodes, then the two checks.
 FRACTIONS = tuple(j / (ring.NODES - 1) for j in range(ring.NODES)) + ring.CHECKS
 
@@ -65,6 +66,9 @@ class History:
         self.sim = sim
         self.model = sim.model
         self.probe = probe_function(sim.model)
+        # The blocks whose "breakpoint" entries are a delay's breakpoints (other blocks log
+        # entries of that name too: a FromTable's jump is a fresh discontinuity).
+        self.delays = frozenset(c.block for c in self.model.history if c.delay > 0)
         self.offsets = []
         offset = 0
         for channel in self.model.history:
@@ -103,13 +107,20 @@ class History:
                                      channel.span, st.t, channel.delay, channel.feedback):
                 self.check(st)
 
-    def settled(self, st: "RunState", other: bool, breakpoints: set[int]) -> None:
-        """The event at st.t has settled: `other`, it had other causes than breakpoints
-        (a crossing, a sample hit, a block's own time event); `breakpoints`, the blocks
-        whose breakpoints passed. A marker is fresh where one of them can reach the
-        ring's input (`history_ring.settle_marker`)."""
+    def settled(self, st: "RunState", other: bool, entries: list[tuple[int, str]]) -> None:
+        """The event at st.t has settled: `other`, a crossing or a sample hit happened;
+        `entries`, the (block, kind) log entries of the instant. A marker is fresh where
+        something other than a delay's breakpoint happened (a block's time event, a
+        crossing, a hit), or the breakpoint of a delay that can reach the ring's input
+        (`history_ring.settle_marker`)."""
+        passed = set()
+        for block, kind in entries:
+            if kind == BREAKPOINT and block in self.delays:
+                passed.add(block)
+            else:
+                other = True
         for channel in self.model.history:
-            fresh = other or any(b in breakpoints for b in channel.upstream)
+            fresh = other or any(b in passed for b in channel.upstream)
             ring.settle_marker(st.m, channel.base, channel.capacity, channel.width, st.t,
                                fresh)
 

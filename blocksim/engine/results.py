@@ -49,6 +49,8 @@ class Results:
     message: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    # What blocks wrote once the run ended: (block id, "/path/out.csv (120 rows)") (ToFile)
+    written: tuple[tuple[str, str], ...] = ()
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.signals[name]

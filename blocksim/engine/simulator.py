@@ -72,14 +72,15 @@ class RunState:
 
 
 def _native_loop(model: CompiledModel, sim: "Simulator"):
-    """The compiled loop for the numba backend, or None (Python path) if unavailable."""
+    """The compiled loop for the numba backend, or None (Python path, `sim.in_python`
+    says why) if unavailable."""
     s = sim.settings
     if s.solver != "dopri5":
-        notice(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs in "
-               f"Python")
+        sim.in_python(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs "
+                      f"in Python")
         return None
     if not model.n_states:
-        notice("backend numba: a diagram without continuous states runs in Python")
+        sim.in_python("backend numba: a diagram without continuous states runs in Python")
         return None
     native = sys.modules.get("blocksim.engine.native.loop")
     if native is None:
@@ -97,7 +98,7 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
                 notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
         except ImportError as exc:
             log.warning("numba backend unavailable (%s); running in Python", exc)
-            notice(f"backend numba: unavailable ({exc}); running in Python")
+            sim.in_python(f"backend numba: unavailable ({exc}); running in Python")
             return None
     return native.NativeLoop.for_model(model, sim)
 
@@ -139,6 +140,7 @@ class Simulator(EventIteration):
         self._state: RunState | None = None
         self._next_poll = -math.inf
         self._after_done = False  # the blocks' after_run work (ToFile) has been done
+        self._written: tuple[tuple[str, str], ...] = ()  # what it wrote (Results.written)
         f = model.functions
         self._deriv, self._zc, self._outputs = f["deriv"], f["zc"], f["outputs"]
         # Functions no block writes code for do nothing: not calling them saves a call
@@ -240,7 +242,8 @@ class Simulator(EventIteration):
         results = self.recorder.results(status, message, self.stats, self.warnings)
         if self.model.after_run and not self._after_done:
             self._after_done = True  # once, also when a failure to write fails the run
-            failures = after_run.run_after(self.model, results)
+            written, failures = after_run.run_after(self.model, results)
+            self._written = tuple(written)
             if failures and status in ("finished", "stopped"):
                 t = float(results.time[-1]) if len(results.time) else self.settings.start
                 raise self._fail("; ".join(text for _, text in failures), t, failures[0][0])
@@ -249,6 +252,8 @@ class Simulator(EventIteration):
                     log.warning("%s: block '%s': %s", self.model.source, block, text)
                 results = dataclasses.replace(results, warnings=results.warnings + tuple(
                     f"block '{block}': {text}" for block, text in failures))
+        if self._written:  # (also in the results of a failure to write another file)
+            results = dataclasses.replace(results, written=self._written)
         return results
 
     def _stopped_results(self, st: RunState) -> Results:
@@ -268,6 +273,13 @@ class Simulator(EventIteration):
         """Report once: in the results' warnings, and on the "blocksim.engine" logger once
         the run has survived it (`warnings_held`)."""
         self.reports.add(message, kind)
+
+    def in_python(self, message: str) -> None:
+        """The numba backend asked for runs in Python, for the reason `message`: a notice
+        (once per process, on the terminal) and one of this run's warnings (the API's
+        `Results.warnings`), not logged again (`HeldWarnings.note`)."""
+        notice(message)
+        self.reports.note(message)
 
     def _warn_stiff(self) -> None:
         test = self.stiffness
@@ -292,10 +304,12 @@ class Simulator(EventIteration):
             block, port = failports.exception_origin(self.model, exc)
             raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE,
                              port) from None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, or a signal the command line turns into one (its argument names it)
+            message = f"interrupted ({exc.args[0]})" if exc.args else INTERRUPT_MESSAGE
             self.recorder.events.append(Event(float(st.t), "", "interrupted"))
-            results = self._results("interrupted", INTERRUPT_MESSAGE)
-            raise SimulationInterrupted(INTERRUPT_MESSAGE, st.t, None, results) from None
+            results = self._results("interrupted", message)
+            raise SimulationInterrupted(message, st.t, None, results) from None
         finally:
             self.reports.release_all()  # a failure has already logged or dropped its own
 

@@ -46,6 +46,12 @@ class HeldWarnings:
             self.messages.append(message)
             self._held.append((time.perf_counter(), kind, message))
 
+    def note(self, message: str) -> None:
+        """Record a warning the user has been told already (a `notices.notice`): in
+        `messages`, never logged here."""
+        if message not in self.messages:
+            self.messages.append(message)
+
     def release_due(self) -> None:
         """Log the warnings held for HOLD_SECONDS or more: the run goes on."""
         limit = time.perf_counter() - HOLD_SECONDS

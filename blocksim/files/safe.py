@@ -55,6 +55,21 @@ def read_regular_file(path: str | os.PathLike, limit: int) -> bytes:
     return data
 
 
+def why_unreadable(exc: OSError | ValueError, limit: int) -> str:
+    """Why `read_regular_file` failed, as the end of a one-line message about the file:
+    "is a FIFO (named pipe)", "is larger than 4 MiB", "does not exist", ..."""
+    if isinstance(exc, NotARegularFile):
+        return f"is {exc.kind}"
+    if isinstance(exc, FileTooLarge):
+        size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit} bytes"
+        return f"is larger than {size}"
+    if isinstance(exc, FileNotFoundError):
+        return "does not exist"
+    if isinstance(exc, PermissionError):
+        return "cannot be read: permission denied"
+    return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"  # (ValueError: a NUL)
+
+
 def _kind(mode: int) -> str:
     kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
              (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Mapping, Sequence
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, ParamValues, Sizes
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, ParamValues, Sizes
 from blocksim.physical.domains import domain
 
 NETWORK_INPUT = "__net_"  # hidden input of a shell: the network's value of output port X
@@ -76,6 +76,7 @@ class When:
     reinit: tuple[tuple[str, str], ...] = ()
     assign: tuple[tuple[str, str], ...] = ()
     event: str = ""
+    doc: str = ""  # what the event means, for `describe` and the docs (else the condition)
 
 
 class Component(BlockType):
@@ -93,6 +94,15 @@ class Component(BlockType):
     discretes: ClassVar[tuple[Discrete, ...]] = ()
     equations: ClassVar[tuple[str, ...]] = ()
     whens: ClassVar[tuple[When, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """The events a component logs are its when clauses' (declared once, there)."""
+        super().__init_subclass__(**kwargs)
+        kinds: dict[str, str] = {}
+        for w in cls.whens:
+            if w.event:
+                kinds.setdefault(w.event, w.doc or f"when {w.condition}")
+        cls.event_kinds = tuple(EventKind(name, doc) for name, doc in kinds.items())
 
     # ----- structure, possibly depending on parameters -----
     def connector_ports(self, p: ParamValues) -> Sequence[Connector]:
@@ -132,9 +142,11 @@ class Component(BlockType):
         if cls.variables:
             lines.append("Variables:")
             for v in cls.variables:
-                unit = f" [{v.unit}]" if v.unit else ""
-                start = f", start {v.start}" if v.start is not None else ""
-                lines.append(f"  {v.name:12s}{unit}{start}. {v.doc}")
+                facts = ([f"[{v.unit}]"] if v.unit else []) + (
+                    [f"start {v.start}"] if v.start is not None else []) + (
+                    ["preferred state"] if v.prefer else [])
+                lines.append(f"  {v.name:12s} " + (", ".join(facts) + ". " if facts else "")
+                             + v.doc)
         if cls.discretes:
             lines.append("Discrete variables:")
             lines += [f"  {d.name:12s} start {d.start}. {d.doc}" for d in cls.discretes]

@@ -39,6 +39,9 @@ _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Attribute, ast.BinOp, as
             ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Load, ast.Add, ast.Sub,
             ast.Mult, ast.Div, ast.Pow, ast.UAdd, ast.USub, ast.Not, ast.And, ast.Or,
             *_OPS)
+_REFUSED = {ast.BitXor: "operator '^' is not allowed (use ** for powers)",
+            ast.Lambda: "lambda is not allowed", ast.Subscript: "indexing is not allowed",
+            ast.keyword: "a keyword argument is not allowed"}
 # One '=' that is not part of '==', '<=', '>=' or '!='.
 _EQUALS = re.compile(r"(?<![<>=!])=(?!=)")
 
@@ -91,8 +94,8 @@ def _tree(text: str, where: str) -> ast.AST:
         if depth > MAX_DEPTH:
             raise ExpressionError(f"{where}: {text.strip()!r} is nested too deeply")
         if not isinstance(node, _ALLOWED):
-            raise ExpressionError(f"{where}: {type(node).__name__} is not allowed in "
-                                  f"{text.strip()!r}")
+            what = _REFUSED.get(type(node), f"{type(node).__name__} is not allowed")
+            raise ExpressionError(f"{where}: {what} in {text.strip()!r}")
         if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool):
             raise ExpressionError(f"{where}: only numbers are allowed, not "
                                   f"{node.value!r}, in {text.strip()!r}")

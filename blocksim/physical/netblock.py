@@ -10,7 +10,6 @@ like every block's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import sympy as sp
@@ -19,47 +18,10 @@ from blocksim.blocktypes.blockspec import BlockType, Emit, Param, ParamValues, P
 from blocksim.physical import solvers
 from blocksim.physical.blt import Block
 from blocksim.physical.equations import TIME
+from blocksim.physical.plan import Plan, Variant
 from blocksim.physical.printer import Printer
-from blocksim.physical.system import System
 
 _SIGN_TESTS = {"<": "< 0.0", "<=": "<= 0.0", ">": "> 0.0", ">=": ">= 0.0"}
-
-
-@dataclass
-class Plan:
-    """What code generation needs of a network, in slot order."""
-
-    system: System
-    blocks: list[Block]
-    inputs: list[sp.Symbol]
-    outputs: list[tuple[str, str]]
-    crossings: list[sp.Expr]
-    relation_slot: dict[sp.Symbol, tuple[int, str]]
-    pre_symbols: list[sp.Symbol]  # what pre_event saves (in m after the discretes)
-    param_key: dict[sp.Symbol, str]
-    unknown_index: dict[sp.Symbol, int] = field(default_factory=dict)
-    defined_by: dict[sp.Symbol, int] = field(default_factory=dict)  # unknown -> block
-
-    def __post_init__(self) -> None:
-        self.unknown_index = {u: k for k, u in enumerate(self.system.unknowns)}
-        for b, block in enumerate(self.blocks):
-            for v in block.variables:
-                self.defined_by[v] = b
-
-    # slots in m: the discrete variables, each when's last condition, then pre values
-    @property
-    def n_discrete(self) -> int:
-        return len(self.system.discretes)
-
-    def when_slot(self, k: int) -> int:
-        return self.n_discrete + k
-
-    def pre_slot(self, k: int) -> int:
-        return self.n_discrete + len(self.system.whens) + k
-
-    @property
-    def m_size(self) -> int:
-        return self.n_discrete + len(self.system.whens) + len(self.pre_symbols)
 
 
 class NetworkBlock(BlockType):
@@ -81,71 +43,49 @@ class NetworkBlock(BlockType):
         port_of = {sym: f"in{k}" for k, sym in enumerate(plan.inputs)}
         result = {}
         for k, key in enumerate(plan.outputs):
-            reads = self._reads([plan.system.outputs[key]])
+            reads = set()
+            for v in plan.variants:
+                reads |= _reads(v, [v.system.outputs[key]])
             result[f"out{k}"] = tuple(sorted({port_of[s] for s in reads if s in port_of}))
         return result
 
     def sizes(self, p: ParamValues, in_widths: Mapping[str, int | None]) -> Sizes:
         plan = self.plan
         return Sizes({f"out{k}": 1 for k in range(len(plan.outputs))},
-                     states=len(plan.system.states), discrete=plan.m_size,
-                     zero_crossings=len(plan.crossings))
+                     states=len(plan.slots), discrete=plan.m_size,
+                     zero_crossings=plan.n_crossings)
 
     def initial_states(self, p: ParamValues, n: int) -> list[float]:
-        system = self.plan.system
         values = self._values(p)
-        return [float(system.starts[x].xreplace(values)) if x in system.starts else 0.0
-                for x in system.states]
+        starts = {}
+        for v in reversed(self.plan.variants):  # the first variant's start values win
+            starts.update(v.system.starts)
+        return [float(starts[x].xreplace(values)) if x in starts else 0.0
+                for x in self.plan.slots]
 
     def initial_discrete(self, p: ParamValues, n: int) -> list[float]:
         values = self._values(p)
-        starts = [float(d.start.xreplace(values)) for d in self.plan.system.discretes]
+        starts = [float(d.start.xreplace(values)) for d in self.plan.base.discretes]
         return starts + [0.0] * (n - len(starts))
 
     def _values(self, p: ParamValues) -> dict[sp.Symbol, sp.Expr]:
         return {sym: sp.Float(p[key]) for sym, key in self.plan.param_key.items()}
 
-    # ----- which blocks a function needs -----
-    def _reads(self, targets: list[sp.Expr]) -> set[sp.Symbol]:
-        """Every symbol the targets read, through the blocks that define unknowns."""
-        plan = self.plan
-        seen: set[sp.Symbol] = set()
-        stack = [s for t in targets for s in t.free_symbols]
-        done_blocks: set[int] = set()
-        while stack:
-            s = stack.pop()
-            if s in seen:
-                continue
-            seen.add(s)
-            b = plan.defined_by.get(s)
-            if b is not None and b not in done_blocks:
-                done_blocks.add(b)
-                for eq in plan.blocks[b].equations:
-                    stack += list(eq.residual.free_symbols)
-                for rel in self._relations_in(plan.blocks[b]):
-                    stack += list(rel.free_symbols)
-        return seen
-
-    def _relations_in(self, block: Block) -> list[sp.Expr]:
-        return []  # relations are read as latched signs: no dependence on their g
-
-    def _needed(self, targets: list[sp.Expr]) -> list[int]:
-        plan = self.plan
-        needed = {plan.defined_by[s] for s in self._reads(targets) if s in plan.defined_by}
-        return sorted(needed)
-
     # ----- code -----
-    def _printer(self, e: Emit, signs: list[str]) -> Printer:
-        plan, system = self.plan, self.plan.system
-        states = {x: k for k, x in enumerate(system.states)}
+    def local(self, e: Emit, sym: sp.Symbol) -> str:
+        return f"_p{e.index}_{self.plan.unknown_index[sym]}"
+
+    def _printer(self, e: Emit, signs: list[str], variant: Variant) -> Printer:
+        plan = self.plan
+        states = {x: k for k, x in enumerate(plan.slots) if x in variant.system.states}
         inputs = {s: k for k, s in enumerate(plan.inputs)}
-        discretes = {d.symbol: k for k, d in enumerate(system.discretes)}
-        pres = {system.pre[x]: k for k, x in enumerate(plan.pre_symbols)}
+        discretes = {d.symbol: k for k, d in enumerate(plan.base.discretes)}
+        pres = {s: k for k, s in enumerate(plan.pre_symbols)}
 
         def symbol(sym: sp.Symbol) -> str:
             if sym in states:
                 return e.x[states[sym]]
-            if sym in plan.unknown_index:
+            if sym in variant.defined_by:
                 return self.local(e, sym)
             if sym in inputs:
                 return e.u[f"in{inputs[sym]}"][0]
@@ -163,18 +103,32 @@ class NetworkBlock(BlockType):
             raise ValueError(f"no value for {sym.name} in the network's code")
         return Printer(symbol)
 
-    def local(self, e: Emit, sym: sp.Symbol) -> str:
-        return f"_p{e.index}_{self.plan.unknown_index[sym]}"
-
-    def _solve(self, e: Emit, targets: list[sp.Expr], signs: list[str]) -> list[str]:
-        """Lines computing every unknown the targets need, block by block."""
-        pr = self._printer(e, signs)
+    def _variants(self, e: Emit, signs: list[str], body) -> list[str]:
+        """`body(variant, printer)`'s lines, under each variant's selector."""
+        variants = self.plan.variants
+        if len(variants) == 1:
+            v = variants[0]
+            return body(v, self._printer(e, signs, v))
         lines: list[str] = []
-        for b in self._needed(targets):
-            lines += self._block_code(e, self.plan.blocks[b], pr, b)
+        for k, v in enumerate(variants):  # exhaustive: the last one is the `else`
+            pr = self._printer(e, signs, v)
+            last = k == len(variants) - 1
+            lines.append("else:" if last else f"{'if' if k == 0 else 'elif'} {pr(v.selector)}:")
+            lines += ["    " + part for line in body(v, pr) or ["pass"]
+                      for part in line.split("\n")]
         return lines
 
-    def _block_code(self, e: Emit, block: Block, pr: Printer, b: int) -> list[str]:
+    def _solve(self, e: Emit, variant: Variant, targets: list[sp.Expr], pr: Printer
+               ) -> list[str]:
+        """Lines computing every unknown the targets need, block by block."""
+        reads = _reads(variant, targets)
+        needed = sorted({variant.defined_by[s] for s in reads if s in variant.defined_by})
+        lines: list[str] = []
+        for b in needed:
+            lines += self._block_code(e, variant.blocks[b], pr)
+        return lines
+
+    def _block_code(self, e: Emit, block: Block, pr: Printer) -> list[str]:
         if block.kind == "explicit":
             return [f"{self.local(e, block.variables[0])} = {pr(block.value)}"]
         torn = block.torn
@@ -195,53 +149,79 @@ class NetworkBlock(BlockType):
             jacobian = torn.jacobian if torn is not None else block.jacobian
             owners = sorted({eq.owner for eq in block.equations} - {""})
             what = f"the equations of {', '.join(owners) or 'the connections'}"
+            slot = {x: k for k, x in enumerate(self.plan.slots)}
             lines = solvers.newton(names, [pr(r) for r in residuals],
                                    [[pr(c) for c in row] for row in jacobian],
-                                   e.const([0.0] * len(names)), what)
+                                   e.const([0.0] * len(names)), what,
+                                   [e.x[slot[v]] if v in slot else None for v in unknowns])
         if torn is not None:
             lines += [f"{self.local(e, v)} = {pr(value)}" for v, value in torn.sequence]
         return lines
 
     def output(self, e: Emit) -> dict[str, list[str]]:
-        plan = self.plan
         result = {}
-        for k, key in enumerate(plan.outputs):
-            value = plan.system.outputs[key]
-            pr = self._printer(e, e.z)
-            result[f"out{k}"] = self._solve(e, [value], e.z) + [f"{e.y[f'out{k}'][0]} = {pr(value)}"]
+        for k, key in enumerate(self.plan.outputs):
+            target = e.y[f"out{k}"][0]
+
+            def body(v: Variant, pr: Printer, key=key, target=target) -> list[str]:
+                value = v.system.outputs[key]
+                return self._solve(e, v, [value], pr) + [f"{target} = {pr(value)}"]
+            result[f"out{k}"] = self._variants(e, e.z, body)
         return result
 
     def derivative(self, e: Emit) -> list[str]:
-        system = self.plan.system
-        ders = [system.der[x] for x in system.states]
-        pr = self._printer(e, e.z)
-        return self._solve(e, ders, e.z) + [f"{e.dx[k]} = {pr(d)}" for k, d in enumerate(ders)]
+        slots = self.plan.slots
+
+        def body(v: Variant, pr: Printer) -> list[str]:
+            ders = [_derivative_in(v, x) for x in slots]
+            lines = self._solve(e, v, [d for d in ders if d is not None], pr)
+            return lines + [f"{e.dx[k]} = {pr(d) if d is not None else '0.0'}"
+                            for k, d in enumerate(ders)]
+        return self._variants(e, e.z, body)
 
     def zero_crossing(self, e: Emit) -> list[str]:
-        crossings = self.plan.crossings
-        pr = self._printer(e, e.z)
-        return self._solve(e, crossings, e.z) + [f"{e.g[k]} = {pr(g)}"
-                                                  for k, g in enumerate(crossings)]
+        def body(v: Variant, pr: Printer) -> list[str]:
+            crossings = _crossings(self.plan, v)
+            lines = self._solve(e, v, [g for g in crossings if g is not None], pr)
+            return lines + [f"{e.g[k]} = {pr(g) if g is not None else '1.0'}"
+                            for k, g in enumerate(crossings)]
+        return self._variants(e, e.z, body)
 
     def pre_event(self, e: Emit) -> list[str]:
         plan = self.plan
         if not plan.pre_symbols:
             return []
-        pr = self._printer(e, e.z)
-        return self._solve(e, plan.pre_symbols, e.z) + [
-            f"{e.m[plan.pre_slot(k)]} = {pr(x)}" for k, x in enumerate(plan.pre_symbols)]
+
+        def body(v: Variant, pr: Printer) -> list[str]:
+            of = {p: x for x, p in v.system.pre.items()}
+            pairs = [(k, of[s]) for k, s in enumerate(plan.pre_symbols)
+                     if s in of and v.computes(of[s])]
+            return self._solve(e, v, [x for _, x in pairs], pr) + [
+                f"{e.m[plan.pre_slot(k)]} = {pr(x)}" for k, x in pairs]
+        return self._variants(e, e.z, body)
 
     def update(self, e: Emit) -> list[str]:
-        plan, system = self.plan, self.plan.system
-        if not system.whens:
+        plan = self.plan
+        synced = len(plan.variants) > 1
+        if not plan.n_whens and not synced:
             return []
-        pr = self._printer(e, e.zn)
-        targets = [w.condition for w in system.whens]
-        targets += [v for w in system.whens for _, v in w.reinit + w.assign]
-        lines = self._solve(e, [t for t in targets if isinstance(t, sp.Expr)] +
-                            [s for t in targets for s in t.free_symbols], e.zn)
-        states = {x: k for k, x in enumerate(system.states)}
-        discretes = {d.symbol: k for k, d in enumerate(system.discretes)}
+
+        def body(v: Variant, pr: Printer) -> list[str]:
+            return self._events(e, v, pr, synced)
+        return self._variants(e, e.zn, body)
+
+    def _events(self, e: Emit, v: Variant, pr: Printer, synced: bool) -> list[str]:
+        plan, system = self.plan, v.system
+        states = {x: k for k, x in enumerate(plan.slots)}
+        discretes = {d.symbol: k for k, d in enumerate(plan.base.discretes)}
+        # variables of other variants' states kept in step with this one's solution
+        kept = [(k, x) for k, x in enumerate(plan.slots)
+                if synced and x not in system.states and x in v.defined_by]
+        targets = [x for _, x in kept] + [w.condition for w in system.whens]
+        targets += [value for w in system.whens for _, value in w.reinit + w.assign]
+        lines = self._solve(e, v, [t for t in targets if isinstance(t, sp.Expr)] +
+                            [s for t in targets for s in t.free_symbols], pr)
+        lines += [f"{e.x[k]} = {pr(x)}" for k, x in kept]
         # every condition first, with the values at the start of this pass (Modelica's
         # simultaneous whens), then the actions of those that became true
         lines += [f"_c{e.index}_{k} = 1.0 if {pr(w.condition)} else 0.0"
@@ -254,14 +234,13 @@ class NetworkBlock(BlockType):
                       f"elif {cond} != {prev}:",
                       f"    {prev} = {cond}",
                       f"    if {cond}:"]
-            acts = []
             values = [(f"_v{k}_{j}", pr(value)) for j, (_, value) in enumerate(w.reinit + w.assign)]
-            acts += [f"{name} = {value}" for name, value in values]
+            acts = [f"{name} = {value}" for name, value in values]
             for j, (target, _) in enumerate(w.reinit):
                 if target not in states:
                     raise ValueError(f"reinit of {target.name}, which is not a state of the "
                                      f"network (its states: "
-                                     f"{', '.join(x.name for x in system.states)})")
+                                     f"{', '.join(x.name for x in plan.slots)})")
                 acts.append(f"{e.x[states[target]]} = {values[j][0]}")
             for j, (target, _) in enumerate(w.assign, len(w.reinit)):
                 acts.append(f"{e.m[discretes[target]]} = {values[j][0]}")
@@ -272,11 +251,51 @@ class NetworkBlock(BlockType):
         return lines
 
 
+def _reads(variant: Variant, targets: list[sp.Expr]) -> set[sp.Symbol]:
+    """Every symbol the targets read, through the blocks that define unknowns (relations
+    are read as latched signs: no dependence on their crossing functions)."""
+    seen: set[sp.Symbol] = set()
+    stack = [s for t in targets for s in t.free_symbols]
+    done: set[int] = set()
+    while stack:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        b = variant.defined_by.get(s)
+        if b is not None and b not in done:
+            done.add(b)
+            for eq in variant.blocks[b].equations:
+                stack += list(eq.residual.free_symbols)
+    return seen
+
+
+def _derivative_in(v: Variant, x: sp.Symbol) -> sp.Expr | None:
+    """What a state slot's derivative is in variant v: its derivative where v computes
+    it, else None (0: a slot v does not use stays put until a switch sets it)."""
+    d = v.system.der.get(x)
+    if d is not None and v.computes(d):
+        return d
+    return None
+
+
+def _crossings(plan: Plan, v: Variant) -> list[sp.Expr | None]:
+    """Per crossing slot, the function whose sign the relations of that slot latch, as
+    variant v computes it (None: the variant has no such relation)."""
+    out: list[sp.Expr | None] = [None] * plan.n_crossings
+    for rel in v.system.relations:
+        slot, _ = plan.relation_slot[rel.symbol]
+        if out[slot] is None and v.watches(rel.symbol) and all(
+                v.computes(s) or s not in plan.unknown_index for s in rel.g.free_symbols):
+            out[slot] = rel.g
+    return out
+
+
 def network_type(plan: Plan, params: tuple[Param, ...]) -> type[NetworkBlock]:
     """A block type for one network (its plan and its parameters)."""
     return type("PhysicalNetwork", (NetworkBlock,), {"plan": plan, "params": params})
 
 
 def param_values(plan: Plan, folder: str | None) -> ParamValues:
-    values: dict[str, Any] = {key: plan.system.values[sym] for sym, key in plan.param_key.items()}
+    values: dict[str, Any] = {key: plan.base.values[sym] for sym, key in plan.param_key.items()}
     return ParamValues(values, folder=folder)

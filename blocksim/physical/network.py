@@ -177,7 +177,7 @@ def _add_component(system: System, blk: FlatBlock, relation) -> None:
         discrete_syms.append((d, sym))
     scope = Scope(path, names, continuous, system.derivative, system.previous, relation,
                   derivable)
-    where = f"component {path}"
+    where = f"{impl.name} equations"
     tr = Translator(scope, where)
     for d, sym in discrete_syms:
         system.discretes.append(Discrete(sym, path, d.name, tr.expression(str(d.start))))

@@ -30,13 +30,16 @@ def linear(names: list[str], matrix: list[list[str]], rhs: list[str]) -> list[st
 
 
 def newton(names: list[str], residuals: list[str], jacobian: list[list[str]], warm: str,
-           what: str) -> list[str]:
+           what: str, starts: list[str | None] | None = None) -> list[str]:
     """Lines solving residuals(names) = 0 from the values in the array `warm`, which keeps
-    the solution for the next call; `what` names the equations in the failure message."""
+    the solution for the next call, or from `starts` where given (a variable that has a
+    state slot starts from it: the branch of a constraint it is on); `what` names the
+    equations in the failure message."""
+    first = [s or f"{warm}[{k}]" for k, s in enumerate(starts or [None] * len(names))]
     if len(names) == 1:
-        lines = _scalar(names[0], residuals[0], jacobian[0][0], warm, what)
+        lines = _scalar(names[0], residuals[0], jacobian[0][0], first[0], what)
     else:
-        lines = _damped(names, residuals, jacobian, warm, what)
+        lines = _damped(names, residuals, jacobian, first, what)
     return lines + [f"{warm}[{k}] = {name}" for k, name in enumerate(names)]
 
 
@@ -44,9 +47,9 @@ def _fail(what: str, reason: str) -> str:
     return f"raise ArithmeticError('{what} {reason}')"
 
 
-def _scalar(x: str, r: str, dr: str, warm: str, what: str) -> list[str]:
+def _scalar(x: str, r: str, dr: str, start: str, what: str) -> list[str]:
     return [
-        f"{x} = {warm}[0]",
+        f"{x} = {start}",
         "_a = nan; _b = nan; _good = nan; _done = False; _old = inf; _older = inf",
         f"for _it in range({MAX_ITERATIONS}):",
         "    try:",
@@ -93,11 +96,11 @@ def _scalar(x: str, r: str, dr: str, warm: str, what: str) -> list[str]:
     ]
 
 
-def _damped(names: list[str], residuals: list[str], jacobian: list[list[str]], warm: str,
-            what: str) -> list[str]:
+def _damped(names: list[str], residuals: list[str], jacobian: list[list[str]],
+            starts: list[str], what: str) -> list[str]:
     n = len(names)
     norm = " + ".join(f"abs(_r{k})" for k in range(n))
-    lines = [f"{name} = {warm}[{k}]" for k, name in enumerate(names)]
+    lines = [f"{name} = {start}" for name, start in zip(names, starts)]
     lines += ["_done = False", f"for _it in range({MAX_ITERATIONS}):"]
     lines += [f"    _r{k} = {r}" for k, r in enumerate(residuals)]
     lines += [f"    _J = np.zeros(({n}, {n}))"]

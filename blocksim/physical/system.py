@@ -7,7 +7,7 @@ the compile, used only where a choice depends on a number: a pivot, a nonzero te
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import sympy as sp
 
@@ -97,3 +97,16 @@ class System:
     @property
     def discrete_symbols(self) -> set[sp.Symbol]:
         return {d.symbol for d in self.discretes}
+
+
+def copy_system(system: System) -> System:
+    """A copy whose lists and maps can change without touching the original (the sympy
+    expressions are immutable and shared)."""
+    copy = System(**{f.name: _copied(getattr(system, f.name)) for f in fields(System)})
+    return copy
+
+
+def _copied(value):
+    if isinstance(value, (list, dict, set)):
+        return type(value)(value)
+    return value

@@ -5,10 +5,11 @@
     table.to_pandas()
 
 The package is `blocksim.sweeps` so that `blocksim.sweep` can be the function without
-hiding the package (`import blocksim.sweeps.plan as plan` works). `plan` numbers the runs (grid, samples, seeded draws), `metrics` reduces a run's results,
-`models` is the one place parameter values become a compiled model, `worker` runs batches,
-`executors` places them (this process, a process pool, Dask), `files` writes and resumes
-the output, `table` is the result, `command` the `blocksim sweep` subcommand.
+hiding the package (`import blocksim.sweeps.plan as plan` works). `plan` numbers the runs
+(grid, samples, seeded draws), `metrics` reduces a run's results, `models` is the one place
+parameter values become a compiled model, `worker` runs batches, `executors` places them
+(this process, a process pool, Dask), `scheduler` reaches a Dask scheduler, `files` writes
+and resumes the output, `table` is the result, `command` the `blocksim sweep` subcommand.
 """
 from __future__ import annotations
 

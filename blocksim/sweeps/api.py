@@ -9,6 +9,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from blocksim.errors import BlocksimError, shown
 from blocksim.diagram.model import Diagram
+from blocksim.files import write_rule
+from blocksim.files.interrupts import interrupts_deferred
 from blocksim.sweeps import executors, files, worker
 from blocksim.sweeps.metrics import check_metrics, parse_metrics
 from blocksim.sweeps.models import ModelSource
@@ -38,7 +40,7 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
           params: Mapping[str, Any] | None = None, workers: int | None = None,
           client: Any = None, backend: str | None = None, strict: bool = False,
           out: str | os.PathLike | None = None, resume: bool = False,
-          batch_size: int | None = None, trust: Any = (),
+          batch_size: int | None = None, trust: Any = (), allow_write: Iterable[Any] = (),
           progress: Callable[[SweepTable], None] | None = None,
           **settings: Any) -> SweepTable:
     """Run `diagram` (a path, an example's name as `blocksim examples` lists them, a
@@ -54,6 +56,11 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     or `client` a dask.distributed Client. `out` (.csv or .parquet) is written as runs
     finish; with `resume`, the runs already in it are skipped. A run that fails is a row
     with its status and message; Ctrl-C raises SweepInterrupted with the finished rows.
+
+    Each run would write a block's file (ToFile) again: refused (WriteRefused, before any
+    run) unless `allow_write` names that file or a folder around it; and, as for
+    `simulate`, a diagram from a file writes only inside its folder unless allowed, and
+    `out` is never a file the runs read or write (`blocksim.files.write_rule`).
     """
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
         raise BlocksimError(f"batch_size must be a whole number >= 1, got {batch_size}")
@@ -69,10 +76,11 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
     _check_names(model, plan.names, params or {})
     parsed = parse_metrics(metrics)
     source = ModelSource(model, params or {}, run_settings)  # a diagram that cannot compile
-    columns = ["time"] + [c for s in source.base.logged for c in s.columns]  # stops here
-    check_metrics(parsed, columns, source.base.block_ids, model.source)
+    check_metrics(parsed, source.base, model.source)  # stops here
     for index in {0, len(plan) - 1} if len(plan) else ():
         source.check(plan.values(index))  # a structural parameter: refused, named
+    table_file = [write_rule.output_use("--out", out)] if out is not None else []
+    write_rule.check(source.base.files, table_file, allow_write, runs=len(plan))
     if out is not None:
         files.output_format(out)
     table = SweepTable(plan.names, tuple(m.name for m in parsed), total=len(plan))
@@ -100,10 +108,15 @@ def sweep(diagram: Any, *, grid: Mapping[str, Any] | None = None,
                     progress(table)
     except KeyboardInterrupt:
         table.interrupted = True
-        raise SweepInterrupted(table) from None
     finally:
         checkpoints.dirty = checkpoints.dirty or (out is not None and not os.path.exists(out))
-        checkpoints.write()
+        try:
+            with interrupts_deferred():  # an interrupt now comes once the file is whole
+                checkpoints.write()
+        except KeyboardInterrupt:
+            table.interrupted = True
+    if table.interrupted:
+        raise SweepInterrupted(table)
     return table
 
 

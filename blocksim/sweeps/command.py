@@ -1,8 +1,8 @@
 """`blocksim sweep`: a grid or Monte Carlo sweep of a diagram from the command line.
 
 Exit status as for `blocksim run`: 0 every run finished, 1 the sweep went through but some
-runs failed (their rows say why), 2 bad input (before anything runs), 130 Ctrl-C (the
-finished runs are in --out; `--resume` carries on from them).
+runs failed (their rows say why), 2 bad input (before anything runs), 130 Ctrl-C, 143
+SIGTERM, 129 SIGHUP (the finished runs are in --out; `--resume` carries on from them).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from blocksim.cli import main as cli
+from blocksim.cli import signals
 from blocksim.errors import BlocksimError
 from blocksim.diagram.model import BACKENDS
 
@@ -55,7 +56,9 @@ def add_parser(sub: Any) -> None:
                    help="a logged signal that becomes NaN or infinite fails the run")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--trust", action="append", default=[], metavar="FILE", help=cli._TRUST)
-    p.set_defaults(func=cmd_sweep)
+    p.add_argument("--allow-write", action="append", default=[], metavar="PATH",
+                   help=cli._ALLOW_WRITE + "; each run writes it again")
+    p.set_defaults(func=cmd_sweep, signals=True)  # SIGTERM, SIGHUP: as Ctrl-C
 
 
 def _pairs(option: str, items: Sequence[str]) -> dict[str, str]:
@@ -96,15 +99,21 @@ class SweepProgress:
         eta = elapsed / new * (total - done) if new > 0 else 0.0
         bad = sum(n for status, n in table.counts().items() if status not in GOOD)
         filled = int(20 * done / total)
-        self.stream.write(f"\rsweep: [{'#' * filled}{'.' * (20 - filled)}] {done}/{total} "
-                          f"runs, {bad} failed, ETA {_clock(eta)}  ")
-        self.stream.flush()
-        self.shown = True
+        self.shown = self._write(f"\rsweep: [{'#' * filled}{'.' * (20 - filled)}] "
+                                 f"{done}/{total} runs, {bad} failed, ETA {_clock(eta)}  ")
 
     def done(self) -> None:
         if self.shown:
-            self.stream.write("\r" + " " * 72 + "\r")
+            self.shown = not self._write("\r" + " " * 72 + "\r")
+
+    def _write(self, text: str) -> bool:
+        try:
+            self.stream.write(text)
             self.stream.flush()
+        except OSError:  # the terminal has gone (closed: SIGHUP follows); the sweep goes on
+            self.enabled = False
+            return False
+        return True
 
 
 def _clock(seconds: float) -> str:
@@ -116,18 +125,18 @@ def _clock(seconds: float) -> str:
 def cmd_sweep(args: argparse.Namespace) -> int:
     # Here, not at the top: `blocksim --help` builds this parser and needs none of them.
     from blocksim.cli.outputs import Output, check_outputs, count
-    from blocksim.sweeps import executors
+    from blocksim.sweeps import scheduler
     from blocksim.sweeps.api import SweepInterrupted, sweep
     from blocksim.sweeps.files import counts_line
 
     path = cli.diagram_path(args.diagram)
-    check_outputs([path], [Output("--out", Path(args.out), None, None)])
+    check_outputs(path, [Output("--out", Path(args.out), None, None)])
     draws = _pairs("--sample", args.sample)
     if draws and args.n is None:
         raise BlocksimError("--sample needs -n N, the number of draws")
     if args.n is not None and not draws:
         raise BlocksimError("-n is the number of Monte Carlo draws: give --sample too")
-    client = executors.dask_client(args.scheduler) if args.scheduler else None
+    client = scheduler.connect(args.scheduler) if args.scheduler else None
     progress = SweepProgress()
     started = time.monotonic()
     engine_log = logging.getLogger("blocksim.engine")
@@ -140,10 +149,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                       workers=args.workers, client=client, backend=args.backend,
                       stop=args.stop_time, strict=args.strict, out=args.out,
                       resume=args.resume, batch_size=args.batch_size, trust=args.trust,
-                      progress=progress)
+                      allow_write=args.allow_write, progress=progress)
     except SweepInterrupted as exc:
         progress.done()
-        print(f"blocksim: {path}: sweep interrupted after {len(exc.table)}"
+        by = f" by {signals.current.name}" if signals.current.received else ""
+        print(f"blocksim: {path}: sweep interrupted{by} after {len(exc.table)}"
               f" of {count(exc.table.total, 'run')}; the finished runs are in {args.out} "
               f"(--resume carries on)", file=sys.stderr)
         return cli.EXIT_INTERRUPTED

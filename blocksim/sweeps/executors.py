@@ -78,7 +78,11 @@ def _start_method(job: Job) -> str:
 
 def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
     """On a local process pool of `workers` processes; on Ctrl-C (KeyboardInterrupt here)
-    the workers are stopped, their finished rows yielded, then KeyboardInterrupt raised."""
+    the workers are stopped, their finished rows yielded, then KeyboardInterrupt raised.
+    A worker that gets SIGTERM or SIGHUP (sent to the whole process group by a batch
+    scheduler, `timeout` or a closed terminal) stops the sweep the same way, through the
+    stop flag (`worker.start_pool_worker`); the batches it or the others lost then are
+    not reported (a resumed sweep runs them)."""
     import multiprocessing  # (here: `import blocksim` need not load them)
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -97,10 +101,13 @@ def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
                 stop.set()
                 for future in pending:
                     future.cancel()
-                done = {f for f in wait(pending).done if not f.cancelled()}
+                done = wait(pending).done
                 pending = set()
             for future in done:
-                yield _rows(future)
+                rows = _rows(future, stopping=interrupted or stop.is_set())
+                if rows:
+                    yield rows
+        interrupted = interrupted or stop.is_set()  # a worker's signal stopped the sweep
     finally:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -108,23 +115,15 @@ def run_pool(job: Job, work: list[Batch], workers: int) -> Iterator[list[Row]]:
         raise KeyboardInterrupt
 
 
-def _rows(future: Any) -> list[Row]:
+def _rows(future: Any, stopping: bool = False) -> list[Row]:
+    """A batch's rows; while the sweep stops, none for a batch cancelled or lost with
+    its worker (its runs were not finished)."""
+    if stopping and (future.cancelled() or future.exception() is not None):
+        return []
     try:
         return future.result()
     except Exception as exc:  # a worker process that died (killed, out of memory)
         raise BlocksimError(f"a sweep worker failed: {type(exc).__name__}: {exc}") from None
-
-
-def dask_client(scheduler: str) -> Any:
-    """A Client connected to a Dask scheduler's address (needs the `dask` extra)."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise BlocksimError("--scheduler needs Dask: pip install 'blocksim[dask]'") from None
-    try:
-        return Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise BlocksimError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
 
 
 def run_dask(job: Job, work: list[Batch], client: Any) -> Iterator[list[Row]]:

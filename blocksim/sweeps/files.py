@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any, Sequence
 from blocksim.errors import BlocksimError, shown
 from blocksim.files.safe import atomic_write
 from blocksim.sweeps.plan import Plan
-from blocksim.sweeps.table import MESSAGE, STATUS, SweepTable
+from blocksim.sweeps.table import MESSAGE, STATUS, STATUSES, SweepTable
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -71,13 +72,19 @@ def write_table(table: SweepTable, path: str | os.PathLike) -> None:
     atomic_write(path, lambda fh: pa.parquet.write_table(arrow, fh), binary=True)
 
 
-def read_rows(path: str | os.PathLike) -> tuple[list[str], list[list[Any]]]:
-    """The columns and rows of a sweep file written by `write_table`."""
+def read_rows(path: str | os.PathLike) -> tuple[list[str], list[tuple[str, list[Any]]]]:
+    """The columns of a sweep file written by `write_table`, and its rows, each with where
+    it is (`line 3` of a CSV, `row 2` of a Parquet table) for a message."""
     try:
         if output_format(path) == "csv":
             with open(path, newline="", encoding="utf-8") as fh:
-                rows = list(csv.reader(fh))
-            return (rows[0], rows[1:]) if rows else ([], [])
+                reader = csv.reader(fh)
+                header = next(reader, [])
+                rows, start = [], reader.line_num + 1
+                for row in reader:
+                    rows.append((f"line {start}", row))
+                    start = reader.line_num + 1
+            return header, rows
         pa = _pyarrow(path)
         data = pa.parquet.read_table(path).to_pydict()
     except OSError as exc:
@@ -85,39 +92,74 @@ def read_rows(path: str | os.PathLike) -> tuple[list[str], list[list[Any]]]:
     except Exception as exc:  # a corrupt or foreign file: say which
         raise BlocksimError(f"--resume {path}: not a sweep file ({exc})") from None
     columns = list(data)
-    return columns, [list(row) for row in zip(*data.values())]
+    return columns, [(f"row {k + 1}", list(row)) for k, row in enumerate(zip(*data.values()))]
 
 
 def resume(table: SweepTable, plan: Plan, path: str | os.PathLike) -> int:
     """Fill `table` with the rows of an earlier run of the same sweep found in `path`
-    (matched to the plan's runs by their parameter values); the number found."""
-    if not Path(path).exists():
+    (matched to the plan's runs by their parameter values); the number found.
+
+    The whole file is checked before any row is taken: one row that is cut short, has a
+    field that is not a number or a status, or is no run of this sweep refuses the file,
+    naming it and the row, and nothing runs (so the file is never rewritten from part of
+    it)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return 0  # a device or a pipe (reading a FIFO would wait): no earlier runs
+    except FileNotFoundError:
         return 0
+    except (OSError, ValueError) as exc:
+        raise BlocksimError(f"--resume {path}: cannot read: "
+                            f"{getattr(exc, 'strerror', None) or exc}") from None
     columns, rows = read_rows(path)
+    if not columns and not rows:
+        return 0  # an empty file: no runs yet
     if tuple(columns) != table.columns:
         raise BlocksimError(f"--resume {path}: its columns ({', '.join(map(shown, columns))}) "
                             f"are not this sweep's ({', '.join(table.columns)}); same "
                             f"parameters and metrics, or another --out")
-    n = len(table.names)
-    status_at = n
     waiting: dict[tuple, list[int]] = {}
     for index in range(len(plan) - 1, -1, -1):  # popped from the end: lowest index first
         waiting.setdefault(plan.rows[index], []).append(index)
-    found = 0
-    for k, row in enumerate(rows):
-        try:
-            values = tuple(float(v) for v in row[:n])
-            metrics = tuple(float(v) for v in row[n + 1:-1])
-        except (TypeError, ValueError):
-            raise BlocksimError(f"--resume {path}: row {k + 1} is not a sweep row") from None
-        indices = waiting.get(values)
+    found: dict[int, tuple] = {}
+    for where, fields in rows:
+        row = _parse_row(table, fields, f"--resume {path}: {where}")
+        indices = waiting.get(row[:len(table.names)])
         if not indices:
-            raise BlocksimError(f"--resume {path}: row {k + 1} ({_describe(table.names, values)})"
-                                f" is not a run of this sweep (another grid, draws or seed?)")
-        table.rows[indices.pop()] = (*values, str(row[status_at]), *metrics,
-                                     "" if row[-1] is None else str(row[-1]))
-        found += 1
-    return found
+            raise BlocksimError(f"--resume {path}: {where} "
+                                f"({_describe(table.names, row)}) is not a run of this "
+                                f"sweep (another grid, draws or seed?){_KEPT}")
+        found[indices.pop()] = row
+    table.rows.update(found)
+    return len(found)
+
+
+_KEPT = "; nothing ran, the file is as it was"
+
+
+def _parse_row(table: SweepTable, fields: Sequence[Any], where: str) -> tuple:
+    """One row of a sweep file as the table holds it (parameters, status, metrics,
+    message), or BlocksimError saying what is wrong with it."""
+    columns, n = table.columns, len(table.names)
+    if len(fields) != len(columns):
+        raise BlocksimError(f"{where} has {len(fields)} field{'s' * (len(fields) != 1)}, "
+                            f"not the {len(columns)} of "
+                            f"this sweep's rows ({', '.join(columns)}){_KEPT}")
+    numbers = []
+    for k, (name, value) in enumerate(zip(columns, fields)):
+        if k == n or k == len(columns) - 1:
+            continue  # status, message
+        try:
+            numbers.append(float(value))
+        except (TypeError, ValueError):
+            raise BlocksimError(f"{where}: {name} is '{shown(value)}', not a number"
+                                f"{_KEPT}") from None
+    status = fields[n]
+    if status not in STATUSES:
+        raise BlocksimError(f"{where}: status is '{shown(status)}', not one of "
+                            f"{', '.join(STATUSES)}{_KEPT}")
+    message = "" if fields[-1] is None else str(fields[-1])
+    return (*numbers[:n], status, *numbers[n:], message)
 
 
 def _describe(names: Sequence[str], values: Sequence[float]) -> str:

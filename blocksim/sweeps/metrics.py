@@ -8,7 +8,9 @@ A spec string is also the metric's column name:
 - `at:SIGNAL:TIME`: the value at TIME, linear between output rows; at an event instant, its
   right limit (the value just after the event). NaN outside the run's time span.
 - `count:BLOCK.KIND`: how many events of that block and kind (as in the events CSV:
-  `ball.reset`, `ball.lower limit`).
+  `ball.reset`, `ball.lower limit`). KIND is one its block type declares
+  (`blocksim describe TYPE`, docs/semantics.md), or `state` for a block with zero
+  crossings; another is refused before the sweep starts.
 - `time:BLOCK.KIND:K`: the time of the K-th (from 1) such event; NaN if there were fewer.
 
 A Python user may also give a callable on `Results` (named by its `__name__`, or by the key
@@ -16,14 +18,19 @@ of a dict of metrics). A metric of a run that failed is NaN; its status says why
 """
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from blocksim.blocktypes.blockspec import STATE_EVENT
 from blocksim.engine import Results
 from blocksim.errors import BlocksimError, shown
+
+if TYPE_CHECKING:
+    from blocksim.compiler import CompiledModel
 
 _SIGNAL_KINDS = ("final", "min", "max", "at")
 _EVENT_KINDS = ("count", "time")
@@ -143,16 +150,43 @@ def parse_metrics(metrics: Iterable[Any] | Mapping[str, Any] | None) -> tuple[Me
     return tuple(parsed)
 
 
-def check_metrics(metrics: Iterable[Metric], columns: Iterable[str], blocks: Iterable[str],
-                  source: str) -> None:
-    """Refuse, before any run, a metric of a signal the diagram does not log or of a block
-    it does not have (naming the metric and what there is)."""
-    columns, blocks = list(columns), set(blocks)
+def check_metrics(metrics: Iterable[Metric], model: CompiledModel, source: str) -> None:
+    """Refuse, before any run, a metric of a signal the diagram does not log, of a block it
+    does not have, or of an event kind that block cannot log (naming the metric and what
+    there is: a `count:ball.Reset` would otherwise be a column of zeros)."""
+    columns = ["time"] + [c for s in model.logged for c in s.columns]
+    blocks = {bid: index for index, bid in enumerate(model.block_ids)}
     for metric in metrics:
         if metric.kind in _SIGNAL_KINDS and metric.target not in columns:
             known = ", ".join(c for c in columns if c != "time") or "none"
             raise BlocksimError(f"{source}: metric '{shown(metric.name)}': no logged signal "
                                 f"'{shown(metric.target)}' (logged: {known})")
-        if metric.kind in _EVENT_KINDS and metric.target not in blocks:
+        if metric.kind not in _EVENT_KINDS:
+            continue
+        if metric.target not in blocks:
             raise BlocksimError(f"{source}: metric '{shown(metric.name)}': no block "
-                                f"'{shown(metric.target)}'")
+                                f"'{shown(metric.target)}'{_close(metric.target, list(blocks))}")
+        index = blocks[metric.target]
+        kinds = event_kinds(model, index)
+        if metric.event not in kinds:
+            what = f"block '{shown(metric.target)}' ({model.block_types[index]})"
+            raise BlocksimError(f"{source}: metric '{shown(metric.name)}': {what} logs no "
+                                f"'{shown(metric.event)}' events{_close(metric.event, kinds)}"
+                                f"; it logs {', '.join(map(repr, kinds)) or 'no events'}")
+
+
+def event_kinds(model: CompiledModel, index: int) -> tuple[str, ...]:
+    """The kinds of entry block `index` of `model` can log in the events: `state` if it
+    owns a zero crossing, then those its type declares (`BlockType.event_kinds`)."""
+    from blocksim.blocktypes import registry
+
+    block_type = registry.get(model.block_types[index], internal=True)
+    declared = tuple(k.name for k in block_type.event_kinds) if block_type else ()
+    located = (STATE_EVENT.name,) if index in model.zc_owner else ()
+    return located + tuple(k for k in declared if k not in located)
+
+
+def _close(kind: str, kinds: Sequence[str]) -> str:
+    same = [k for k in kinds if k.lower() == kind.lower()]
+    close = same or difflib.get_close_matches(kind, kinds, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""

@@ -21,6 +21,7 @@ import numpy as np
 from blocksim.errors import BlocksimError, shown
 
 BLOCK = 1024  # runs per block of draws (part of the draws' definition: never change it)
+MAX_SEED = 2**128 - 1  # a SeedSequence's entropy: 128 bits are plenty
 MAX_RUNS = 2_000_000  # a typo (`--grid a=0:1:1e9`) is refused before anything is allocated
 
 _NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
@@ -133,6 +134,7 @@ def make_plan(grid: Mapping[str, Any] | None = None,
     if dists and seed is None:
         raise BlocksimError("Monte Carlo draws need a seed (--seed S), so they can be "
                             "repeated")
+    check_seed(seed)
     repeats = 1 if n is None else int(n)
     if n is not None and (n != repeats or repeats < 1):
         raise BlocksimError(f"-n must be a whole number >= 1, got {n}")
@@ -147,6 +149,17 @@ def make_plan(grid: Mapping[str, Any] | None = None,
             for _ in range(repeats):
                 rows.append(fixed + point + drawn[len(rows)])
     return Plan(names, tuple(rows))
+
+
+def check_seed(seed: Any) -> None:
+    """A seed is None or a whole number from 0 to MAX_SEED (numpy's SeedSequence takes no
+    negative one; the bound keeps a typo from being a 10,000-digit seed)."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed <= MAX_SEED:
+        raise BlocksimError(f"the seed must be a whole number from 0 to 2**128 - 1, got "
+                            f"{shown(repr(seed))}")
 
 
 def _draws(dists: list[Distribution], seed: int | None, total: int) -> list[tuple]:

@@ -12,6 +12,8 @@ from typing import Any, Iterator
 from blocksim.engine import Results
 
 STATUS, MESSAGE = "status", "message"
+# A run's status (blocksim.sweeps.worker says when each is given).
+STATUSES = ("finished", "stopped", "failed", "invalid", "error")
 
 
 @dataclass

@@ -9,11 +9,14 @@ runs them again.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
+import os
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -219,16 +222,43 @@ def _run_batched(job: Job, batch: Sequence[tuple[int, Sequence[float]]],
     return outcomes
 
 
+GRACE_SECONDS = 2.0  # a signalled pool worker ends this long after the signal at most
+_signalled = False
+
+
 def start_pool_worker(job: Job, stop: Any) -> None:
     """A pool process's initializer: the job (sent once), the sweep's stop flag (an
-    Event), and Ctrl-C left to the parent (which stops the sweep through the flag)."""
+    Event), Ctrl-C left to the parent (which stops the sweep through the flag), and
+    SIGTERM or SIGHUP (a batch scheduler's, a closed terminal's, sent to every process of
+    the group) raising that flag here (`_stop_sweep`)."""
     global _job, _stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _job, _stop = job, stop.is_set
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), functools.partial(_stop_sweep, stop))
+    _job, _stop = job, lambda: _signalled or stop.is_set()
     try:
         source_for(job)  # compile now: every batch of this process reuses it
     except BlocksimError:
         pass  # the parent compiled it too and reports; each run will say it again
+
+
+def _stop_sweep(stop: Any, signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP in a pool worker: its batch stops at once and returns the runs it
+    finished, the flag stops the parent and the other workers as Ctrl-C does, and the
+    process ends GRACE_SECONDS later whatever happens (the pool also ends a broken pool's
+    workers with SIGTERM, and waits for them). The flag is raised from a thread: the
+    handler may have interrupted this thread inside the Event's own lock."""
+    global _signalled
+    if _signalled:
+        return
+    _signalled = True
+
+    def stop_then_exit() -> None:
+        stop.set()
+        time.sleep(GRACE_SECONDS)
+        os._exit(128 + signum)
+    threading.Thread(target=stop_then_exit, daemon=True).start()
 
 
 def run_pool_batch(batch: Sequence[tuple[int, Sequence[float]]]) -> list[Row]:

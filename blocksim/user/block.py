@@ -15,11 +15,17 @@ import collections
 import math
 from typing import Any, Callable, ClassVar
 
-from blocksim.blocktypes.blockspec import BlockType, Emit, ParamValues, Sizes, lit
+from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, ParamValues, Sizes, lit
 from blocksim.user.declare import DIRECTIONS, Crossing, Discrete, State
 from blocksim.user.functions import guarded, register_function
 
 _METHODS = ("out", "der", "crossing", "event")
+# What `update` logs for a block with an `event` function (its declared `event_kinds`).
+EVENT_KINDS = (
+    EventKind("reset", "its `event` function changed a continuous state"),
+    EventKind("mode", "its `event` function changed discrete states only"),
+    EventKind("stop", "its `event` function returned TERMINATE: the run stops here"),
+)
 _PARAM_KINDS = ("scalar", "int", "bool")
 
 
@@ -65,6 +71,7 @@ class UserBlock(BlockType):
         if problem:
             raise TypeError(f"user block {cls.__qualname__}: {problem}")
         cls.has_time_events = cls.clock is not None
+        cls.event_kinds = EVENT_KINDS if _function(cls, "event") is not None else ()
         cls._param_tuple = collections.namedtuple(  # type: ignore[attr-defined]
             f"{cls.__name__}Params", [prm.name for prm in cls.params])
         for method in _METHODS:
@@ -245,6 +252,10 @@ class UserBlock(BlockType):
 
     def next_time_event(self, p, t):
         return math.inf  # the generated `next_time` reads the clock's discrete state
+
+    @classmethod
+    def locates_crossings(cls) -> bool:
+        return bool(cls.crossings)
 
     @classmethod
     def describe(cls) -> str:

@@ -62,7 +62,9 @@ def test_a_run_just_under_the_budget_is_not_stopped(small_budget, backend):
     # 4990 located crossings with a budget of 5000: the projection never reaches it.
     r = run(rem_model(1.0 / 4990), backend=backend)
     assert r.status == "finished" and 4980 <= r.stats["events"] <= 4990
-    assert r.warnings == ()
+    # no warning of the budget (the numba backend says it ran this stateless model in Python)
+    assert r.warnings == (() if backend == "python" else (
+        "backend numba: a diagram without continuous states runs in Python",))
 
 
 def test_the_budget_is_raised_by_the_environment(small_budget, monkeypatch):

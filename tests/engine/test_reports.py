@@ -15,6 +15,7 @@ from builders import block, diagram
 
 import blocksim
 from blocksim.compiler import compile_diagram
+from blocksim.diagram.format import save_diagram
 from blocksim.engine import Simulator, notices
 from blocksim.engine.native import cache
 from blocksim.engine.results import Recorder
@@ -138,20 +139,35 @@ def lag(**sim):
     return diagram(blocks, [("c.y", "tf.u"), ("tf.y", "y.u")], stop=1.0, **sim)
 
 
+RADAU_IN_PYTHON = "backend numba: it runs solver dopri5 only; solver 'radau' runs in Python"
+
+
 @needs_numba
 def test_numba_with_another_solver_says_it_runs_python_once(notice_log):
-    for _ in range(2):
-        blocksim.simulate(lag(solver="radau"), backend="numba")
-    assert notice_log() == ["backend numba: it runs solver dopri5 only; solver 'radau' runs "
-                            "in Python"]
+    """A notice once (the terminal), and in the warnings of every such run (the API)."""
+    runs = [blocksim.simulate(lag(solver="radau"), backend="numba") for _ in range(2)]
+    assert notice_log() == [RADAU_IN_PYTHON]
+    assert [r.warnings for r in runs] == [(RADAU_IN_PYTHON,)] * 2
+    assert blocksim.simulate(lag(solver="radau")).warnings == ()  # asked for Python
+
+
+@needs_numba
+def test_the_cli_says_once_that_numba_runs_radau_in_python(tmp_path, capsys):
+    from blocksim.cli.main import main
+
+    path = tmp_path / "lag.json"
+    save_diagram(lag(solver="radau"), path)
+    notices.forget()
+    assert main(["run", str(path), "--backend", "numba", "--out", str(tmp_path / "o.csv")]) == 0
+    assert capsys.readouterr().err.count("solver 'radau' runs in Python") == 1
 
 
 @needs_numba
 def test_numba_without_continuous_state_says_it_runs_python(notice_log):
     blocks = [block("s", "Sine"), block("y", "Output")]
-    blocksim.simulate(diagram(blocks, [("s.y", "y.u")], stop=1.0), backend="numba")
-    assert notice_log() == ["backend numba: a diagram without continuous states runs in "
-                            "Python"]
+    r = blocksim.simulate(diagram(blocks, [("s.y", "y.u")], stop=1.0), backend="numba")
+    message = "backend numba: a diagram without continuous states runs in Python"
+    assert notice_log() == [message] and r.warnings == (message,)
 
 
 @needs_numba
@@ -207,3 +223,4 @@ def test_numba_runs_python_when_the_output_grid_exceeds_its_buffers(notice_log, 
     assert r.status == "stopped" and r.time[0] == 0.0
     (message,) = notice_log()
     assert "1e+06 rows" in message and "runs in Python" in message
+    assert r.warnings == (message,)

@@ -20,11 +20,14 @@ def env(tmp_path, monkeypatch):
 
     monkeypatch.setenv("BLOCKSIM_AUTOSAVE_DIR", str(tmp_path / "autosave"))
     monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
+    monkeypatch.setenv("BLOCKSIM_TRUST_LIST", str(tmp_path / "trusted-python.json"))
     messages = []
     monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
                         messages.append((title, text)))
     monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
     monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
+    monkeypatch.setattr(dialogs, "ask_trust", lambda parent, diagram, files: False)
+    monkeypatch.setattr(dialogs, "ask_allow_write", lambda parent, reason, paths: False)
     return messages
 
 

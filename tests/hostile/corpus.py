@@ -26,6 +26,8 @@ from hostile.cases.expressions import expressions
 from hostile.cases.malformed import malformed, special_paths
 from hostile.cases.mutants import handpicked, mutants
 from hostile.cases.numerics import numerics
+from hostile.cases.usercode import user_code
+from hostile.cases.writes import writes
 
 
 def build_corpus() -> list[Case]:
@@ -36,10 +38,12 @@ def build_corpus() -> list[Case]:
     special_paths(c)
     cli_args(c)
     outputs(c)
+    writes(c)
     expressions(c)
     numerics(c)
     discrete(c)
     mutants(c)
+    user_code(c)
     ids = [case.id for case in c.cases]
     dupes = {i for i in ids if ids.count(i) > 1} if len(set(ids)) != len(ids) else set()
     if dupes:
@@ -51,6 +55,7 @@ def materialize(case: Case, folder: Path) -> None:
     """Create the case's files and special files in `folder` (which exists)."""
     root = str(folder)
     for name, raw in case.files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)  # (__pycache__/x.pyc, proj/d.json)
         (folder / name).write_bytes(raw.replace(DIR.encode(), root.encode()))
     for op in case.setup:
         kind, name = op[0], op[1]
@@ -68,6 +73,9 @@ def materialize(case: Case, folder: Path) -> None:
             os.symlink(op[2], path)
         elif kind == "copy":
             path.write_bytes((folder / op[2]).read_bytes())
+        elif kind == "sparse":  # a large file of zeros that takes no room on disk
+            with open(path, "wb") as fh:
+                fh.truncate(op[2])
         elif kind == "chmod":
             os.chmod(path, op[2])
         else:

@@ -284,6 +284,9 @@ def check(case: Case, result: dict[str, Any], folder: Path, before: dict[str, by
     for name, old in before.items():
         if old is not None and after[name] != old:
             symptoms.append("data loss: an input file was changed")
+    for name in case.absent:
+        if os.path.lexists(folder / name):
+            symptoms.append("a file was written where the write rule forbids it")
     for name in case.keep_fifo:
         try:
             mode = os.lstat(folder / name).st_mode
@@ -330,7 +333,7 @@ def run_case(case: Case, workroot: Path) -> dict[str, Any]:
         before = _snapshot(folder, case.unchanged)
         rss_before = _peak_rss_mb() if not _reset_peak_rss() else 0.0
         saved_env = {key: os.environ.get(key) for key in case.env}
-        os.environ.update(case.env)
+        os.environ.update(substitute(case.env, root))
         try:
             if case.kind == "cli":
                 result = run_cli(substitute(case.argv, root), case.budget)

@@ -52,4 +52,4 @@ def test_corpus_is_large_and_deterministic():
     assert [c.files for c in again[:200]] == [c.files for c in CASES[:200]]
     categories = {c.category for c in CASES}
     assert {"malformed", "paths", "cli-args", "cli-set", "outputs", "expressions", "numerics",
-            "mutants", "handpicked", "huge", "render"} <= categories
+            "mutants", "handpicked", "huge", "render", "trust"} <= categories

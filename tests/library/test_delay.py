@@ -109,6 +109,31 @@ def test_a_step_reappears_exactly_after_the_delay():
         (t == t_step + tau) & ~left_rows(t), 3.0, 0.0))
 
 
+@pytest.mark.parametrize("source, lifted", [
+    (block("u", "FromTable", times=[0.0, 1.2, 1.2, 9.0], values=[0.0, 0.0, 1.0, 1.0]), False),
+    (block("u", "RepeatingSequence", times=[0.0, 1.2, 1.2, 9.0], values=[0.0, 0.0, 1.0, 1.0]),
+     False),
+    (block("u", "SignalGenerator", waveform="square", amplitude=-0.5, frequency=1 / 2.4), True),
+    (block("u", "Step", time=1.2), False),
+], ids=lambda value: value["type"] if isinstance(value, dict) else "")
+def test_every_source_jump_reappears_exactly_after_the_delay(source, lifted):
+    """A jump from 0 to 1 at t = 1.2 (a table's, a repeating sequence's, a square wave's,
+    lifted by 0.5: -0.5 on [0, 1.2), 0.5 on [1.2, 2.4); a Step's), delayed 0.5 s and
+    integrated: max(0, t - 1.7) to rounding, the jump a breakpoint at 1.7 (4e-7 off with a
+    table before: its jump was not scheduled). The blocks other than a Step log their
+    jumps as "breakpoint", as a delay logs its breakpoints: theirs are fresh
+    discontinuities all the same."""
+    blocks = [source, block("d", "TransportDelay", delay=0.5), block("i", "Integrator"),
+              block("y", "Output")]
+    wires = [("u.y", "d.u"), ("d.y", "i.u"), ("i.y", "y.u")]
+    if lifted:
+        blocks.append(block("lift", "Bias", bias=0.5))
+        wires = [("u.y", "lift.u"), ("lift.y", "d.u")] + wires[1:]
+    r = run_both(diagram(blocks, wires, stop=2.8, output_interval=0.01))
+    np.testing.assert_allclose(r["y"], np.maximum(0.0, r.time - 1.7), rtol=0, atol=1e-14)
+    assert 1.7 in breakpoints(r)
+
+
 def test_a_step_at_a_breakpoint_is_scheduled_again():
     """A setpoint step that coincides with a breakpoint of the start is a fresh
     discontinuity: its own breakpoint follows one delay later."""

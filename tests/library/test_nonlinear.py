@@ -15,7 +15,7 @@ from both_backends import SIN, run_both
 from builders import block, diagram
 
 import blocksim
-from blocksim.errors import CompileError
+from blocksim.errors import CompileError, SimulationError
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
 EXACT = 1e-12  # switching instants against the closed forms
@@ -159,6 +159,47 @@ def test_coulomb_viscous_friction_at_rest_is_zero():
                  block("b", "CoulombViscousFriction", offset=[1.0, 1.0, 3.0], gain=0.5),
                  block("y", "Output")], [("c.y", "b.u"), ("b.y", "y.u")], stop=1.0)
     np.testing.assert_array_equal(blocksim.simulate(d)["y"][-1], [0.0, 2.0, -3.5])
+
+
+def braked_load(force):
+    """A unit mass at v = 1 under a constant force and friction 0.2 v + sign(v):
+    v' = force - friction(v)."""
+    blocks = [block("F", "Constant", value=force),
+              block("friction", "CoulombViscousFriction", offset=1.0, gain=0.2),
+              block("net", "Sum", signs="+-"), block("v", "Integrator", x0=1.0),
+              block("y", "Output")]
+    wires = [("F.y", "net.u1"), ("friction.y", "net.u2"), ("net.y", "v.u"),
+             ("v.y", "friction.u"), ("v.y", "y.u")]
+    return diagram(blocks, wires, stop=5.0, **TIGHT)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_load_that_comes_to_rest_below_the_coulomb_level_fails_saying_it_sticks(backend):
+    """v' = 0.5 - 0.2 v - 1 reaches v = 0 at t = 5 ln 1.4; there the force 0.5 is below the
+    Coulomb level 1: either sign of v reverses v. The block models sliding only, and the
+    error says so and what to do, naming the block (on the numba backend too, which hands
+    the instant to Python)."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    with pytest.raises(SimulationError) as info:
+        blocksim.simulate(braked_load(0.5), backend=backend)
+    err = info.value
+    assert err.block == "friction" and abs(err.time - 5 * math.log(1.4)) < 1e-9
+    assert "still changing: friction; friction sticks: its input (a velocity) is at 0" in str(err)
+    assert "below the Coulomb level 'offset'" in str(err) and "stick/slip" in str(err)
+    assert err.results.time[-1] <= err.time and err.results["y"][0] == 1.0
+
+
+def test_a_load_pushed_beyond_the_coulomb_level_slides_through_zero():
+    """Force -1.5: v' = -2.5 - 0.2 v reaches v = 0 at t1 = 5 ln 1.08; the force exceeds
+    the Coulomb level, so the load goes on, v' = -0.5 - 0.2 v: one located switch."""
+    r = run_both(braked_load(-1.5))
+    t1 = 5 * math.log(13.5 / 12.5)
+    assert [e.time for e in r.events_of(block="friction")] == pytest.approx([t1], abs=1e-12)
+    t = r.time
+    expected = np.where(t < t1, 13.5 * np.exp(-0.2 * t) - 12.5,
+                        2.5 * (np.exp(-0.2 * (t - t1)) - 1.0))
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-10)
 
 
 # ----- Rounding -----

@@ -115,6 +115,24 @@ def test_discrete_methods_follow_the_integrator_output_equations(imethod, fmetho
     np.testing.assert_allclose(at(r, "u", times), expected, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("form, P, D", [("parallel", 0.0, 0.7), ("ideal", 2.0, 0.35)])
+def test_a_forward_euler_filter_with_n_one_over_t_is_a_plain_backward_difference(form, P, D):
+    """The describe text's recipe: N = 1/T, a forward-euler filter and initial_filter the
+    derivative gain times the error before the first hit give d(k) = Kd (e(k) - e(k-1))/T
+    exactly (Kd = D, or P D in ideal form), from the first hit on."""
+    T, period = 0.1, 1.7
+    kd = D * (P if form == "ideal" else 1.0)
+    before = math.sin(-2 * math.pi * T / period)
+    params = dict(form=form, P=P, I=0.0, D=D, N=1 / T, sample_time=T,
+                  filter_method="forward-euler", initial_filter=kd * before)
+    r = blocksim.simulate(open_loop(block("e", "Sine", frequency=1 / period), params, stop=3.0))
+    times = hits(T, 31)
+    e = np.sin(2 * np.pi * np.array(times) / period)
+    previous = np.concatenate([[before], e[:-1]])
+    expected = P * e + kd * (e - previous) / T
+    np.testing.assert_allclose(at(r, "u", times), expected, rtol=0, atol=1e-13)
+
+
 def test_ideal_form_is_the_parallel_form_with_scaled_gains():
     ideal = dict(form="ideal", P=2.0, I=2.5, D=0.05, N=10.0)
     parallel = dict(P=2.0, I=5.0, D=0.1, N=10.0)

@@ -76,13 +76,13 @@ def test_signals_come_back_from_the_workers_on_request():
 def test_csv_and_parquet_outputs_hold_the_table(tmp_path):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
-    kwargs = dict(grid={"c": [2, 0.5, 3]}, metrics=["final:y", "count:log.state"], workers=1)
+    kwargs = dict(grid={"c": [2, 0.5, 3]}, metrics=["final:y", "min:y"], workers=1)
     table = blocksim.sweep(log_diagram(), out=tmp_path / "runs.csv", **kwargs)
     blocksim.sweep(log_diagram(), out=tmp_path / "runs.parquet", **kwargs)
     expected = table.to_pandas().reset_index(drop=True)
-    assert list(expected.columns) == ["c", "status", "final:y", "count:log.state", "message"]
+    assert list(expected.columns) == ["c", "status", "final:y", "min:y", "message"]
     from_csv = pd.read_csv(tmp_path / "runs.csv", keep_default_na=False,
-                           na_values={"final:y": ["nan"], "count:log.state": ["nan"]})
+                           na_values={"final:y": ["nan"], "min:y": ["nan"]})
     pd.testing.assert_frame_equal(from_csv, expected, check_exact=True)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "runs.parquet"), expected,
                                   check_exact=True)

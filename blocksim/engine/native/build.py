@@ -41,15 +41,21 @@ class Compiled:
     # offset in the probe's output; its span, fixed delay and feedback (1.0 or 0.0).
     hch: np.ndarray
     hfl: np.ndarray
-    hup: np.ndarray  # [channel, block]: 1 where the block is a delay upstream of the ring
+    # [channel, block]: native.layout.H_UPSTREAM where the block is a delay upstream of the
+    # ring, H_DELAY where it is another fixed delay, 0 elsewhere.
+    hup: np.ndarray
 
     @property
     def stop_kind(self) -> int:
         return self.kinds.index("stop") if "stop" in self.kinds else -1
 
 
+REFUSED = "native_refused"  # model.shared: why numba took none of the model's code
+
+
 def compiled_for(model: CompiledModel) -> "Compiled | None":
-    """The model's numba functions, built once per structure (None: it runs in Python)."""
+    """The model's numba functions, built once per structure (None: it runs in Python,
+    model.shared[REFUSED] says why)."""
     compiled = model.derived.get("native", False)
     if compiled is False:  # one per structure (`CompiledModel.shared`), not per value
         compiled = model.shared.get("native", False)
@@ -143,7 +149,10 @@ def compile_model(model: CompiledModel) -> Compiled | None:
                 pending = _fallback_notice(model, exc, kind)
                 continue
             pending = None
-            notice(_fallback_notice(model, exc, kind))
+            if kind is None:  # the run's warning too (`NativeLoop.for_model`)
+                model.shared[REFUSED] = _fallback_notice(model, exc, kind)
+            else:
+                notice(_fallback_notice(model, exc, kind))
     if pending is not None:
         notice(pending)
     if module is None:
@@ -176,8 +185,10 @@ def _channels(model: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """The history rings as the loop reads them (`Compiled.hch`, `hfl`, `hup`)."""
     ints, floats, offset = [], [], 0
     upstream = np.zeros((len(model.history), len(model.block_ids)), dtype=np.int64)
+    delays = [channel.block for channel in model.history if channel.delay > 0]
     for c, channel in enumerate(model.history):
-        upstream[c, list(channel.upstream)] = 1
+        upstream[c, delays] = nt.H_DELAY
+        upstream[c, list(channel.upstream)] = nt.H_UPSTREAM
         ints.append([channel.base, channel.capacity, channel.width, offset])
         floats.append([channel.span, channel.delay, float(channel.feedback)])
         offset += channel.width

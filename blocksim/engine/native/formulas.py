@@ -16,7 +16,8 @@ from numba import njit
 __all__ = ["_f_exp", "_f_log", "_f_log10", "_f_log2", "_f_sqrt", "_f_sin", "_f_cos", "_f_tan",
            "_f_asin", "_f_acos", "_f_atan", "_f_atan2", "_f_sinh", "_f_cosh", "_f_tanh",
            "_f_abs", "_f_sign", "_f_floor", "_f_ceil", "_f_round", "_f_mod", "_f_rem",
-           "_f_hypot", "_f_pow", "_log", "_hist_read", "_hist_due"]
+           "_f_hypot", "_f_pow", "_log", "_hist_read", "_hist_due",
+           "_hist_later"]
 
 _f_exp, _f_log, _f_log10, _f_log2 = math.exp, math.log, math.log10, math.log2
 _f_sqrt, _f_sin, _f_cos, _f_tan = math.sqrt, math.sin, math.cos, math.tan
@@ -26,6 +27,7 @@ _f_rem, _f_hypot, _f_pow = math.fmod, math.hypot, math.pow
 # Input histories (transport delays): `blocksim.blocktypes.history_ring`'s readers, compiled.
 from blocksim.engine.native.rings import hist_due as _hist_due  # noqa: E402
 from blocksim.engine.native.rings import hist_read as _hist_read  # noqa: E402
+from blocksim.engine.native.rings import later as _hist_later  # noqa: E402
 
 
 @njit(cache=True)

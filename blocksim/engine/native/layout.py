@@ -55,6 +55,8 @@ I_STIFF_ON, I_ACCEPTED, I_STIFF_POS, I_STIFF_NEG, I_STIFF_STATE = range(18, 23)
 I_TIMED, I_HAS_NEXT, I_HITS, I_CLOCK_P, I_CLOCK_Q, I_GUARD_LEFT = range(23, 29)
 # history rings: the kind code of a delay's "breakpoint" entry (-1: none)
 I_BREAK_KIND = 29
+# history rings: hup[c, b], the role of block b for ring c (`native.rings.after_event`)
+H_DELAY, H_UPSTREAM = 1, 2  # a block with a fixed delay; one whose output reaches the ring
 N_IPAR = 30
 # Zeno state (shared with `Simulator.zeno`): last event time, run length, run start.
 Z_LAST, Z_RUN, Z_BEGAN = range(3)

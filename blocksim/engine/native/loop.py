@@ -40,7 +40,6 @@ from blocksim.engine.native import build, calls, quickload
 from blocksim.engine.native import layout as nt
 from blocksim.engine.dopri5 import Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
-from blocksim.engine.notices import notice
 from blocksim.engine.results import logged_events
 from blocksim.engine.segment import Segment
 
@@ -99,15 +98,19 @@ class NativeLoop:
 
     @classmethod
     def for_model(cls, model: CompiledModel, sim: "Simulator") -> "NativeLoop | None":
-        """The loop for this model, or None (with a notice) if it must run in Python."""
+        """The loop for this model, or None (`Simulator.in_python` says why) if it must
+        run in Python."""
         s = sim.settings
         rows = (s.stop - s.start) / sim.interval
         if rows * (sim.recorder.width + 1) > BUFFER_VALUES:
-            notice(f"backend numba: an output grid of {rows:.3g} rows is more than its buffers "
-                   f"hold; {model.source} runs in Python")
+            sim.in_python(f"backend numba: an output grid of {rows:.3g} rows is more than "
+                          f"its buffers hold; {model.source} runs in Python")
             return None
         compiled = build.compiled_for(model)
-        return cls(compiled, sim) if compiled is not None else None
+        if compiled is None:
+            sim.in_python(model.shared[build.REFUSED])
+            return None
+        return cls(compiled, sim)
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
                 first_step: float | None, k_grid: int, n_grid: int,

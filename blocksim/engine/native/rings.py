@@ -6,7 +6,9 @@ event markers, `record` and `mark`) and for the model functions (`hist_read`,
 `hist_next`, which `native.formulas` exports to generated code). A channel is a row of
 `hch` (ring start in m, capacity, width, offset of its input in the probe's output) and
 of `hfl` (span, fixed delay, 1.0 if the output feeds back to the input); `hup[c, b]` is
-1 where block b is a delay upstream of the ring's input.
+H_UPSTREAM where block b is a delay upstream of the ring's input, H_DELAY where it is another
+block with a fixed delay (its "breakpoint" entries are a delay's breakpoints; another
+block's entries of that name, a FromTable's, are fresh discontinuities), 0 elsewhere.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import types
 from numba import njit
 
 from blocksim.blocktypes import history_ring as ring
+from blocksim.engine.native.layout import H_UPSTREAM
 from blocksim.engine.native.locate import state_at
 
 _GLOBALS = dict(vars(ring))
@@ -31,6 +34,7 @@ _offset = _compiled("_offset")
 _search = _compiled("_search")
 _found = _compiled("_found")
 _claim = _compiled("_claim")
+later = _compiled("later")
 hist_read = _compiled("hist_read")
 hist_next = _compiled("hist_next")
 _schedule = _compiled("_schedule")
@@ -82,17 +86,18 @@ def mark(m, hch, hfl, t):
 @njit(cache=True, nogil=True)
 def after_event(m, hch, hup, t, crossing, hits, log_b, log_k, first, last, break_kind):
     """Once the event at t has settled, as `history.History.settled`: a marker is fresh
-    if anything but breakpoints happened there (a crossing, a sample hit, an entry of
-    another kind) or the breakpoint of a delay upstream of the ring (hup[c, block])."""
+    if anything but a delay's breakpoints happened there (a crossing, a sample hit, an
+    entry of another kind or block) or the breakpoint of a delay upstream of the ring
+    (hup[c, block] == H_UPSTREAM)."""
     other = crossing
     for j in range(hits.size):
         other = other or hits[j] != 0.0
     for j in range(first, last):
-        other = other or log_k[j] != break_kind
+        other = other or log_k[j] != break_kind or hup[0, log_b[j]] == 0
     for c in range(hch.shape[0]):
         fresh = other
         for j in range(first, last):
-            fresh = fresh or (log_k[j] == break_kind and hup[c, log_b[j]] != 0)
+            fresh = fresh or (log_k[j] == break_kind and hup[c, log_b[j]] == H_UPSTREAM)
         settle_marker(m, hch[c, 0], hch[c, 1], hch[c, 2], t, fresh)
 
 

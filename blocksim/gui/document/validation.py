@@ -7,7 +7,7 @@ Simulator's settings checks), so the editor can never disagree with `blocksim va
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from blocksim.expressions import language as expressions
@@ -16,6 +16,7 @@ from blocksim.blocktypes import registry
 from blocksim.compiler import compile_diagram
 from blocksim.compiler.flatten import check_blocks
 from blocksim.engine import Simulator
+from blocksim.files import write_rule
 from blocksim.errors import (
     BlocksimError,
     CompileError,
@@ -50,6 +51,8 @@ class Diagnostic:
 
 def diagnostic_of(exc: BaseException) -> Diagnostic:
     """The diagnostic for an error that stopped a check or a run, located as the error is."""
+    if isinstance(exc, write_rule.WriteRefused) and exc.allowable:  # the editor asks instead
+        return Diagnostic(f"{exc.reason} (Run asks before writing it)", exc.block)
     if isinstance(exc, CompileError):
         return Diagnostic(exc.detail, exc.block, exc.port, wire=_wire_of(exc.detail),
                           cycle=tuple(getattr(exc, "wires", ())))
@@ -65,13 +68,19 @@ def diagnostic_of(exc: BaseException) -> Diagnostic:
     return Diagnostic(f"internal error: {type(exc).__name__}: {exc}", None)
 
 
-def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None
-                  ) -> list[Diagnostic]:
-    """Problems that would stop `diagram` from running (the compiler reports the first)."""
+def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
+                  allow_write: Sequence[str] = ()) -> list[Diagnostic]:
+    """Problems that would stop `diagram` from running (the compiler reports the first).
+    A file a block would write outside the diagram's folder (not in `allow_write`) is a
+    warning: Run asks before writing it."""
     try:
         diagram_from_dict(diagram_to_dict(diagram), source=diagram.source)
         model = compile_diagram(diagram, overrides)
         Simulator(model, diagram.simulation)  # checks solver, stop > start, fixed step
+        write_rule.check(model.files, allow=allow_write)
+    except write_rule.WriteRefused as exc:
+        found = diagnostic_of(exc)
+        return [replace(found, severity="warning") if exc.allowable else found]
     except BlocksimError as exc:
         return [diagnostic_of(exc)]
     except Exception as exc:  # a bug must not take the editor down with it

@@ -16,7 +16,7 @@ import math
 import threading
 import time as clock
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
@@ -25,6 +25,7 @@ from blocksim.compiler import compile_diagram
 from blocksim.engine import Event, Results, Simulator
 from blocksim.engine.simulator import STOP_MESSAGE  # noqa: F401 (the status message, for views)
 from blocksim.errors import BlocksimError, SimulationError
+from blocksim.files import write_rule
 from blocksim.gui.scopes.traces import logged_drivers
 from blocksim.gui.window import gcguard
 from blocksim.diagram.model import Diagram, SimulationSettings
@@ -64,8 +65,9 @@ class _Worker:
     """
 
     def __init__(self, diagram: Diagram, settings: SimulationSettings,
-                 params: Mapping[str, Any] | None):
+                 params: Mapping[str, Any] | None, allow_write: Sequence[str] = ()):
         self.diagram, self.settings, self.params = diagram, settings, params
+        self.allow_write = tuple(allow_write)
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
         self.latest: Snapshot | None = None
@@ -96,6 +98,7 @@ class _Worker:
     def run(self) -> None:
         try:
             model = compile_diagram(self.diagram, self.params, self.settings)
+            write_rule.check(model.files, allow=self.allow_write)  # before it runs
             with self.lock:
                 self.drivers = logged_drivers(model.signal_names, model.logged)
             self.sim = Simulator(model, self.settings, progress=self._progress,
@@ -200,13 +203,16 @@ class SimulationRunner(QObject):
             app.aboutToQuit.connect(self._shutdown)
 
     def start(self, diagram: Diagram, settings: SimulationSettings | None = None,
-              params: Mapping[str, Any] | None = None) -> None:
+              params: Mapping[str, Any] | None = None, allow_write: Sequence[str] = ()
+              ) -> None:
         """Run a copy of `diagram` (edits made meanwhile do not reach the run); `settings`
-        replaces the diagram's simulation settings, `params` override its parameters."""
+        replaces the diagram's simulation settings, `params` override its parameters;
+        `allow_write`: files and folders its blocks may write outside its folder (a
+        refusal of the write rule fails the run with a WriteRefused)."""
         if self.is_running():
             raise RuntimeError("a simulation is already running; stop it first")
         frozen = copy.deepcopy(diagram)
-        worker = _Worker(frozen, settings or frozen.simulation, params)
+        worker = _Worker(frozen, settings or frozen.simulation, params, allow_write)
         self._worker = worker
         self._threads.add(worker)
         log.info("simulating %s", diagram.source)

@@ -34,6 +34,9 @@ class SimulationControl(QObject):
         self.diagnostics_panel = None  # set by the window once the dock exists
         self.diagnostics: list = []
         self._run_failed = False  # the diagnostics shown are a run's failure
+        # Files the user let a diagram's blocks write outside its folder, by diagram file,
+        # while this window is open (asked once: `dialogs.allowed_after_asking`).
+        self.allowed_writes: dict[str, set[str]] = {}
         if self.runner is not None:
             self.runner.progressChanged.connect(self._progress)
             self.runner.finished.connect(self._finished)
@@ -55,8 +58,9 @@ class SimulationControl(QObject):
             self.window.show_scopes()
         self._running(True)
         self.window.statusBar().showMessage("Simulating…")
+        allowed = sorted(self.allowed_writes.get(diagram.source, ()))
         try:
-            self.runner.start(diagram)
+            self.runner.start(diagram, allow_write=allowed)
         except Exception as exc:
             self._running(False)
             dialogs.message(self.window, "Cannot run", str(exc))
@@ -73,7 +77,10 @@ class SimulationControl(QObject):
         status = getattr(results, "status", "done")
         rows = len(getattr(results, "time", ()))
         events = len(getattr(results, "events", ()))
-        self.window.statusBar().showMessage(f"Simulation {status}: {rows} rows, {events} events")
+        wrote = "".join(f"; {block} wrote {what}" for block, what in
+                        getattr(results, "written", ()))  # (ToFile: where, really)
+        self.window.statusBar().showMessage(
+            f"Simulation {status}: {rows} rows, {events} events{wrote}")
 
     def _failed(self, message: str, partial: Any) -> None:
         """A run that could not start or ended early: the problem goes to Diagnostics with
@@ -81,6 +88,10 @@ class SimulationControl(QObject):
         the status bar says so; no modal box, the results so far stay in the scopes."""
         self._running(False)
         error = getattr(self.runner, "error", None)
+        allowed = self.allowed_writes.setdefault(self.window.doc.diagram.source, set())
+        if dialogs.allowed_after_asking(self.window, error, allowed):
+            self.run()  # again, now with the files the user allowed
+            return
         found = validation.diagnostic_of(error) if error is not None else \
             validation.Diagnostic(message, None)
         self._show([found])
@@ -103,7 +114,9 @@ class SimulationControl(QObject):
     # ----- validate -----
     def validate(self) -> list:
         """Check the diagram; problems go to the diagnostics panel and are outlined."""
-        found = validation.check_diagram(self.window.doc.diagram)
+        diagram = self.window.doc.diagram
+        found = validation.check_diagram(
+            diagram, allow_write=sorted(self.allowed_writes.get(diagram.source, ())))
         self._show(found)
         self.window.statusBar().showMessage(
             "No problems found" if not found else f"{len(found)} problem(s) found")

@@ -51,7 +51,7 @@ class _Worker:
         except SweepInterrupted as exc:
             self._end("done", _copy(exc.table))
         except BlocksimError as exc:
-            self._end("error", str(exc), None)
+            self._end("error", str(exc), None, exc)
         except Exception as exc:  # a bug: said in the dialog and the log, never a traceback
             log.exception("the sweep failed")
             self._end("error", f"internal error: {type(exc).__name__}: {exc}", None)
@@ -89,6 +89,7 @@ class SweepRunner(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._worker: _Worker | None = None
+        self.error: BaseException | None = None  # what ended the last failed sweep
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
         self._timer.timeout.connect(self._poll)
@@ -138,6 +139,7 @@ class SweepRunner(QObject):
         self._worker = None
         self._timer.stop()
         gcguard.reap()
+        self.error = outcome[3] if len(outcome) > 3 else None  # what refused it, if known
         if outcome[0] == "done":
             self.finished.emit(outcome[1])
         else:

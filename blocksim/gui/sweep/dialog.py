@@ -23,6 +23,7 @@ from blocksim.gui.sweep.form import SweepForm
 from blocksim.gui.sweep.overlay import OverlayScope
 from blocksim.gui.sweep.results import GOOD, MetricPlot, RunTable
 from blocksim.gui.sweep.spec import SweepRequest, choices, run_label
+from blocksim.gui.window import dialogs
 from blocksim.sweeps.files import counts_line
 from blocksim.sweeps.table import SweepTable
 
@@ -52,6 +53,7 @@ class SweepDialog(QDialog):
         self.rerunner = SweepRunner(self)
         self._picked: list[int] = []
         self._rerunning: tuple[list[int], tuple[str, ...]] = ([], ())
+        self.allow_write: set[str] = set()  # block files the user let each run write
         self.setAttribute(Qt.WA_DeleteOnClose)  # opened again: afresh, for the diagram then
 
         self.form = SweepForm(self.choices, diagram.simulation.resolved_backend, self)
@@ -132,7 +134,8 @@ class SweepDialog(QDialog):
         self.say(f"Running {len(request.plan)} runs…")
         self._running(True)
         try:
-            self.runner.start(self.swept, **request.arguments())
+            self.runner.start(self.swept, allow_write=sorted(self.allow_write),
+                              **request.arguments())
         except Exception as exc:  # cannot even start a thread: said, never a traceback
             self._running(False)
             self.say(f"cannot start the sweep: {exc}", error=True)
@@ -163,6 +166,9 @@ class SweepDialog(QDialog):
     def _failed(self, message: str) -> None:
         self._running(False)
         self.progress.setValue(0)
+        if dialogs.allowed_after_asking(self, self.runner.error, self.allow_write):
+            self.start()  # again, with the files the user allowed
+            return
         self.say(message, error=True)
 
     def _show(self, table: SweepTable) -> None:
@@ -196,7 +202,8 @@ class SweepDialog(QDialog):
         samples = [plan.values(run) for run in runs]
         self.overlay.status.setText(f"Running {len(runs)} picked runs again…")
         self.rerunner.start(self.swept, samples=samples, keep="signals", workers=1,
-                            backend=self.request.backend)
+                            backend=self.request.backend,
+                            allow_write=sorted(self.allow_write))
         self._rerunning = (runs, names)
 
     def _rerun_finished(self, table: SweepTable) -> None:

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer
+from PySide6.QtWidgets import QWidget
 
 from blocksim.errors import DiagramFileError
 from blocksim.files.safe import atomic_write
 from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.document.document import DiagramDocument
+from blocksim.gui.window.usercode import load_user_code
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +184,9 @@ class Autosaver(QObject):
         except DiagramFileError as exc:
             log.warning("cannot recover %s: %s", pending.file, exc)
             return False
-        diagram.path = pending.original
+        diagram.path = pending.original  # (the Python files it names are found beside it)
+        window = self.parent()
+        load_user_code(window if isinstance(window, QWidget) else None, diagram)
         self.doc.load(diagram, path=pending.original, dirty=True)
         if self.tick():  # never a moment without an autosave of this work
             pending.discard()

@@ -7,8 +7,16 @@ and nothing ever blocks an offscreen run.
 from __future__ import annotations
 
 import logging
+from html import escape
+from typing import TYPE_CHECKING, Sequence
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+
+from blocksim.errors import shown
+
+if TYPE_CHECKING:
+    from blocksim.user.trust import Source
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +48,34 @@ def ask_recover(parent: QWidget | None, description: str) -> bool:
     return answer == QMessageBox.Yes
 
 
+def ask_allow_write(parent: QWidget | None, reason: str, paths: Sequence[str]) -> bool:
+    """Whether a run may write files the write rule refuses (outside the diagram's folder,
+    or once per run of a sweep): `reason` says why it asks, `paths` are the files."""
+    answer = QMessageBox.question(
+        parent, "Let the diagram write this file?",
+        f"{reason}.\n\nA diagram from someone else could overwrite your files this way. "
+        f"Let it write:\n\n" + "\n".join(paths),
+        QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+    return answer == QMessageBox.Yes
+
+
+def allowed_after_asking(parent: QWidget | None, error: BaseException | None,
+                         allowed: set[str]) -> bool:
+    """A run or sweep the write rule refused (`WriteRefused`) for files an allowance can
+    let it write, not asked about before: ask (`ask_allow_write`); on yes the files join
+    `allowed` and True (run it again with them)."""
+    from blocksim.files.write_rule import WriteRefused
+
+    if not isinstance(error, WriteRefused) or not error.allowable \
+            or set(error.allowable) <= allowed:  # asked already: the refusal stands
+        return False
+    reason = f"Block '{error.block}': {error.reason}" if error.block else error.reason
+    if not ask_allow_write(parent, reason, error.allowable):
+        return False
+    allowed.update(error.allowable)
+    return True
+
+
 def open_path(parent: QWidget | None, directory: str = "") -> str | None:
     """A diagram file to open, or None."""
     path, _ = QFileDialog.getOpenFileName(parent, "Open diagram", directory, DIAGRAM_FILTER)
@@ -62,3 +98,26 @@ def ask_text(parent: QWidget | None, title: str, label: str, text: str = "") -> 
     """One line of text from the user (starting as `text`), or None if cancelled."""
     answer, ok = QInputDialog.getText(parent, title, label, text=text)
     return answer if ok else None
+
+
+def ask_trust(parent: QWidget | None, diagram: str, files: Sequence["Source"]) -> bool:
+    """Whether to trust, and so run, the Python files of user block types a diagram names:
+    each shown with its path and SHA-256, so the user trusts exactly what they see."""
+    box = QMessageBox(QMessageBox.Warning, "Trust Python code?", "", QMessageBox.NoButton,
+                      parent)
+    box.setTextFormat(Qt.RichText)
+    changed = " (changed since you trusted it)"
+    items = "".join(
+        f"<li><b>{escape(shown(f.name))}</b>{changed if f.changed else ''}<br>"
+        f"{escape(shown(f.path, 300))}<br><tt>SHA-256 {f.digest}</tt></li>" for f in files)
+    box.setText(
+        f"{escape(shown(diagram, 300))} defines block types in Python code. Loading them runs "
+        f"that code with your permissions: trust it only if you know where it comes from."
+        f"<ul>{items}</ul>Cancel opens the diagram without running anything: those blocks "
+        f"are drawn grey and it will not run.")
+    trust_button = box.addButton("Trust and load", QMessageBox.AcceptRole)
+    box.addButton(QMessageBox.Cancel)
+    box.setDefaultButton(QMessageBox.Cancel)
+    log.info("asking to trust %s", ", ".join(str(f.path) for f in files))
+    box.exec()
+    return box.clickedButton() is trust_button

@@ -19,6 +19,7 @@ from blocksim.errors import DiagramFileError
 from blocksim.diagram.examples import example_name, example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
 from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.window import dialogs
+from blocksim.gui.window.usercode import load_user_code
 from blocksim.gui.document.document import DiagramDocument
 from blocksim.diagram.model import Diagram
 
@@ -97,6 +98,7 @@ class FileController(QObject):
             log.exception("unexpected error opening %s", path)
             dialogs.message(self.window, "Cannot open diagram", f"{path}: {exc}")
             return False
+        not_loaded = load_user_code(self.window, diagram)  # before drawing: its blocks are known
         self.example_name = None
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
@@ -109,16 +111,24 @@ class FileController(QObject):
             repairs.append(f"{len(self.doc.rerouted)} wire(s) re-routed because their saved "
                            f"bends ran through a block or along another net "
                            f"({self.doc.rerouted[0]}); save to keep the repair")
-        if repairs and hasattr(self.window, "statusBar"):
-            self.window.statusBar().showMessage(f"{Path(path).name}: {'; '.join(repairs)}",
-                                                15000)
+        if repairs:
+            self._status(f"{Path(path).name}: {'; '.join(repairs)}")
         unknown = unknown_blocks(diagram)
-        if unknown:  # opened (drawn grey, so it can be looked at), but it will not run
-            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        if unknown and not_loaded:  # the user said Cancel, or was told why it failed
+            self._status(f"{Path(path).name}: {unknown[0]}{more}: drawn grey, since "
+                         f"{not_loaded}; open it again to trust them.")
+        elif unknown:  # opened (drawn grey, so it can be looked at), but it will not run
+            where = (f"neither blocksim nor the diagram's Python files "
+                     f"({', '.join(diagram.python)}) define it" if diagram.python else
+                     "the diagram will not run until a block library providing it is installed")
             dialogs.message(self.window, "Unknown block types",
-                            f"{path}, {unknown[0]}{more}: drawn grey; the diagram will not "
-                            f"run until a block library providing it is installed.")
+                            f"{path}, {unknown[0]}{more}: drawn grey; {where}.")
         return True
+
+    def _status(self, text: str) -> None:
+        if hasattr(self.window, "statusBar"):
+            self.window.statusBar().showMessage(text, 15000)
 
     def open_example(self, path: str | os.PathLike[str]) -> bool:
         """Open a shipped example as an untitled copy: Save asks where to put it, so the
@@ -133,6 +143,7 @@ class FileController(QObject):
             return False
         # diagram.path stays the example's, so the data and Python files it names are found
         # while it is an untitled copy
+        load_user_code(self.window, diagram)
         self.doc.load(diagram, None, untitled=True)
         self.example_name = Path(path).stem
         if hasattr(self.window, "statusBar"):

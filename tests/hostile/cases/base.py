@@ -32,6 +32,7 @@ class Case:
     exits: tuple[int, ...] = ANY             # allowed CLI exit statuses (API: mapped)
     mentions: tuple[str, ...] = ()           # words the error line must contain
     unchanged: tuple[str, ...] = ()          # files that must stay byte-identical
+    absent: tuple[str, ...] = ()             # files that must not exist afterwards
     keep_fifo: tuple[str, ...] = ()          # special files (FIFO, device) that must keep
                                              # their file type: never replaced by a file
     budget: float = 5.0                      # seconds of wall time
