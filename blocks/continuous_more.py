@@ -17,8 +17,7 @@ from .nonlinear import pick
 
 
 class Derivative(ContinuousOrSampled, BlockType):
-    """The time derivative of the input, du/dt: filtered (continuous) or a difference quotient
-    at a sample period.
+    """The time derivative du/dt of the input: filtered, or a difference quotient when sampled.
 
     sample_time 0 (default), filtered: y = s/(tau s + 1) u, realised with one state x per
     element, x' = (u - x)/tau, y = (u - x)/tau. It is the derivative seen through a
@@ -48,11 +47,6 @@ class Derivative(ContinuousOrSampled, BlockType):
     )
     inputs = (Port("u", "input"),)
     outputs = (Port("y", "du/dt: filtered, or the difference quotient at the hits"),)
-
-    @classmethod
-    def _rate_text(cls) -> str:
-        return ("continuous with sample_time 0 (filtered), else discrete by its sample_time "
-                "parameter (-1 inherits the input's rate)")
 
     def check(self, p):
         problem = self.sample_time_problem(p)
@@ -155,8 +149,9 @@ def _polynomial(roots: tuple[complex, ...]) -> tuple[float, ...]:
 
 
 class ZeroPole(BlockType):
-    """A transfer function given by zeros, poles and gain: k (s - z1)...(s - zm) /
-    ((s - p1)...(s - pn)), elementwise on a vector input.
+    """A transfer function given by its zeros, poles and gain, elementwise on a vector input.
+
+    H(s) = k (s - z1)...(s - zm) / ((s - p1)...(s - pn)).
 
     Zeros and poles are comma-separated lists: a real root as a number or a formula over
     the diagram parameters ("-a"), a complex one as a literal such as -2+3j (or -2+3i),

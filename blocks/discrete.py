@@ -239,8 +239,9 @@ class TappedDelay(BlockType):
 
 
 class Counter(BlockType):
-    """Count the hits: 0, 1, 2, ... and wrap back to 0 (Simulink's Counter Limited and
-    Counter Free-Running in one block).
+    """Count the hits, 0, 1, 2, ..., and wrap back to 0 after a limit or at overflow.
+
+    Simulink's Counter Limited and Counter Free-Running in one block.
 
     `mode` "limited" counts up to `upper` and wraps to 0 at the next hit; "free-running"
     counts up to 2**bits - 1 (an unsigned `bits`-bit counter) and overflows to 0. The

@@ -97,8 +97,9 @@ class _Filter(BlockType):
 
 
 class DiscreteFilter(_Filter):
-    """An IIR or FIR filter b(z^-1)/a(z^-1), coefficients in ascending powers of z^-1
-    (Simulink's Discrete Filter, MATLAB's filter(b, a, u)): num = [1, 2], den = [1, -0.5] is
+    """An IIR or FIR filter b(z^-1)/a(z^-1), coefficients in ascending powers of z^-1.
+
+    Simulink's Discrete Filter, MATLAB's filter(b, a, u): num = [1, 2], den = [1, -0.5] is
     (1 + 2 z^-1)/(1 - 0.5 z^-1), i.e. y(k) = u(k) + 2 u(k-1) + 0.5 y(k-1).
 
     Any lengths (the shorter is padded with zeros); den[0] must not be 0 and divides all
@@ -119,7 +120,8 @@ class DiscreteFilter(_Filter):
 
 
 class DiscreteTransferFcn(DiscreteFilter):
-    """A discrete transfer function num/den, by default in ascending powers of z^-1:
+    """A discrete transfer function num/den, by default in ascending powers of z^-1.
+
     num = [0, 1], den = [1, -0.5] is z^-1/(1 - 0.5 z^-1), i.e. y(k) = u(k-1) + 0.5 y(k-1).
 
     With `powers` = "z" the coefficients are in descending powers of z, as Simulink's

@@ -10,32 +10,27 @@ data files still runs. The file formats are those the two blocks share:
     with '#' ignored; the first column is the time, the others the signal.
   * NPZ (NumPy archive): an array `t` (the times) and an array `y`, one value or one row
     per time (an archive without `y` may hold one other array, which is taken instead).
+
+FromFile reads them through `signal_files`, which checks their sizes while reading.
 """
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import os
-import zipfile
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from blocksim.blocktypes.blockspec import BlockType, Param, Port, Sizes
-from blocksim.compiler import limits
 from blocksim.errors import CompileError, shown
-from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
+from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write
 from blocksim.files.write_rule import data_path
 
 from .lookup import PiecewiseLinear
+from .signal_files import SignalFileError, read_signal
 from .sources import FromTable
 
 log = logging.getLogger(__name__)
-
-MAX_FILE_BYTES = 256 * 2**20
-"""The largest signal file FromFile reads (a million table elements fit in far less)."""
 
 SUFFIXES = (".csv", ".npz")
 
@@ -59,134 +54,6 @@ def resolve(p, text: str) -> Path:
 
 def _where(text: str, path: Path) -> str:
     return f"'{shown(text)}'" + ("" if str(path) == text else f" ({shown(path, 200)})")
-
-
-# ----- reading -----
-
-class SignalFileError(ValueError):
-    """A signal file that cannot be used; the message says why (the caller adds the path)."""
-
-
-def read_signal(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(times, values with one row per time) of a CSV or NPZ file, checked: numeric, not
-    ragged, finite, at least two different times, times never decreasing, no time given
-    more than twice (twice is a jump). SignalFileError or OSError say what is wrong."""
-    data = read_regular_file(path, MAX_FILE_BYTES)
-    if path.suffix.lower() == ".npz":
-        times, values = _parse_npz(data)
-        lines = None
-    else:
-        times, values, lines = _parse_csv(data)
-
-    def row(i: int) -> str:
-        return f"line {lines[i]}" if lines else f"element {i} of 't'"
-    if times.size * (1 + values.shape[1]) > limits.MAX_TABLE_ELEMENTS:
-        raise SignalFileError(f"it has {times.size} rows of {1 + values.shape[1]} numbers "
-                              f"(at most {limits.MAX_TABLE_ELEMENTS} numbers)")
-    _check_times(times, row)
-    bad = np.argwhere(~np.isfinite(values))
-    if bad.size:
-        i, col = bad[0]
-        raise SignalFileError(f"{row(i)}: signal column {col + 1} is {values[i, col]}; "
-                              f"the signal must be finite")
-    return times, values
-
-
-def _parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """(times, values, the line of each row) of a CSV file."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise SignalFileError("it is not a text (UTF-8) file; a CSV file is text") from None
-    rows: list[list[float]] = []
-    lines: list[int] = []
-    width = 0
-    reader = csv.reader(io.StringIO(text))
-    for fields in reader:
-        if not fields or not "".join(fields).strip() or fields[0].lstrip().startswith("#"):
-            continue
-        numbers = []
-        for col, field in enumerate(fields):
-            try:
-                numbers.append(float(field))
-            except ValueError:
-                if rows:  # a header is allowed only before the numbers
-                    raise SignalFileError(f"line {reader.line_num}, column {col + 1}: "
-                                          f"'{shown(field.strip(), 40)}' is not a number"
-                                          ) from None
-                numbers = []
-                break
-        if not numbers:
-            continue  # the header row
-        if not rows:
-            width = len(numbers)
-            if width < 2:
-                raise SignalFileError(f"line {reader.line_num} has one column; a signal "
-                                      f"file needs a time column and at least one signal "
-                                      f"column")
-        elif len(numbers) != width:
-            raise SignalFileError(f"line {reader.line_num} has {len(numbers)} columns where "
-                                  f"the first row of numbers has {width} (a ragged file)")
-        rows.append(numbers)
-        lines.append(reader.line_num)
-    if not rows:
-        raise SignalFileError("it holds no rows of numbers")
-    table = np.array(rows, dtype=float)
-    return table[:, 0], table[:, 1:], lines
-
-
-def _parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    try:
-        archive = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise SignalFileError(f"it is not a NumPy .npz archive ({exc})") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise SignalFileError("it is a single .npy array, not an .npz archive with 't' and 'y'")
-    with archive:
-        names = list(archive.files)
-        if "t" not in names:
-            raise SignalFileError(f"it has no array 't' (the times); it has "
-                                  f"{', '.join(map(repr, names)) or 'no arrays'}")
-        others = [name for name in names if name != "t"]
-        key = "y" if "y" in names else (others[0] if len(others) == 1 else None)
-        if key is None:
-            raise SignalFileError(f"it has no array 'y' (the signal); it has "
-                                  f"{', '.join(map(repr, names))}")
-        try:
-            raw_t, raw_y = archive["t"], archive[key]
-        except (ValueError, OSError, zipfile.BadZipFile) as exc:
-            raise SignalFileError(f"cannot read its arrays ({exc})") from None
-    for name, arr in (("t", raw_t), (key, raw_y)):
-        if arr.dtype.kind not in "biuf":
-            raise SignalFileError(f"array '{name}' holds {arr.dtype} values, not numbers")
-    times, values = raw_t.astype(float), raw_y.astype(float)
-    if times.ndim != 1:
-        raise SignalFileError(f"array 't' must be a vector, got shape {times.shape}")
-    if values.ndim not in (1, 2) or values.shape[0] != times.size:
-        raise SignalFileError(f"array '{key}' must have one value or one row per time "
-                              f"({times.size}), got shape {values.shape}")
-    return times, values.reshape(times.size, -1)
-
-
-def _check_times(times: np.ndarray, row: Callable[[int], str]) -> None:
-    """Finite, never decreasing, no time more than twice, two different times at least;
-    `row(i)` names row i in a message."""
-    bad = np.flatnonzero(~np.isfinite(times))
-    if bad.size:
-        raise SignalFileError(f"{row(bad[0])}: the time is {times[bad[0]]}; times must be "
-                              f"finite")
-    steps = np.diff(times)
-    back = np.flatnonzero(steps < 0)
-    if back.size:
-        i = int(back[0])
-        raise SignalFileError(f"{row(i + 1)}: the time column decreases ({times[i + 1]:g} "
-                              f"after {times[i]:g}); times must not decrease")
-    thrice = np.flatnonzero((steps[:-1] == 0) & (steps[1:] == 0))
-    if thrice.size:
-        raise SignalFileError(f"{row(thrice[0] + 2)}: time {times[thrice[0]]:g} appears a "
-                              f"third time (twice makes a jump)")
-    if times.size < 2 or times[-1] == times[0]:
-        raise SignalFileError("it needs rows at two different times at least")
 
 
 def zoh_points(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

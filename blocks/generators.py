@@ -217,8 +217,9 @@ _NEXT, _AT, _ANCHOR_T, _VALUES = 0, 1, 2, 3
 
 
 class RepeatingSequence(BlockType):
-    """A (time, value) table repeated with the period of its last time (Simulink's
-    Repeating Sequence), interpolated linearly.
+    """A (time, value) table, interpolated linearly, repeated with the period of its last time.
+
+    Simulink's Repeating Sequence.
 
     `times` start at 0 and increase (a time given twice makes a jump: the second row holds
     from then on); the period is the last time, where the output returns to the first

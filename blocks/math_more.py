@@ -109,8 +109,9 @@ class MinMax(BlockType):
 
 
 class Rounding(IntegerBand, BlockType):
-    """Round the input to an integer: floor, ceil, round (half away from zero) or fix
-    (towards zero), elementwise, as Simulink's Rounding Function.
+    """Round the input to an integer, elementwise: floor, ceil, round or fix.
+
+    As Simulink's Rounding Function: round goes half away from zero, fix towards zero.
 
     The integer is a latched mode: two zero crossings watch the ends of the interval of
     inputs that round to it, so each jump happens exactly where the input crosses an end

@@ -139,8 +139,9 @@ class _HeldNormal(BlockType):
 
 
 class RandomNumber(_HeldNormal):
-    """Normally distributed numbers (Simulink's Random Number): at each sample hit a new
-    value mean + sqrt(variance) * N(0, 1), held until the next hit (0 before the first,
+    """Normally distributed numbers, a new one at each sample hit, held until the next.
+
+    Simulink's Random Number: mean + sqrt(variance) * N(0, 1) (0 before the first hit,
     with an offset). Seeded: reproducible run to run and equal on both backends. `mean`
     and `variance` may be vectors (one element per output)."""
 
@@ -158,8 +159,9 @@ class RandomNumber(_HeldNormal):
 
 
 class BandLimitedWhiteNoise(_HeldNormal):
-    """White noise for a continuous system (Simulink's Band-Limited White Noise): at each
-    hit sqrt(noise_power / Ts) * N(0, 1), held for Ts.
+    """White noise for a continuous system, held for a sample time Ts between hits.
+
+    Simulink's Band-Limited White Noise: at each hit sqrt(noise_power / Ts) * N(0, 1).
 
     `noise_power` is the height of the noise's power spectral density; holding for Ts
     makes the variance noise_power / Ts, so that the noise integrated over a time T has

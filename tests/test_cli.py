@@ -115,6 +115,8 @@ def test_validate_blocks_and_describe(tmp_path, capsys):
     assert code == 0 and "ok" in out
     code, out, _ = run(["blocks"], capsys)
     assert code == 0 and "Integrator" in out and "Continuous:" in out
+    listed = [line.split(None, 1) for line in out.splitlines() if line.startswith("  ")]
+    assert [text for _, text in listed if not text.endswith(".")] == []  # whole sentences
     code, out, _ = run(["describe", "Integrator"], capsys)
     assert code == 0 and "lower" in out and "Parameters:" in out
     code, _, err = run(["describe", "Nope"], capsys)

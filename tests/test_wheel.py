@@ -1,13 +1,18 @@
 """The package as `pip install blocksim` gives it to a newcomer: a wheel built from a clean
 copy of the sources, installed into a fresh virtual environment, used from another folder.
 
-Dependencies (numpy, scipy, PySide6, ...) come from this environment (the venv sees the
-system site-packages); blocksim itself comes only from the wheel.
+Dependencies (numpy, scipy, PySide6, ...) come from the environment running the tests: the
+fresh venv's `outer.pth` lists this environment's site-packages folders. (`venv
+--system-site-packages` would not do: made from inside a venv it sees the base interpreter's
+site-packages, not the venv's, where `pip install -e ".[test,gui]"` put PySide6.) The folders
+are listed as paths, so their own .pth files (an editable blocksim's finder) do not run:
+blocksim itself comes only from the wheel.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -56,6 +61,15 @@ for name in ("bouncing_ball", "from_file_measured"):
 """
 
 
+def site_folders() -> list[str]:
+    """This environment's site-packages folders: a venv's own (and the base's when the venv
+    sees them), the user's when enabled, as the running interpreter found them."""
+    folders = site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return [folder for folder in folders if Path(folder).is_dir()]
+
+
 def sources() -> list[str]:
     """Tracked and new (not ignored) files: the checkout without build leftovers."""
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
@@ -77,9 +91,11 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
                             str(base / "dist"), str(clean)], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     wheel = next((base / "dist").glob("blocksim-*.whl"))
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True)
     python = base / "venv" / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                              "['purelib'])"], capture_output=True, text=True, check=True)
+    (Path(purelib.stdout.strip()) / "outer.pth").write_text("\n".join(site_folders()) + "\n")
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                            str(wheel)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -106,6 +122,17 @@ def test_the_wheel_claims_only_the_blocksim_name(installed):
     found = run(python, here, "-c", "import blocksim, blocksim.blocks as b; print(blocksim.__file__);"
                 "print(b.__file__)").stdout.split()
     assert all(str(site) in f for f in found), found
+
+
+def test_the_dependencies_come_from_the_environment_running_the_tests(installed):
+    """Made from inside a venv, the wheel's venv uses that venv's packages (where
+    `pip install -e ".[test,gui]"` put them), not the base interpreter's."""
+    python, here = installed
+    import numpy
+
+    found = run(python, here, "-c", "import numpy; print(numpy.__file__)")
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert Path(found.stdout.strip()) == Path(numpy.__file__)
 
 
 def test_examples_are_listed_and_run_by_name(installed):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from blocksim.compiler import CompiledModel, compile_diagram
 from blocksim.engine import Results, Simulator
+from blocksim.diagram.examples import diagram_path
 from blocksim.diagram.format import load_diagram
 from blocksim.diagram.model import Diagram
 from blocksim.files import write_rule
@@ -15,13 +16,14 @@ if TYPE_CHECKING:
 
 
 def load(path: str | os.PathLike, *, trust: Trust = ()) -> Diagram:
-    """Read a diagram file (DiagramFileError names the file and block on any problem).
+    """Read a diagram file, or a shipped example by name (`load("bouncing_ball")`, as
+    `blocksim run` takes it); DiagramFileError names the file and block on any problem.
 
     A diagram that names Python files of user block types imports them only if `trust`
     says so: True (every file it names) or the paths trusted; else UntrustedCodeError
     before anything is imported.
     """
-    diagram = load_diagram(path)
+    diagram = load_diagram(diagram_path(path))
     if diagram.python:  # the import machinery of user block types only when it is needed
         from blocksim.user.trust import import_trusted
         import_trusted(diagram, trust)

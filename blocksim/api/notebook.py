@@ -44,10 +44,12 @@ def summary(title: str, model: Diagram, top: bool) -> str:
 
 
 def svg(top: Diagram, level: tuple[str, ...]) -> str | None:
-    """The `level` (a path of subsystem ids) of the diagram `top` drawn as the editor draws it, as SVG text; None (Jupyter then shows the
-    text summary) without PySide6 or when Qt cannot draw."""
+    """The `level` (a path of subsystem ids) of the diagram `top` drawn as the editor draws
+    it, as SVG text; None (Jupyter then shows the text summary) without the gui extra
+    (PySide6), quietly since the summary is the designed fallback, or when Qt cannot draw."""
     try:
-        from blocksim.gui.canvas.render import render_diagram
+        from blocksim.gui.canvas.render import render_diagram  # Qt only inside, when drawing
+        from blocksim.gui.extra import GuiExtraMissing
     except ImportError as exc:
         log.debug("no diagram picture: %s", exc)
         return None
@@ -55,6 +57,9 @@ def svg(top: Diagram, level: tuple[str, ...]) -> str | None:
         with tempfile.TemporaryDirectory(prefix="blocksim-svg-") as folder:
             out = render_diagram(top, Path(folder) / "diagram.svg", level=level)
             return out.read_text(encoding="utf-8")
+    except GuiExtraMissing as exc:
+        log.debug("no diagram picture: %s", exc)
+        return None
     except Exception as exc:  # a picture is a nicety: never break the notebook for it
         log.warning("cannot draw the diagram (%s); showing its summary", exc)
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, ClassVar, Mapping, Sequence
@@ -435,6 +436,16 @@ class BlockType:
         return cls.zero_crossing is not BlockType.zero_crossing
 
     @classmethod
+    def summary(cls) -> str:
+        """The first sentence of the documentation (`blocksim blocks` lists it): the text up
+        to a full stop that ends the paragraph or precedes a capital letter, so "e.g. x",
+        "i.e. y" and "0, 1, 2, ... and" do not end it."""
+        text = inspect.cleandoc(cls.doc or cls.__doc__ or "").split("\n\n", 1)[0]
+        text = " ".join(text.split())
+        end = re.search(r"\.(?=\s+[A-Z])", text)
+        return text[:end.end()] if end else text
+
+    @classmethod
     def describe(cls) -> str:
         """Human-readable documentation: ports, parameters and doc text."""
         text = inspect.cleandoc(cls.doc or cls.__doc__ or "")
@@ -465,6 +476,13 @@ class BlockType:
 class ContinuousOrSampled:
     """Mixed into a block that is continuous with sample_time 0 and discrete otherwise (PID,
     Derivative): its `sample_time` parameter, parsed with 0 meaning continuous."""
+
+    @classmethod
+    def _rate_text(cls) -> str:
+        """`describe`'s sample-time line: the default (0) is continuous, so the line says
+        that first rather than the "discrete" of blocks that are always sampled."""
+        return ("continuous by default (sample_time 0); discrete with a sample_time > 0 (a "
+                "period, or [period, offset]; -1 inherits a discrete input's rate)")
 
     def is_discrete(self, p: ParamValues) -> bool:
         try:

@@ -13,14 +13,13 @@ import difflib
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from blocksim.cli import signals
 from blocksim.diagram.model import BACKENDS
 from blocksim.errors import BlocksimError, SimulationError, SimulationInterrupted, shown
-from blocksim.diagram.examples import examples, examples_dir, find_example
+from blocksim.diagram.examples import diagram_path, examples, examples_dir, find_example
 from blocksim.diagram.model import SOLVERS
 from blocksim.files.interrupts import interrupts_deferred
 
@@ -47,55 +46,11 @@ def _parse_set(items: Sequence[str]) -> dict[str, str]:
     return overrides
 
 
-class _Progress:
-    """A one-line progress indication on stderr, only when it is a terminal."""
-
-    def __init__(self, start: float, stop: float):
-        self.start, self.stop = start, stop
-        self.enabled = sys.stderr.isatty()
-        self.t0 = time.monotonic()
-        self.last = 0.0
-
-    def __call__(self, t: float) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.t0 < 0.5 or now - self.last < 0.1:
-            return
-        self.last = now
-        frac = (t - self.start) / (self.stop - self.start)
-        self._write(f"\rsimulating: t = {t:.6g} ({100 * frac:5.1f} %)")
-
-    def done(self) -> None:
-        if self.enabled and self.last:
-            self._write("\r" + " " * 48 + "\r")
-
-    def _write(self, text: str) -> None:
-        try:
-            sys.stderr.write(text)
-            sys.stderr.flush()
-        except OSError:  # the terminal has gone (closed: SIGHUP follows); the run goes on
-            self.enabled = False
-
-
 def _exists(name: str) -> bool:
     try:
         return Path(name).exists()
     except OSError:  # a name too long for the file system: not a file
         return False
-
-
-def diagram_path(name: str) -> Path:
-    """A diagram file, or the name of a shipped example (`blocksim run bouncing_ball`)."""
-    path = Path(name)
-    try:
-        if path.exists():
-            return path
-    except OSError as exc:  # a name too long for the file system, ...
-        raise BlocksimError(f"{name}: {exc.strerror or exc}") from None
-    example = find_example(name)
-    if example is not None:
-        return example
-    hint = " (see `blocksim examples`)" if "/" not in name and "\\" not in name else ""
-    raise BlocksimError(f"{name}: no such file, and no example of that name{hint}")
 
 
 def _outputs(args: argparse.Namespace) -> list[Output]:
@@ -138,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from blocksim.compiler import compile_diagram
     from blocksim.engine import Simulator
     from blocksim.cli.outputs import check_outputs
+    from blocksim.cli.progress import RunProgress
 
     path = diagram_path(args.diagram)
     outputs = _outputs(args)
@@ -149,9 +105,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                                            backend=args.backend)
     model = compile_diagram(diagram, _parse_set(args.set), settings)
     check_outputs(path, outputs, model.files, args.allow_write)  # and what its blocks write
-    progress = _Progress(settings.start, settings.stop)
+    progress = RunProgress(settings.start, settings.stop, quiet=args.quiet)
     try:
-        results = Simulator(model, settings, progress=progress, strict=args.strict).run()
+        results = Simulator(model, settings, progress=progress if progress.enabled else None,
+                            strict=args.strict).run()
     except SimulationError as exc:
         progress.done()
         interrupted = isinstance(exc, SimulationInterrupted)
@@ -238,8 +195,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
         if block_type.category != category:
             category = block_type.category
             print(f"{category}:")
-        doc = (block_type.doc or block_type.__doc__ or "").strip().splitlines()
-        print(f"  {name:{width}s} {doc[0] if doc else ''}")
+        print(f"  {name:{width}s} {block_type.summary()}")
     return EXIT_OK
 
 
@@ -267,9 +223,16 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
 
     diagram = load(path, trust=trust)
     model = compile_diagram(diagram, overrides)
-    shown = [(bid, kind, str(rate)) for bid, kind, rate
-             in zip(model.block_ids, model.block_types, model.block_rates)
-             if registry.get(kind) is not None]  # not the compiler's own (gates, holds)
+    declared = {c.get("name") for c in diagram.components}  # the file's own components
+    impls = {rec.flat.path: rec.flat.impl for rec in model.runtime.structure.blocks} \
+        if model.runtime is not None else {}
+    shown = []
+    for bid, kind, rate in zip(model.block_ids, model.block_types, model.block_rates):
+        summary = getattr(impls.get(bid), "structure_summary", None)
+        if summary is not None:  # a physical network: what the compiler made of it
+            shown.append((bid, kind, summary()))
+        elif registry.get(kind) is not None or kind in declared:  # not gates, holds
+            shown.append((bid, kind, str(rate)))
     width = max(len(bid) for bid, _, _ in shown)
     type_width = max(len(kind) for _, kind, _ in shown)
     print(f"{diagram.source}: {count(len(shown), 'block')}, "
@@ -369,11 +332,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     path = diagram_path(args.diagram)
     check_outputs(path, [Output("--out", Path(args.out), None, None)])
     diagram = load(path, trust=args.trust)
-    try:
-        from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
-    except ImportError as exc:
-        raise BlocksimError(f"rendering needs the editor's Qt libraries "
-                            f"(pip install 'blocksim[gui]'): {exc}") from None
+    from blocksim.gui.canvas.render import render_diagram  # only the editor imports Qt
     level = tuple(part for part in args.level.split("/") if part)
     try:
         written = render_diagram(diagram, args.out, level=level)

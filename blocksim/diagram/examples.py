@@ -2,17 +2,21 @@
 
 The repository keeps them in diagrams/ beside the package; a wheel carries them as the
 package data of blocksim.diagrams (see pyproject.toml). `blocksim examples` lists them,
-`blocksim run NAME` accepts a name, and the editor's Examples menu shows them. A topic with
-several examples has a folder of its own one level down (diagrams/physical/): its
-examples are named with the folder, `physical/c21_diode_ideal`.
+`blocksim run NAME`, `blocksim.load(NAME)` and `blocksim.sweep(NAME, ...)` accept a name
+(`diagram_path`, the one place that resolves it), and the editor's Examples menu shows them.
+A topic with several examples has a folder of its own one level down (diagrams/physical/):
+its examples are named with the folder, `physical/c21_diode_ideal`.
 """
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from blocksim.errors import DiagramFileError
 
 log = logging.getLogger(__name__)
 
@@ -93,3 +97,23 @@ def find_example(name: str) -> Path | None:
         return path if path.is_file() else None
     except OSError:  # a name too long for the file system: no example has it
         return None
+
+
+def diagram_path(name: str | os.PathLike[str]) -> Path:
+    """A diagram file, or else the name of a shipped example (`bouncing_ball`): the CLI,
+    `blocksim.load` and sweeps accept the same names. A file of that name wins over an
+    example, so a user's own `bouncing_ball` in the current folder is the one read."""
+    text = os.fspath(name)
+    path = Path(text)
+    try:
+        if path.exists():
+            return path
+    except OSError as exc:  # a name too long for the file system, ...
+        raise DiagramFileError(str(exc.strerror or exc), file=text) from None
+    except ValueError:  # a NUL byte in the name: load_diagram says so
+        return path
+    example = find_example(text)
+    if example is not None:
+        return example
+    hint = " (see `blocksim examples`)" if "/" not in text and "\\" not in text else ""
+    raise DiagramFileError(f"no such file, and no example of that name{hint}", file=text)

@@ -20,7 +20,9 @@ MARK = "event"
 LEFT, RIGHT = "left", "right"
 
 
-def _need(module: str, extra: str, what: str) -> Any:
+def need_library(module: str, extra: str, what: str) -> Any:
+    """`module` imported, or an ImportError saying `what` needs it and which extra installs
+    it (results here, sweep tables in blocksim.sweeps)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -49,7 +51,7 @@ def to_pandas(results: "Results", mark: str | None = MARK) -> Any:
     """A DataFrame indexed by time (named "time"), one column per logged signal (vectors
     as `id[0]`, `id[1]`, ... as in the CSV) and, unless `mark` is None, the column `mark`
     saying which rows are an event's left and right limits."""
-    pd = _need("pandas", "pandas", "results.to_pandas()")
+    pd = need_library("pandas", "pandas", "results.to_pandas()")
     columns = dict(list(results.columns())[1:])
     mark = _mark_name(mark, list(columns))
     frame = pd.DataFrame(columns, index=pd.Index(np.asarray(results.time), name="time"))
@@ -64,7 +66,7 @@ def to_xarray(results: "Results", mark: str | None = MARK) -> Any:
     """An xarray Dataset on the dimension `time`: one variable per logged signal (a vector
     signal has a second dimension, `<id>_element`), the event marks as a coordinate along
     time, and the event log as variables on the dimension `event_index`."""
-    xr = _need("xarray", "xarray", "results.to_xarray()")
+    xr = need_library("xarray", "xarray", "results.to_xarray()")
     mark = _mark_name(mark, list(results.signals) + ["event_time", "event_block",
                                                               "event_kind"])
     data: dict[str, Any] = {}
@@ -87,8 +89,8 @@ def plot(results: "Results", signals: Sequence[str] | None = None,
     """A matplotlib Figure: one axes per logged signal (all by default), sharing the time
     axis, with the event instants as thin vertical lines (`events` a kind such as "reset"
     marks only those; False none). Jumps show as vertical segments (both limits are kept)."""
-    _need("matplotlib", "plot", "results.plot()")
-    plt = _need("matplotlib.pyplot", "plot", "results.plot()")
+    need_library("matplotlib", "plot", "results.plot()")
+    plt = need_library("matplotlib.pyplot", "plot", "results.plot()")
     names = list(results.signals) if signals is None else list(signals)
     unknown = [name for name in names if name not in results.signals]
     if unknown:

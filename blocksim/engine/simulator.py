@@ -84,23 +84,38 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
         return None
     native = sys.modules.get("blocksim.engine.native.loop")
     if native is None:
-        try:
-            from blocksim.engine.native import cache
-
-            cache.refresh()  # before the kernels load from numba's cache
-            fresh = not cache.kernels_cached()
-            if fresh:
-                notice("compiling the numba backend, once per machine; this takes about "
-                       f"{cache.COMPILE_SECONDS} s")
-            started = clock.perf_counter()
-            from blocksim.engine.native import loop as native  # imports numba: only when asked
-            if fresh:
-                notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
-        except ImportError as exc:
-            log.warning("numba backend unavailable (%s); running in Python", exc)
-            sim.in_python(f"backend numba: unavailable ({exc}); running in Python")
+        native, why = _import_native_loop()
+        if native is None:
+            sim.in_python(why)
             return None
     return native.NativeLoop.for_model(model, sim)
+
+
+def _import_native_loop():
+    """(`native.loop`, None), compiled on first use (saying so while it compiles), or
+    (None, why) if numba is missing or broken: the run goes on in Python, which the
+    caller says once (`Simulator.in_python`: a notice and the run's warnings)."""
+    try:
+        import numba  # noqa: F401  (first: a missing numba is not "compiling")
+        from blocksim.engine.native import cache, heartbeat
+
+        cache.refresh()  # before the kernels load from numba's cache
+        if cache.kernels_cached():
+            from blocksim.engine.native import loop
+            return loop, None
+        what = "compiling the numba backend"
+        notice(f"{what}, once per machine; this takes about {cache.COMPILE_SECONDS} s "
+               f"(longer on a busy machine)")
+        started = clock.perf_counter()
+        with heartbeat.compiling(what):
+            from blocksim.engine.native import loop  # imports the kernel: numba compiles it
+        notice(f"numba backend compiled in {clock.perf_counter() - started:.1f} s")
+        return loop, None
+    except ImportError as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name == "numba":
+            return None, ("backend numba: numba is not installed (pip install "
+                          "'blocksim[fast]'); running in Python")
+        return None, f"backend numba: numba cannot be loaded ({exc}); running in Python"
 
 
 def _weakly(sim: "Simulator") -> Callable[[], None]:

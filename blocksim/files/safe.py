@@ -2,17 +2,19 @@
 
 Diagrams, results, event logs and pictures all go through `atomic_write`, so a user never
 loses the previous good file to a failed save, and temporary files that a killed process
-left behind are removed by the next save of the same file. `read_regular_file` refuses
-FIFOs and devices (which would block or never end) and files beyond a size limit.
+left behind are removed by the next save of the same file. `read_regular_file` and
+`open_regular_file` refuse FIFOs and devices (which would block or never end) and files
+beyond a size limit, before reading them.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import stat
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, BinaryIO, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -32,26 +34,37 @@ class FileTooLarge(OSError):
     """A file larger than the caller's limit."""
 
 
-def read_regular_file(path: str | os.PathLike, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes.
+@contextlib.contextmanager
+def open_regular_file(path: str | os.PathLike, limit: int) -> Iterator[BinaryIO]:
+    """A regular file of at most `limit` bytes, opened for reading (binary).
 
     The file is opened without blocking (a FIFO with no writer would block `open` itself)
-    and checked to be a regular file before anything is read; at most limit + 1 bytes are
-    read, so a file that grows while being read cannot exhaust memory either.
+    and checked to be a regular file, and its size against `limit`, before anything is
+    read: a file too large is refused at once, not after reading it. A caller that reads
+    it whole still reads at most limit + 1 bytes (a file may grow while it is read).
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotARegularFile(os.fspath(path), _kind(mode))
-        with os.fdopen(fd, "rb") as fh:
-            fd = -1  # closed by the file object
-            data = fh.read(limit + 1)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(os.fspath(path), _kind(info.st_mode))
+        if info.st_size > limit:
+            raise FileTooLarge(_too_large(path, limit))
+        fh = os.fdopen(fd, "rb")
+        fd = -1  # closed by the file object
     finally:
         if fd >= 0:
             os.close(fd)
+    with fh:
+        yield fh
+
+
+def read_regular_file(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (`open_regular_file`)."""
+    with open_regular_file(path, limit) as fh:
+        data = fh.read(limit + 1)
     if len(data) > limit:
-        raise FileTooLarge(f"{os.fspath(path)} is larger than {limit} bytes")
+        raise FileTooLarge(_too_large(path, limit))
     return data
 
 
@@ -68,6 +81,10 @@ def why_unreadable(exc: OSError | ValueError, limit: int) -> str:
     if isinstance(exc, PermissionError):
         return "cannot be read: permission denied"
     return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"  # (ValueError: a NUL)
+
+
+def _too_large(path: str | os.PathLike, limit: int) -> str:
+    return f"{os.fspath(path)} is larger than {limit} bytes"
 
 
 def _kind(mode: int) -> str:

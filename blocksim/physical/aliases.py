@@ -25,6 +25,7 @@ class _Links:
     def __init__(self, rank) -> None:
         self.parent: dict[sp.Symbol, tuple[sp.Symbol, int, sp.Expr]] = {}
         self.rank = rank  # lower is a better representative
+        self.owners: dict[sp.Symbol, set[str]] = {}  # root -> components whose aliases joined it
 
     def find(self, a: sp.Symbol) -> tuple[sp.Symbol, int, sp.Expr]:
         """(root, s, k) with a = s*root + k."""
@@ -39,11 +40,15 @@ class _Links:
             self.parent[a] = (node, sign, offset)  # path compression
         return node, sign, offset
 
-    def union(self, a: sp.Symbol, b: sp.Symbol, s: int, k: sp.Expr) -> bool:
-        """Record a = s*b + k; False if a and b are already of one class."""
+    def union(self, a: sp.Symbol, b: sp.Symbol, s: int, k: sp.Expr, owner: str = "") -> bool:
+        """Record a = s*b + k (from `owner`'s equation); False if a and b are already of
+        one class."""
         ra, sa, ka = self.find(a)
         rb, sb, kb = self.find(b)
+        joined = self.owners.pop(ra, set()) | self.owners.pop(rb, set()) | {owner}
+        self.owners[ra if self.rank(ra) < self.rank(rb) else rb] = joined
         if ra == rb:
+            self.owners[ra] = joined
             return False
         # ra = (a - ka)/sa = (s*b + k - ka)/sa = (s*(sb*rb + kb) + k - ka)/sa
         s_root = s * sb * sa
@@ -146,11 +151,14 @@ def _round(system: System, constants: set[sp.Symbol]) -> bool:
                 continue
         if b is None:
             b, s = CONST, 1
-        if links.union(a, b, s, k):
+        if links.union(a, b, s, k, eq.owner):
             found = True
         else:
-            # a redundant alias: kept, so the structural check sees the extra equation
-            kept.append(eq)
+            # a redundant alias: kept, so the structural check sees the extra equation,
+            # with the components whose aliases made its sides one variable
+            root = links.find(a)[0]
+            kept.append(Equation(eq.residual, eq.owner, eq.text, eq.level,
+                                 frozenset(links.owners.get(root, ())) - {""}))
     if not found:
         return False
     replace: dict[sp.Symbol, sp.Expr] = {}
@@ -194,8 +202,8 @@ def _round(system: System, constants: set[sp.Symbol]) -> bool:
 
 def _substitute(system: System, equations: list[Equation], replace: dict,
                 roots: dict) -> None:
-    system.equations = [Equation(eq.residual.xreplace(replace), eq.owner, eq.text, eq.level)
-                        for eq in equations]
+    system.equations = [Equation(eq.residual.xreplace(replace), eq.owner, eq.text, eq.level,
+                                 eq.related) for eq in equations]
     system.unknowns = [u for u in system.unknowns if u not in replace]
     system.relations = [Relation(r.symbol, r.g.xreplace(replace), r.op, r.owner)
                         for r in system.relations]
@@ -216,13 +224,25 @@ def _substitute(system: System, equations: list[Equation], replace: dict,
                                 w.owner, w.event))
     system.whens = whens
     starts = {}
+    fixed = {}
     for sym, value in system.starts.items():
-        if sym in roots:
-            root, s, k = roots[sym]
-            if root is CONST or root in system.starts or root in starts:
-                continue
-            starts[root] = (value - k) / s
-        else:
-            starts[sym] = value
+        if sym in system.fixed and sym in roots and roots[sym][0] is CONST:
+            if (value - roots[sym][2]).xreplace(system.numeric()) != 0:
+                system.conflicts.append(
+                    f"the start value of {sym.name} is fixed at {value}, but the network "
+                    f"holds it at {roots[sym][2]}")
+            continue
+        target, value = (sym, value) if sym not in roots else (
+            roots[sym][0], (value - roots[sym][2]) / roots[sym][1])
+        if sym in system.fixed:
+            if target in fixed and (value - starts[target]).xreplace(system.numeric()) != 0:
+                system.conflicts.append(
+                    f"the fixed start values of {fixed[target][1]} and {sym.name} disagree "
+                    f"(the network ties them: one determines the other)")
+            fixed[target] = (system.fixed[sym], sym.name)
+            starts[target] = value  # a fixed start wins over a guess
+        elif target is not CONST and target not in starts:
+            starts[target] = value
     system.starts = starts
+    system.fixed = {sym: owner for sym, (owner, _) in fixed.items() if sym is not CONST}
     system.prefer = {roots[p][0] if p in roots else p for p in system.prefer} - {CONST}

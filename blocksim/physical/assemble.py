@@ -97,10 +97,22 @@ def compile_network(system: System, source: str) -> Plan:
 def _structures(system: System, source: str):
     """(pivot condition, evaluation point, compiled system) per choice of states."""
     aliases.eliminate(system, set(system.params))
+    if system.conflicts:
+        owner = next((c for c in system.components if f"{c}." in system.conflicts[0]),
+                     system.components[0])
+        raise CompileError(system.conflicts[0], block=owner, file=source)
     pantelides.reduce_index(system, source)
     point = states.evaluation_point(system)
     choices = states.select_states(system, source, point)
     for pivot, chosen in choices:
+        lost = [x for x in system.fixed if x not in chosen]
+        if lost:
+            x = lost[0]
+            raise CompileError(
+                f"the start value of {x.name} is fixed, but {x.name} is not a state: the "
+                f"network's constraints determine it from {', '.join(s.name for s in chosen)} "
+                f"(drop `fixed` there, or fix one of those instead)",
+                block=system.fixed[x], file=source)
         compiled = copy_system(system) if len(choices) > 1 else system
         compiled.states = chosen
         yield pivot, point, compiled

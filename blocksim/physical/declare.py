@@ -45,7 +45,10 @@ class Variable:
     start: its value at the start time (a number or an expression over the component's
     parameters) if it becomes a state; `prefer`: choose it as a state where index
     reduction has a choice (Modelica's StateSelect.prefer), e.g. a mass's position and
-    velocity rather than a spring's elongation.
+    velocity rather than a spring's elongation; `fixed`: the start value must hold (a
+    compile error if the variable is determined by others instead, or two fixed starts
+    of one variable disagree); otherwise a start value of a variable that does not become
+    a state is not used.
     """
 
     name: str
@@ -53,6 +56,7 @@ class Variable:
     start: float | str | None = None
     doc: str = ""
     prefer: bool = False
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,8 +147,8 @@ class Component(BlockType):
             lines.append("Variables:")
             for v in cls.variables:
                 facts = ([f"[{v.unit}]"] if v.unit else []) + (
-                    [f"start {v.start}"] if v.start is not None else []) + (
-                    ["preferred state"] if v.prefer else [])
+                    [f"start {v.start}" + (" (fixed)" if v.fixed else "")]
+                    if v.start is not None else []) + (["preferred state"] if v.prefer else [])
                 lines.append(f"  {v.name:12s} " + (", ".join(facts) + ". " if facts else "")
                              + v.doc)
         if cls.discretes:

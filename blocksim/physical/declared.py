@@ -58,7 +58,8 @@ def component_type(decl: Mapping[str, Any], source: str = "<diagram>") -> type[C
             "inputs": tuple(Port(n) for n in decl.get("inputs", [])),
             "outputs": tuple(Port(n) for n in decl.get("outputs", [])),
             "variables": tuple(Variable(v["name"], v.get("unit", ""), v.get("start"),
-                                        v.get("doc", ""), bool(v.get("prefer", False)))
+                                        v.get("doc", ""), bool(v.get("prefer", False)),
+                                        bool(v.get("fixed", False)))
                                for v in decl.get("variables", [])),
             "discretes": tuple(Discrete(d["name"], d.get("start", 0.0), d.get("doc", ""))
                                for d in decl.get("discretes", [])),

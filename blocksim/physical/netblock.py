@@ -71,6 +71,25 @@ class NetworkBlock(BlockType):
     def _values(self, p: ParamValues) -> dict[sp.Symbol, sp.Expr]:
         return {sym: sp.Float(p[key]) for sym, key in self.plan.param_key.items()}
 
+    def structure_summary(self) -> str:
+        """What the compiler made of the network, in one line (`blocksim describe`)."""
+        plan = self.plan
+        states = ", ".join(x.name for x in plan.slots) or "none"
+        parts = [f"states {states}"]
+        if len(plan.variants) > 1:
+            parts.append(f"{len(plan.variants)} structures")
+        loops = []
+        for v in plan.variants[:1]:
+            for b in v.blocks:
+                if b.kind == "explicit":
+                    continue
+                size = len(b.variables)
+                torn = f", torn to {len(b.torn.tearing)}" if b.torn else ""
+                loops.append(f"{b.kind} loop of {size}{torn}")
+        if loops:
+            parts.append("; ".join(loops))
+        return "; ".join(parts)
+
     # ----- code -----
     def local(self, e: Emit, sym: sp.Symbol) -> str:
         return f"_p{e.index}_{self.plan.unknown_index[sym]}"

@@ -159,8 +159,10 @@ def _add_component(system: System, blk: FlatBlock, relation) -> None:
         system.owner_of[sym] = path
         continuous.add(sym)
         derivable.add(sym)
-        if v.prefer:
+        if v.prefer or v.fixed:
             system.prefer.add(sym)
+        if v.fixed and v.start is not None:
+            system.fixed[sym] = path
     for port in impl.input_ports(p):
         sym = names[port.name] = _symbol(f"{path}>{port.name}")
         system.inputs[sym] = (path, port.name)

@@ -24,7 +24,8 @@ from blocksim.physical.system import Equation, System
 MAX_DIFFERENTIATIONS = 8  # deeper than any mechanical or electrical network needs
 
 
-def differentiate(system: System, eq: Equation, unknowns: set[sp.Symbol]) -> Equation:
+def differentiate(system: System, eq: Equation, unknowns: set[sp.Symbol],
+                  source: str | None = None) -> Equation:
     """d/dt of an equation: the chain rule over its unknowns (their derivative symbols
     made as needed) and time. Parameters, discrete variables and latched relations are
     constant between events; a signal input is not differentiable here."""
@@ -39,13 +40,15 @@ def differentiate(system: System, eq: Equation, unknowns: set[sp.Symbol]) -> Equ
                 f"index reduction needs the time derivative of the signal input '{port}' "
                 f"(in {eq.text!r}): a signal is not differentiable here; put a resistance, "
                 f"damping or a filter between the source and the constraint, or use a "
-                f"source component whose value is a formula of time", block=path, port=port)
-    return Equation(total, eq.owner, eq.text, eq.level + 1)
+                f"source component whose value is a formula of time", block=path, port=port,
+                file=source)
+    return Equation(total, eq.owner, eq.text, eq.level + 1, eq.related)
 
 
 def _components(system: System, equations, variables) -> str:
-    owners = sorted({system.owner_of.get(v, "") for v in variables}
-                    | {e.owner for e in equations} - {""})
+    owners = ({system.owner_of.get(v, "") for v in variables}
+              | {e.owner for e in equations} | {o for e in equations for o in e.related})
+    owners = sorted(owners - {""})
     return ", ".join(owners) if owners else "the connections"
 
 
@@ -64,25 +67,49 @@ def check_solvable(system: System, source: str) -> None:
                    key=lambda s: s.name) for eq in system.equations]
     match = _max_matching(rows, families)
     matched_eqs = set(match.values())
-    free_eqs = [system.equations[i] for i in range(len(rows)) if i not in matched_eqs]
+    free = [i for i in range(len(rows)) if i not in matched_eqs]
     free_vars = [f for f in families if f not in match]
-    if free_eqs:
-        names = ", ".join(repr(e.text) for e in free_eqs[:4])
+    if free:
+        # the over-determined part (Dulmage-Mendelsohn): the equations reachable from an
+        # unmatched one by alternating paths, and the components they come from
+        eqs, variables = _alternating(rows, match, free)
+        part = [system.equations[i] for i in sorted(eqs)]
+        names = ", ".join(repr(system.equations[i].text) for i in free[:3])
         raise CompileError(
-            f"the network is over-determined (or has redundant equations): {names} "
-            f"{'has' if len(free_eqs) == 1 else 'have'} no unknown left to determine; "
-            f"components: {_components(system, free_eqs, [])}", block=_first(system, free_eqs,
-                                                                                 []),
-            file=source)
+            f"the network is over-determined: the equations of "
+            f"{_components(system, part, variables)} conflict ({names} "
+            f"{'has' if len(free) == 1 else 'have'} no unknown left to determine: a loop of "
+            f"ideal voltage sources, a cut set of current sources, a body held on both "
+            f"sides?)", block=_first(system, part, variables), file=source)
     if free_vars:
         shown = ", ".join(v.name for v in free_vars[:6])
         hint = ""
         if any(v.name.endswith(".v") for v in free_vars):
             hint = " (a circuit needs a Ground)"
+        eqs = {i for i, row in enumerate(rows) if set(row) & set(free_vars)}
+        part = [system.equations[i] for i in sorted(eqs)]
         raise CompileError(
             f"the network is under-determined: nothing determines {shown}{hint}; "
-            f"components: {_components(system, [], free_vars)}",
-            block=_first(system, [], free_vars), file=source)
+            f"components: {_components(system, part, free_vars)}",
+            block=_first(system, part, free_vars), file=source)
+
+
+def _alternating(rows: list[list[sp.Symbol]], match: dict[sp.Symbol, int], start: list[int]
+                 ) -> tuple[set[int], set[sp.Symbol]]:
+    """Equations and variables reachable from the `start` equations by alternating paths
+    (an equation to its variables, a variable to the equation matched to it)."""
+    eqs, variables = set(start), set()
+    stack = list(start)
+    while stack:
+        for v in rows[stack.pop()]:
+            if v in variables:
+                continue
+            variables.add(v)
+            i = match.get(v)
+            if i is not None and i not in eqs:
+                eqs.add(i)
+                stack.append(i)
+    return eqs, variables
 
 
 def _first(system: System, equations, variables) -> str | None:
@@ -160,7 +187,7 @@ def reduce_index(system: System, source: str) -> None:
                 highest.discard(v)
                 highest.add(dv)
             for e in sorted(colored_eqs):
-                equations.append(differentiate(system, equations[e], unknowns))
+                equations.append(differentiate(system, equations[e], unknowns, source))
                 rows.append([v for v in equations[-1].residual.free_symbols if v in unknowns])
                 derived[e] = len(equations) - 1
             for v in colored_vars:

@@ -99,7 +99,8 @@ def _preference(system: System, v: sp.Symbol, integral: dict) -> tuple:
     base = v
     while base in integral:
         base = integral[base]
-    return (base in system.prefer, base in system.starts, -base.name.count("."), base.name)
+    return (base in system.fixed, base in system.prefer, base in system.starts,
+            -base.name.count("."), base.name)
 
 
 def _independent_columns(system: System, rows, candidates: list[sp.Symbol],

@@ -22,6 +22,9 @@ class Equation:
     owner: str  # the component's path, or "" for a connection
     text: str   # the equation as written (a connection's: its ports)
     level: int = 0  # how often index reduction differentiated it
+    # components behind it besides its owner (a redundant alias: every component whose
+    # equations made its two sides one variable), for messages
+    related: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -57,6 +60,8 @@ class System:
     whens: list[WhenClause] = field(default_factory=list)
     starts: dict[sp.Symbol, sp.Expr] = field(default_factory=dict)
     prefer: set[sp.Symbol] = field(default_factory=set)
+    fixed: dict[sp.Symbol, str] = field(default_factory=dict)  # fixed start -> its component
+    conflicts: list[str] = field(default_factory=list)  # found by the passes, for messages
     pre: dict[sp.Symbol, sp.Symbol] = field(default_factory=dict)
     owner_of: dict[sp.Symbol, str] = field(default_factory=dict)  # variable -> component
     components: list[str] = field(default_factory=list)  # paths, in diagram order

@@ -128,9 +128,8 @@ def _diagram(diagram: Any, trust: Any) -> Diagram:
         return top
     if isinstance(diagram, (str, os.PathLike)):  # a file, or an example's name (as the CLI)
         from blocksim.api.facade import load
-        from blocksim.cli.main import diagram_path
 
-        return load(diagram_path(os.fspath(diagram)), trust=trust)
+        return load(diagram, trust=trust)
     raise BlocksimError(f"sweep needs a diagram file, a Diagram or a DiagramBuilder, got "
                         f"{type(diagram).__name__}")
 

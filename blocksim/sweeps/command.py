@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from blocksim.cli import main as cli
 from blocksim.cli import signals
+from blocksim.diagram.examples import diagram_path
 from blocksim.errors import BlocksimError
 from blocksim.diagram.model import BACKENDS
 
@@ -129,7 +130,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from blocksim.sweeps.api import SweepInterrupted, sweep
     from blocksim.sweeps.files import counts_line
 
-    path = cli.diagram_path(args.diagram)
+    path = diagram_path(args.diagram)
     check_outputs(path, [Output("--out", Path(args.out), None, None)])
     draws = _pairs("--sample", args.sample)
     if draws and args.n is None:

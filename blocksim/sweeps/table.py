@@ -55,8 +55,10 @@ class SweepTable:
         return counts
 
     def to_pandas(self) -> Any:
-        """A pandas DataFrame indexed by `run` (needs the `pandas` extra)."""
-        import pandas as pd
+        """A pandas DataFrame indexed by `run` (needs the `pandas` extra, and says so)."""
+        from blocksim.engine.frames import need_library
+
+        pd = need_library("pandas", "pandas", "table.to_pandas()")
 
         order = sorted(self.rows)
         frame = pd.DataFrame([self.rows[i] for i in order], columns=list(self.columns),

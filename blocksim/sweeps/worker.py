@@ -9,6 +9,7 @@ runs them again.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -163,13 +164,17 @@ def batch_runner(job: Job) -> Any:
             sim = Simulator(source_for(job).base, job.settings, should_stop=_stop,
                             strict=job.strict)
             if sim.native is not None:
-                from blocksim.engine.native import cache
+                from blocksim.engine.native import cache, heartbeat
 
+                what = "compiling the numba backend's batch loop for sweeps"
+                watch = contextlib.nullcontext()
                 if (BATCH_MODULE not in sys.modules
                         and not cache.kernels_cached(stem="batch")):
-                    notice(f"compiling the numba backend's batch loop for sweeps, once per "
-                           f"machine; this takes about {BATCH_COMPILE_SECONDS} s")
-                from blocksim.engine.native import batch
+                    notice(f"{what}, once per machine; this takes about "
+                           f"{BATCH_COMPILE_SECONDS} s")
+                    watch = heartbeat.compiling(what)
+                with watch:
+                    from blocksim.engine.native import batch
 
                 runner = batch.BatchRunner.for_simulator(sim)
         except BlocksimError:

@@ -6,6 +6,7 @@ import importlib.util
 import logging
 import sys
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -195,6 +196,68 @@ def test_the_first_compilation_of_the_numba_backend_is_announced(notice_log, mon
     first, last = notice_log()
     assert first.startswith("compiling the numba backend, once per machine; this takes about")
     assert last.startswith("numba backend compiled in ")
+
+
+def test_without_numba_one_notice_says_how_to_install_it(notice_log, monkeypatch, capsys):
+    # As on a machine without numba (the backend module not loaded yet): the run goes on
+    # in Python, and one line says why and what to install; nothing says "compiling".
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "blocksim.engine.native.loop", raising=False)
+    r = blocksim.simulate(lag(), backend="numba")
+    assert r.status == "finished"
+    assert notice_log() == ["backend numba: numba is not installed (pip install "
+                            "'blocksim[fast]'); running in Python"]
+    notices.forget()
+    from blocksim.cli.main import main
+
+    capsys.readouterr()
+    assert main(["run", "bouncing_ball", "--backend", "numba"]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "numba" in line]
+    assert said == ["blocksim: backend numba: numba is not installed (pip install "
+                    "'blocksim[fast]'); running in Python"]
+
+
+_KEPT: list = []
+
+
+@needs_numba
+def test_a_long_compilation_says_what_numba_compiles(notice_log):
+    import numba
+
+    from blocksim.engine.native import heartbeat
+
+    def probe(x):
+        total = 0.0
+        for k in range(x.size):
+            total += np.sin(x[k]) * np.exp(-x[k])
+        return total
+    probe.__module__, probe.__qualname__ = "blocksim.engine.native.probe", "probe"  # as if
+    # one of the engine's functions
+    compiled = numba.njit(probe)
+    # Kept for the session: numba's compiled module refers back to its library through a
+    # weak proxy, which other tests' walks over gc.get_objects() must not find dead.
+    _KEPT.append(compiled)
+    with heartbeat.compiling("compiling the probe", interval=0.01):
+        assert compiled(np.ones(3)) == pytest.approx(3 * np.sin(1) * np.exp(-1))
+        time.sleep(0.05)  # a beat after it is done
+    said = notice_log()
+    assert said and all(line.startswith("compiling the probe: ") for line in said)
+    assert any(line.endswith(" s so far, now probe.probe") for line in said), said
+    assert said[-1].endswith(" s so far, 1 function done"), said
+    count = threading.active_count()
+    time.sleep(0.03)
+    assert notice_log() == said and threading.active_count() == count  # the beat stopped
+
+
+def test_q_silences_the_compilation_heartbeat(caplog):
+    from blocksim.engine.native import heartbeat
+
+    caplog.set_level(logging.WARNING, logger=notices.LOGGER)
+    before = threading.active_count()
+    with heartbeat.compiling("compiling", interval=0.005):
+        assert threading.active_count() == before  # no thread at all
+        time.sleep(0.03)
+    assert not [r for r in caplog.records if r.name == notices.LOGGER]
 
 
 def test_the_kernel_cache_is_found_where_numba_keeps_it(tmp_path, monkeypatch):

@@ -57,21 +57,38 @@ def test_two_runs_compared_in_the_data_inspector(ball_window, qtbot):
     tree = inspector.tree
     assert tree.topLevelItemCount() == 2
     newest, oldest = tree.topLevelItem(0), tree.topLevelItem(1)
-    assert newest.text(0).startswith("Run 2 · mu = 0.7")  # what changed since run 1
-    assert oldest.text(0).startswith("Run 1") and "mu" not in oldest.text(0)
+    # the diagram, and what changed since run 1
+    assert newest.text(0).startswith("Run 2: ball · mu = 0.7")
+    assert oldest.text(0).startswith("Run 1: ball") and "mu" not in oldest.text(0)
     assert newest.isExpanded() and not oldest.isExpanded()
     assert inspector.hint.isVisible() and "Tick" in inspector.hint.text()
     names = [newest.child(k).text(0) for k in range(newest.childCount())]
     assert names == ["x  (ball.x)", "v  (ball.dx)"]  # logged id, and the signal feeding it
     # Tick x of run 2 with the mouse on its check box, and x of run 1 as a click would.
+    # The list stays where it is under the pointer while boxes are ticked and unticked
+    # (once the layout has settled: a hidden hint line moved it up a row).
+    def click_and_settle(point):
+        QTest.mouseClick(tree.viewport(), Qt.LeftButton, Qt.NoModifier, point)
+        qtbot.wait(30)  # the posted layout requests run
+
+    def list_at():
+        return tree.viewport().mapTo(window, tree.viewport().rect().topLeft())
+
     item = newest.child(0)
+    where = list_at()
     rect = tree.visualItemRect(item)
     box = rect.topLeft() + type(rect.topLeft())(tree.indentation() // 2 + 6, rect.height() // 2)
-    QTest.mouseClick(tree.viewport(), Qt.LeftButton, Qt.NoModifier, box)
+    click_and_settle(box)
     assert inspector.plotted() == [(2, "x")]
+    assert list_at() == where and tree.visualItemRect(item) == rect
+    click_and_settle(box)  # off, and on again
+    assert inspector.plotted() == [] and tree.visualItemRect(item) == rect
+    assert list_at() == where
+    click_and_settle(box)
     inspector.set_checked(1, "x")
     assert inspector.plotted() == [(2, "x"), (1, "x")] and oldest.isExpanded()
-    assert not inspector.hint.isVisible() and inspector.legend.isVisible()
+    assert inspector.hint.isVisible() and "Cursors" in inspector.hint.text()
+    assert inspector.legend.isVisible()
     curves = inspector.curves
     np.testing.assert_array_equal(curves[(2, "x")].getData()[1], second["x"])
     np.testing.assert_array_equal(curves[(1, "x")].getData()[1], first["x"])
@@ -122,6 +139,36 @@ def test_only_the_last_runs_are_kept(qtbot):
     QTest.mouseClick(inspector.clear_button, Qt.LeftButton)
     assert inspector.plotted() == [] and inspector.tree.topLevelItemCount() == 0
     assert list(history.runs) == []
+
+
+def test_runs_of_two_diagrams_are_named_by_their_diagrams(qtbot):
+    history = RunHistory()
+    inspector = DataInspector(history)
+    qtbot.addWidget(inspector)
+    time = np.linspace(0.0, 1.0, 11)
+    for diagram, k in (("zoh_loop", 1.0), ("pi_1khz", 2.0)):
+        inspector.add_run(history.add(Results(time, {"y": k * time}), {"k": k},
+                                      diagram=diagram))
+    titles = [inspector.tree.topLevelItem(i).text(0) for i in range(2)]
+    assert titles == ["Run 2: pi_1khz · k = 2 · 1 signals", "Run 1: zoh_loop · 1 signals"]
+    inspector.show()
+    inspector.set_checked(1, "y")
+    assert [label.text for _, label in inspector.legend.items] == ["Run 1: y"]
+    inspector.set_checked(2, "y")
+    assert [label.text for _, label in inspector.legend.items] == ["Run 1 (zoh_loop): y",
+                                                                  "Run 2 (pi_1khz): y"]
+
+
+def test_an_example_run_in_the_editor_is_named_by_the_example(env, qtbot):
+    from blocksim.gui.scopes.panel import diagram_name
+    from blocksim.gui.window import app
+
+    window = app.create_window(None)
+    qtbot.addWidget(window)
+    assert diagram_name(window.doc.diagram) == "untitled"
+    next(a for a in window.examples_menu.actions() if a.text() == "zoh_loop").trigger()
+    assert window.doc.path is None  # an untitled copy, still named by its example
+    assert diagram_name(window.doc.diagram) == "zoh_loop"
 
 
 def test_changed_parameters_and_signal_names():

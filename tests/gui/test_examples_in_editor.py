@@ -116,6 +116,7 @@ def test_example_opens_draws_and_runs_as_headless(env, qtbot, tmp_path, path):
         [(e.block, e.kind) for e in headless.events]
     np.testing.assert_allclose([e.time for e in results.events],
                                [e.time for e in headless.events], rtol=1e-12, atol=1e-12)
+    assert window.sim.scopes.views  # every example plots something (Scopes, else Outputs)
     for path_, view in window.sim.scopes.views.items():  # the scopes show the same data
         np.testing.assert_array_equal(view.data()[1], results[path_])
     assert env == []

@@ -115,6 +115,23 @@ def test_an_example_opens_as_an_untitled_copy_that_save_never_writes_back(
     assert not window.doc.dirty
 
 
+def test_blocksim_gui_takes_an_examples_name(qtbot, env, tmp_path, monkeypatch):
+    """`blocksim gui zoh_loop` opens the example as the menu does (an untitled copy); a file
+    of that name in the current folder wins, as for `blocksim run`."""
+    from blocksim.gui.window import app
+
+    monkeypatch.chdir(tmp_path)
+    window = app.create_window("zoh_loop")
+    qtbot.addWidget(window)
+    assert window.doc.path is None and window.files.example_name == "zoh_loop"
+    assert {b.id for b in window.doc.diagram.blocks} == {
+        b.id for b in load_diagram(DIAGRAMS / "zoh_loop.json").blocks}
+    (tmp_path / "zoh_loop").write_bytes((DIAGRAMS / "math003.json").read_bytes())
+    mine = app.create_window("zoh_loop")
+    qtbot.addWidget(mine)
+    assert mine.doc.path.name == "zoh_loop" and mine.files.example_name is None
+
+
 def test_an_unknown_block_type_never_crashes_the_editor(window, env, tmp_path):
     path = tmp_path / "plugin.json"
     path.write_text(json.dumps({"format": "blocksim", "version": 1, "blocks": [

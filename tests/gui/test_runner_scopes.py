@@ -205,13 +205,34 @@ def test_exports(runner, scopes, qtbot, tmp_path, monkeypatch):
 
 
 def test_scope_paths_and_placeholder(scopes, runner):
-    assert scope_paths(ball_with_scopes(1)) == ["x", "monitor/state"]
-    only_outputs = blocksim.load(BALL)
-    for blk in only_outputs.blocks:
-        if blk.type == "Scope":
-            blk.type = "Output"
-    assert scopes.attach(runner, only_outputs) == []  # Output blocks are not plotted
+    assert scope_paths(ball_with_scopes(1)) == ["x", "monitor/state"]  # its Output v is not
+    nothing = Diagram(blocks=[Block("wave", "Sine")])
+    assert scopes.attach(runner, nothing) == []
     assert not scopes.placeholder.isHidden() and scopes.tabs.isHidden()
+    assert "no Scope or Output blocks" in scopes.placeholder.text()
+
+
+def test_a_diagram_without_scopes_plots_its_output_blocks(scopes, runner, qtbot):
+    """No Scope, no XYGraph: each Output block (subsystems included) is plotted as a Scope
+    would be, live, and the header says why."""
+    diagram = ball_with_scopes(stop=2)
+    for path in ("x", "monitor"):
+        if path == "monitor":
+            diagram.block(path).subsystem.block("state").type = "Output"
+        else:
+            diagram.block(path).type = "Output"
+    assert scopes.attach(runner, diagram) == ["x", "v", "monitor/state"]
+    assert scopes.placeholder.isHidden() and scopes.tabs.count() == 3
+    assert scopes.status.text() == "no Scope blocks: plotting the Output blocks"
+    with qtbot.waitSignal(runner.finished, timeout=20000) as blocker:
+        runner.start(diagram)
+    results = blocker.args[0]
+    for path in ("x", "v", "monitor/state"):
+        t, values = scopes.scope_data(path)
+        np.testing.assert_array_equal(t, results.time)
+        np.testing.assert_array_equal(values, results[path])
+    assert scopes.status.text().startswith("no Scope blocks: plotting the Output blocks · "
+                                           "finished · t = 2 s")
     with pytest.raises(RuntimeError, match="already running"):
         runner.start(endless_sine())
         runner.start(endless_sine())

@@ -1,12 +1,14 @@
 """Issue 13: stop time and solver in the toolbar (undo steps, in step with the Diagram
 panel), pasted and added blocks never on top of another, palette search ranked by name
 before documentation, and the diagram's description shown in the window."""
+import math
+
 import pytest
 
 pytest.importorskip("PySide6")
 
 from editor_helpers import palette_drop, type_text  # noqa: E402
-from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -74,45 +76,103 @@ def test_toolbar_solver_is_an_undo_step_in_step_with_the_panel(active, tmp_path)
     assert combo.currentText() == "dopri5"
 
 
-def _corners(doc):
-    return [(b.layout["x"], b.layout["y"]) for b in doc.diagram.blocks]
+def _drawn(item):
+    """A block as the canvas draws it: its body and its label (measured in the label's
+    font), in scene coordinates."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFontMetricsF
+
+    from blocksim.gui.canvas.items import LABEL_FONT
+
+    x, y, w, h = item.placement.rect
+    text_w = QFontMetricsF(LABEL_FONT).horizontalAdvance(item.label)
+    label = QRectF(x + w / 2 - text_w / 2, y + h + 3, text_w, 12)
+    return QRectF(x, y, w, h).united(label)
 
 
-def _none_on_top(doc) -> bool:
-    corners = _corners(doc)
-    return all(abs(ax - bx) >= 15 or abs(ay - by) >= 15
-               for i, (ax, ay) in enumerate(corners) for bx, by in corners[i + 1:])
+def _overlapping(scene) -> list[tuple[str, str]]:
+    """Pairs of blocks whose bodies or labels overlap on the canvas."""
+    drawn = {block_id: _drawn(item) for block_id, item in scene.blocks.items()}
+    ids = sorted(drawn)
+    return [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
+            if drawn[a].intersects(drawn[b])]
 
 
 def test_pastes_and_duplicates_never_land_on_a_block(active):
-    from blocksim.gui.canvas.editing import PASTE_OFFSET
-
+    """Ctrl+V three times, Ctrl+D of the last paste and of the original: each copy beside
+    the others, none drawn over another (30 px diagonal steps once were)."""
     doc, scene = active.doc, active.canvas.scene
     scene.select_only(["step"])
     active.actions_.copy.trigger()
     for _ in range(3):
         active.actions_.paste.trigger()
-    active.actions_.duplicate.trigger()  # of the last paste: would land on nothing new
+    active.actions_.duplicate.trigger()
     scene.select_only(["step"])
-    active.actions_.duplicate.trigger()  # would land on the first paste
-    assert len(doc.diagram.blocks) == 10 and _none_on_top(doc)
+    active.actions_.duplicate.trigger()
+    assert len(doc.diagram.blocks) == 10 and _overlapping(scene) == []
     x0, y0 = doc.diagram.block("step").layout["x"], doc.diagram.block("step").layout["y"]
-    steps = [b for b in doc.diagram.blocks if b.type == "Step"]
-    offsets = sorted((b.layout["x"] - x0) / PASTE_OFFSET for b in steps)
-    assert offsets == [0, 1, 2, 3, 4, 5]  # each copy one step further, none skipped twice
-    assert all(b.layout["y"] - y0 == b.layout["x"] - x0 for b in steps)  # diagonally
+    steps = [b for b in doc.diagram.blocks if b.type == "Step" and b.id != "step"]
+    # beside the original: the copies stay near it (within three block-widths)
+    assert all(math.hypot(b.layout["x"] - x0, b.layout["y"] - y0) < 300 for b in steps)
 
 
-def test_palette_double_clicks_and_drops_at_one_spot_cascade(active):
+def test_a_pasted_group_keeps_its_shape_and_wire(active):
+    doc, scene = active.doc, active.canvas.scene
+    scene.select_only(["integ", "fb"])
+    active.actions_.copy.trigger()
+    wires = len(doc.diagram.wires)
+    active.actions_.paste.trigger()
+    new = scene.selected_block_ids()
+    assert len(new) == 2 and len(doc.diagram.wires) == wires + 1 and _overlapping(scene) == []
+    old = {b: doc.diagram.block(b).layout for b in ("integ", "fb")}
+    moved = {doc.diagram.block(b).type: doc.diagram.block(b).layout for b in new}
+    shifts = {(moved[doc.diagram.block(b).type]["x"] - old[b]["x"],
+               moved[doc.diagram.block(b).type]["y"] - old[b]["y"]) for b in old}
+    assert len(shifts) == 1  # one shift for the whole group
+
+
+def test_cut_and_paste_puts_blocks_back_where_they_were(active):
+    doc, scene = active.doc, active.canvas.scene
+    before = dict(doc.diagram.block("fb").layout)
+    scene.select_only(["fb"])
+    active.actions_.cut.trigger()
+    active.actions_.paste.trigger()
+    assert doc.diagram.block("fb").layout == before
+
+
+def test_palette_enter_double_clicks_and_drops_at_one_spot_never_overlap(active):
+    """Enter in the search field twice, double-clicks on an entry, drops at one point and
+    the canvas menu at a block: every new block beside the others, near where it was asked."""
     doc, palette = active.doc, active.panels.palette
     count = len(doc.diagram.blocks)
+    palette.search.setFocus()
+    type_text(palette.search, "Gain")
+    for _ in range(2):
+        QTest.keyClick(palette.search, Qt.Key_Return)
     for _ in range(3):
         palette._activated(palette.item_for("Gain"))  # double-click / Enter on the entry
     viewport = active.canvas.view.viewport()
     point = QPoint(viewport.width() // 2, 40)
     for _ in range(2):
         palette_drop(viewport, point, "Constant")
-    assert len(doc.diagram.blocks) == count + 5 and _none_on_top(doc)
+    x, y, w, h = active.canvas.scene.blocks["integ"].placement.rect
+    added = active.canvas.editor.add_block("Sine", QPointF(x + w / 2, y + h / 2))
+    assert len(doc.diagram.blocks) == count + 8
+    assert _overlapping(active.canvas.scene) == []
+    sine = active.canvas.scene.blocks[added].placement.rect
+    assert math.hypot(sine[0] - x, sine[1] - y) < 200  # beside integ, not far away
+
+
+def test_a_free_shift_is_the_nearest_clear_spot():
+    from blocksim.gui.canvas.freespot import GAP, free_shift
+
+    block = (0.0, 0.0, 50.0, 60.0)
+    assert free_shift([], [block]) == (0.0, 0.0)
+    assert free_shift([(200.0, 0.0, 50.0, 60.0)], [block]) == (0.0, 0.0)
+    dx, dy = free_shift([block], [block])
+    assert (dx, dy) == (50.0 + GAP, 0.0)  # right beats below (60 + GAP) and left (behind)
+    dx, dy = free_shift([block, (70.0, 0.0, 50.0, 60.0)], [block])
+    assert (dx, dy) == (0.0, 60.0 + GAP)
 
 
 def test_palette_search_ranks_names_before_documentation(active, qtbot):

@@ -29,6 +29,7 @@ from hostile.cases.numerics import numerics
 from hostile.cases.physical import physical
 from hostile.cases.usercode import user_code
 from hostile.cases.writes import writes
+from hostile.cases.signal_files import signal_files
 
 
 def build_corpus() -> list[Case]:
@@ -44,6 +45,7 @@ def build_corpus() -> list[Case]:
     numerics(c)
     physical(c)
     discrete(c)
+    signal_files(c)
     mutants(c)
     user_code(c)
     ids = [case.id for case in c.cases]
@@ -80,6 +82,11 @@ def materialize(case: Case, folder: Path) -> None:
                 fh.truncate(op[2])
         elif kind == "chmod":
             os.chmod(path, op[2])
+        elif kind == "fill":  # ("fill", name, chunk, count): append chunk count times
+            with open(path, "ab") as fh:
+                fh.write(op[2] * op[3])
+        elif kind == "extend":  # ("extend", name, size): a sparse tail of zeros
+            os.truncate(path, op[2])
         else:
             raise ValueError(f"unknown setup {op}")
 

@@ -149,7 +149,7 @@ def test_a_path_outside_the_diagram_folder_works_and_is_named_when_missing(tmp_p
     ("a.csv", "time,u\n", "it holds no rows of numbers"),
     ("a.csv", "0,0\n0,1\n0,2\n1,1\n", "line 3: time 0 appears a third time"),
     ("a.csv", "1,0\n1,1\n", "rows at two different times"),
-    ("a.csv", b"\xff\xfe\x00\x01", "not a text (UTF-8) file"),
+    ("a.csv", b"\xff\xfe\x00\x01", "line 1 is not UTF-8 text"),
     ("a.npz", b"not a zip", "not a NumPy .npz archive"),
 ])
 def test_bad_files_are_errors_naming_block_and_file(tmp_path, name, content, message):

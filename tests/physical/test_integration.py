@@ -59,7 +59,16 @@ def test_a_sweep_over_a_component_parameter(tmp_path):
         assert value == pytest.approx(1 - np.exp(-1e-3 / (resistance * 1e-6)), abs=1e-9)
 
 
-def test_a_component_written_in_python_from_a_trusted_file(tmp_path):
+@pytest.fixture
+def leaky_registered():
+    """The test's user component leaves the registry as it was (other tests list it)."""
+    yield
+    from blocksim.blocktypes import registry
+    if registry.get("LeakyCapacitor") is not None:
+        registry.unregister("LeakyCapacitor")
+
+
+def test_a_component_written_in_python_from_a_trusted_file(tmp_path, leaky_registered):
     (tmp_path / "my_components.py").write_text(textwrap.dedent('''
         from blocksim.blocktypes.blockspec import Param
         from blocksim.physical.declare import Component, Connector, Variable

@@ -18,7 +18,7 @@ from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
 from blocksim.engine.native import layout as nt
-from blocksim.engine.native import quickload
+from blocksim.engine.native import heartbeat, quickload
 from blocksim.engine.notices import notice
 
 log = logging.getLogger(__name__)
@@ -132,19 +132,21 @@ def compile_model(model: CompiledModel) -> Compiled | None:
         try:
             source = codegen.module_source(functions, constants,
                                                  (attempt or ()) + extra, kinds)
-            with quickload.deferred():  # loads from numba's cache need no registries
+            with quickload.deferred(), heartbeat.compiling(
+                    f"compiling the numba functions of {model.source}"):
+                # (loads from numba's cache need no registries)
                 module = codegen.load(source, codegen.user_globals(constants))
             compiled = attempt
             break
         except Exception as exc:  # numba's typing errors have no common base class
             kind = ("time" if attempt is not None and attempt != events
                     else "events" if attempt is not None else None)
-            level = logging.DEBUG if attempt is not None else logging.WARNING
             what = {"time": "time events stay in Python", "events": "event functions stay "
                     "in Python", None: "numba backend unavailable for this model, running in "
                     "Python"}[kind]
-            log.log(level, "%s: %s (%s: %s)", model.source, what, type(exc).__name__,
-                    str(exc).splitlines()[0] if str(exc) else "")
+            # (the notice says it once; the exception's class and text are for -v)
+            log.debug("%s: %s (%s: %s)", model.source, what, type(exc).__name__,
+                      str(exc).splitlines()[0] if str(exc) else "")
             if kind == "time":  # said only if the event functions do compile
                 pending = _fallback_notice(model, exc, kind)
                 continue

@@ -29,6 +29,7 @@ from blocksim.gui.document.commands import (
     RemoveItems,
     fresh_id,
 )
+from blocksim.gui.canvas.freespot import footprint, free_shift
 from blocksim.gui.canvas.geometry import snap
 from blocksim.gui.document.grouping import group_blocks
 from blocksim.gui.canvas.portinfo import block_placement, has_diagram, port_info
@@ -37,9 +38,7 @@ from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 
 log = logging.getLogger(__name__)
 
-PASTE_OFFSET = 30.0
 MAX_SIGNAL_NAME = 200  # characters (resources/diagram.schema.json)
-NEAR = PASTE_OFFSET / 2  # a block whose corner is this close to another's is "on top" of it
 # Starting values for parameters a block type requires (others start at their defaults).
 STARTER_PARAMS: dict[str, dict[str, Any]] = {
     "StateSpace": {"A": [[-1.0]], "B": [[1.0]], "C": [[1.0]]},
@@ -75,7 +74,6 @@ class Editor(QObject):
         super().__init__(parent)
         self.scene = scene
         self.doc = scene.doc
-        self._paste_count = 0
         scene.blockDropped.connect(self.add_block)
 
     @property
@@ -90,9 +88,9 @@ class Editor(QObject):
         except ValueError as exc:
             log.warning("%s", exc)
             return None
-        shift = self._free_offset([block], 0.0)
-        block.layout = {**block.layout, "x": block.layout["x"] + shift,
-                        "y": block.layout["y"] + shift}
+        dx, dy = self._free_shift([block])
+        block.layout = {**block.layout, "x": block.layout["x"] + dx,
+                        "y": block.layout["y"] + dy}
         self.doc.push(AddItems(self.doc, self.scene.level, [block], text=f"Add {block.id}"))
         self.scene.select_only([block.id])
         return block.id
@@ -125,7 +123,6 @@ class Editor(QObject):
         if fragment is None:
             return False
         QGuiApplication.clipboard().setText(json.dumps(diagram_to_dict(fragment), indent=1))
-        self._paste_count = 0
         return True
 
     def cut(self) -> None:
@@ -140,40 +137,25 @@ class Editor(QObject):
             fragment = diagram_from_dict(json.loads(raw), source="clipboard")
         except (ValueError, DiagramFileError):
             return False
-        self._paste_count += 1
-        offset = self._free_offset(fragment.blocks, PASTE_OFFSET * self._paste_count)
-        self._paste_count = round(offset / PASTE_OFFSET)
-        self._insert(fragment, offset, "Paste")
+        self._insert(fragment, self._free_shift(fragment.blocks, fragment.wires), "Paste")
         return True
 
     def duplicate(self) -> None:
         fragment = self.fragment()
         if fragment is not None:
-            self._insert(fragment, self._free_offset(fragment.blocks, PASTE_OFFSET), "Duplicate")
+            self._insert(fragment, self._free_shift(fragment.blocks, fragment.wires),
+                         "Duplicate")
 
-    def _free_offset(self, blocks: list[Block], offset: float) -> float:
-        """The first of offset, offset + PASTE_OFFSET, ... that puts none of `blocks` on top
-        of a block of the shown level (corners closer than NEAR in both directions)."""
-        def corner(b: Block) -> tuple[float, float]:
-            return float((b.layout or {}).get("x", 0.0)), float((b.layout or {}).get("y", 0.0))
-
-        cells: dict[tuple[int, int], list[tuple[float, float]]] = {}  # corners by NEAR cell
-        for b in self.diagram.blocks:
-            x, y = corner(b)
-            cells.setdefault((int(x // NEAR), int(y // NEAR)), []).append((x, y))
-
-        def on_top(x: float, y: float) -> bool:
-            i, j = int(x // NEAR), int(y // NEAR)
-            return any(abs(x - cx) < NEAR and abs(y - cy) < NEAR
-                       for di in (-1, 0, 1) for dj in (-1, 0, 1)
-                       for cx, cy in cells.get((i + di, j + dj), ()))
-
-        wanted = [corner(b) for b in blocks]
-        for _ in range(1000):  # a bound, not a limit a real diagram reaches
-            if not any(on_top(x + offset, y + offset) for x, y in wanted):
-                break
-            offset += PASTE_OFFSET
-        return offset
+    def _free_shift(self, blocks: list[Block], wires: list[Wire] = ()) -> tuple[float, float]:
+        """The shift nearest to where `blocks` are that puts none of them, nor its label, on
+        top of a block of the shown level (freespot)."""
+        names = self.doc.names(self.scene.level)
+        taken = [rect for item in self.scene.blocks.values()
+                 for rect in footprint(item.placement, item.label)]
+        moving = [rect for b in blocks
+                  for rect in footprint(block_placement(b, port_info(b, names, list(wires))),
+                                        str((b.layout or {}).get("label") or b.id))]
+        return free_shift(taken, moving)
 
     def name_wire(self, index: int, name: str) -> None:
         """Give wire `index` of the shown level a signal name ('' removes it); one undo step."""
@@ -185,8 +167,9 @@ class Editor(QObject):
         text = f"Name signal {old.src} '{name}'" if name else f"Remove the name of {old.src}"
         self.doc.push(ChangeWire(self.doc, self.scene.level, index, new, text))
 
-    def _insert(self, fragment: Diagram, offset: float, verb: str) -> None:
+    def _insert(self, fragment: Diagram, shift: tuple[float, float], verb: str) -> None:
         """Add copies of a fragment's blocks, renamed where their ids are taken, shifted."""
+        dx, dy = shift
         taken = {b.id for b in self.diagram.blocks}
         renames: dict[str, str] = {}
         blocks = []
@@ -197,13 +180,13 @@ class Editor(QObject):
             blk = copy.deepcopy(blk)
             blk.id = new_id
             layout = dict(blk.layout or {})
-            layout["x"] = float(layout.get("x", 0.0)) + offset
-            layout["y"] = float(layout.get("y", 0.0)) + offset
+            layout["x"] = float(layout.get("x", 0.0)) + dx
+            layout["y"] = float(layout.get("y", 0.0)) + dy
             blk.layout = layout
             blocks.append(blk)
         wires = [Wire(PortRef(renames[w.src.block], w.src.port),
                       PortRef(renames[w.dst.block], w.dst.port),
-                      [(x + offset, y + offset) for x, y in w.points], w.name)
+                      [(x + dx, y + dy) for x, y in w.points], w.name)
                  for w in fragment.wires if w.src.block in renames and w.dst.block in renames]
         self.doc.push(AddItems(self.doc, self.scene.level, blocks, wires,
                                f"{verb} {len(blocks)} block{'s' * (len(blocks) != 1)}"))

@@ -27,7 +27,11 @@ MAX_PNG_PIXELS = 250_000_000  # 1 GB of pixels in memory: beyond this, SVG is th
 
 def ensure_app():
     """The running QApplication, or a new one: on Linux offscreen (unless QT_QPA_PLATFORM
-    says otherwise), since drawing a picture needs no display, nor the X11 libraries."""
+    says otherwise), since drawing a picture needs no display, nor the X11 libraries.
+    GuiExtraMissing (an ImportError) without PySide6."""
+    from blocksim.gui import extra
+
+    extra.require("drawing a diagram", modules=("PySide6.QtWidgets",))
     from PySide6.QtWidgets import QApplication
 
     from blocksim.gui.window import display

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 _KEY = Qt.UserRole + 1  # (run number, column name) on a signal's tree item
 _NO_RUNS = "Runs appear here as they end (the last five are kept)."
 _NOTHING_TICKED = "Tick signals of one or more runs to plot them together."
+_PLOTTED = "Tick more signals to compare them; Cursors reads every plotted curve."
 
 
 class DataInspector(QWidget):
@@ -125,10 +126,11 @@ class DataInspector(QWidget):
             return None
         t1, t2 = self.cursors.times()
         names, y1, y2 = [], [], []
+        runs = self._run_names()
         for number, name in self.curves:
             record = self.history.run(number)  # the logged rows, not the drawn (clipped) ones
             values = record.column(name).values
-            names.append(f"Run {number}: {name}")
+            names.append(f"{runs[number]}: {name}")
             y1.append(value_at(record.time, values, t1))
             y2.append(value_at(record.time, values, t2))
         return CursorReading(t1, t2, tuple(names), tuple(y1), tuple(y2))
@@ -181,9 +183,11 @@ class DataInspector(QWidget):
         self._show_hint()
 
     def _show_hint(self) -> None:
-        """Say what to do while nothing is plotted; the legend only with curves."""
-        self.hint.setText(_NOTHING_TICKED if self.tree.topLevelItemCount() else _NO_RUNS)
-        self.hint.setVisible(not self.curves)
+        """Say what to do next; the legend only with curves. The hint line stays (only its
+        text changes): hiding it moved the list up a row under the pointer at the first
+        tick, and down again at the last untick."""
+        self.hint.setText(_PLOTTED if self.curves else
+                          _NOTHING_TICKED if self.tree.topLevelItemCount() else _NO_RUNS)
         if self.legend is not None:
             self.legend.setVisible(bool(self.curves))
 
@@ -245,21 +249,33 @@ class DataInspector(QWidget):
 
     def _relabel(self) -> None:
         """Legend entries "Run 2: ball.x (mu = 0.7)": the run, the signal, and the
-        parameters that set the plotted runs apart."""
+        parameters that set the plotted runs apart ("Run 2 (zoh_loop): y" when they come
+        from several diagrams)."""
         if self.legend is None:
             return
         self.legend.clear()
         records = {n: self.history.run(n) for n, _ in self.curves
                    if any(r.number == n for r in self.history.runs)}
-        apart = distinguishing(list(records.values()))
+        # parameters tell runs of one diagram apart; runs of several, their diagrams' names
+        one_diagram = len({r.diagram for r in records.values()}) <= 1
+        apart = distinguishing(list(records.values())) if one_diagram else {}
+        runs = self._run_names()
         for (number, name), curve in self.curves.items():
             if number not in records:
                 continue
-            label = f"Run {number}: {records[number].column(name).label}"
+            label = f"{runs[number]}: {records[number].column(name).label}"
             if apart.get(number):
                 label += f" ({apart[number]})"
             self.legend.addItem(curve, label)
         self._show_hint()
+
+    def _run_names(self) -> dict[int, str]:
+        """{run number: "Run 2"} for the plotted runs, "Run 2 (bouncing_ball)" when they
+        come from more than one diagram."""
+        records = [r for r in self.history.runs if any(n == r.number for n, _ in self.curves)]
+        several = len({r.diagram for r in records}) > 1
+        return {r.number: f"Run {r.number}" + (f" ({r.diagram})" if several else "")
+                for r in records}
 
     def _paint_item(self, key: tuple[int, str], color: str) -> None:
         """A plotted signal's name in its curve's colour, its run unfolded (no

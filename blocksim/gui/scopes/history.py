@@ -1,8 +1,9 @@
 """The last few runs' logged signals, kept for the Data Inspector to compare (plain Python).
 
-Each run keeps its results (arrays are shared, not copied), its number, the diagram
-parameters it ran with and the signal labels the scopes showed; a run's title names the
-parameters that differ from the run before it ("Run 3 · mu = 0.7").
+Each run keeps its results (arrays are shared, not copied), its number, the diagram it
+ran and the parameters it ran with, and the signal labels the scopes showed; a run's
+title names the diagram and the parameters that differ from the run before it
+("Run 3: bouncing_ball · mu = 0.7").
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class RunRecord:
     time: np.ndarray = field(repr=False, compare=False)
     columns: tuple[Column, ...] = field(repr=False, compare=False)
     params: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    diagram: str = ""  # the name of the diagram that ran (its file's or example's stem)
 
     def column(self, name: str) -> Column:
         for col in self.columns:
@@ -79,19 +81,21 @@ class RunHistory:
         self._last_params: dict[str, Any] | None = None
 
     def add(self, results: Results, params: Mapping[str, Any],
-            labels: Mapping[str, str] | None = None) -> RunRecord:
-        """Record a run's logged signals; `labels` maps column names to signal labels."""
+            labels: Mapping[str, str] | None = None, diagram: str = "") -> RunRecord:
+        """Record a run's logged signals; `labels` maps column names to signal labels,
+        `diagram` names the diagram that ran."""
         self._count += 1
         changed = changed_parameters(self._last_params, params)
         self._last_params = dict(params)
-        title = f"Run {self._count}" + (f" · {changed}" if changed else "")
+        title = (f"Run {self._count}" + (f": {diagram}" if diagram else "")
+                 + (f" · {changed}" if changed else ""))
         if results.status != "finished":
             title += f" ({results.status})"
         labels = labels or {}
         columns = tuple(Column(name, labels.get(name, name), values)
                         for name, values in list(results.columns())[1:])
         record = RunRecord(self._count, title, results.status, results.time, columns,
-                           dict(params))
+                           dict(params), diagram)
         self.runs.append(record)
         return record
 

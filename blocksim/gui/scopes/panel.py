@@ -2,6 +2,10 @@
 named by the path the compiler logs them under), fed by a SimulationRunner, plus exports
 and the history of the last few runs that the Data Inspector lists.
 
+A diagram with no Scope or XYGraph but with Output blocks gets one plot per Output block
+instead, and the header says so: a Run always shows something where the user looks (9 of
+the 20 examples log their signals with Output blocks only).
+
 The views live in `scope_area()`, a widget the editor core puts in a dock: as tabs, or side
 by side ("Side by side" in its header) to read two scopes at once.
 """
@@ -28,27 +32,43 @@ log = logging.getLogger(__name__)
 
 SCOPE_TYPE = "Scope"
 XY_TYPE = "XYGraph"  # plotted as y against x
-VIEWS = {SCOPE_TYPE: ScopeView, XY_TYPE: XYView}
-_NO_SCOPES = ("No Scope blocks in this diagram. Add a Scope to plot a signal while the "
-              "simulation runs (Output blocks are recorded for export only).")
+OUTPUT_TYPE = "Output"  # plotted as a Scope when the diagram has no Scope or XYGraph
+VIEWS = {SCOPE_TYPE: ScopeView, XY_TYPE: XYView, OUTPUT_TYPE: ScopeView}
+_NO_SCOPES = ("Nothing to plot: this diagram has no Scope or Output blocks. Add a Scope to "
+              "plot a signal while the simulation runs.")
+OUTPUTS_NOTE = "no Scope blocks: plotting the Output blocks"
 _NOT_RUN = "Not run yet: Run the simulation to plot this diagram's scopes."
 
 
-def plotted_blocks(diagram: Diagram, prefix: str = "") -> dict[str, str]:
-    """{path: type} of every Scope and XYGraph block, in diagram order; "sub/scope" inside
+def blocks_of(diagram: Diagram, types: tuple[str, ...], prefix: str = "") -> dict[str, str]:
+    """{path: type} of every block of those types, in diagram order; "sub/scope" inside
     subsystem "sub"."""
     found: dict[str, str] = {}
     for blk in diagram.blocks:
-        if blk.type in VIEWS:
+        if blk.type in types:
             found[prefix + blk.id] = blk.type
         elif blk.subsystem is not None:
-            found.update(plotted_blocks(blk.subsystem, f"{prefix}{blk.id}/"))
+            found.update(blocks_of(blk.subsystem, types, f"{prefix}{blk.id}/"))
     return found
+
+
+def plotted_blocks(diagram: Diagram, prefix: str = "") -> dict[str, str]:
+    """{path: type} of the blocks a run plots: every Scope and XYGraph block, or, in a
+    diagram with none, every Output block."""
+    return (blocks_of(diagram, (SCOPE_TYPE, XY_TYPE), prefix)
+            or blocks_of(diagram, (OUTPUT_TYPE,), prefix))
 
 
 def scope_paths(diagram: Diagram, prefix: str = "") -> list[str]:
     """Paths of every plotted block (Scope, XYGraph), in diagram order."""
     return list(plotted_blocks(diagram, prefix))
+
+
+def diagram_name(diagram: Diagram | None) -> str:
+    """How a run names its diagram: the file's stem (an example opened as an untitled copy
+    keeps its example's file, so "bouncing_ball"), or "untitled"."""
+    path = getattr(diagram, "path", None)
+    return Path(path).stem if path else "untitled"
 
 
 def column_labels(traces: dict[str, ScopeTraces]) -> dict[str, str]:
@@ -98,6 +118,7 @@ class ScopeManager(QObject):
         self._params: dict = {}
         self._latest: Snapshot | Results | None = None
         self._runner: SimulationRunner | None = None
+        self._note = ""  # what the header says first (that Output blocks are plotted)
         self._show_placeholder()
 
     def clear(self) -> None:
@@ -110,7 +131,7 @@ class ScopeManager(QObject):
             self._runner = None
         self._drop_views()
         self.results, self._latest = None, None
-        self.traces, self._diagram = {}, None
+        self.traces, self._diagram, self._note = {}, None, ""
         self.history.forget_parameters()  # run titles do not compare different diagrams
         self.status.setText("")
         self.placeholder.setText(_NOT_RUN)
@@ -152,7 +173,8 @@ class ScopeManager(QObject):
             view.clear()
         self.placeholder.setText(_NO_SCOPES)
         self._show_placeholder()
-        self.status.setText("")
+        self._note = (OUTPUTS_NOTE + " · " if set(kinds.values()) == {OUTPUT_TYPE} else "")
+        self.status.setText(self._note.removesuffix(" · "))
         return paths
 
     def scope_data(self, block_id: str) -> tuple[np.ndarray, np.ndarray]:
@@ -206,7 +228,8 @@ class ScopeManager(QObject):
                 view.set_traces(self.traces[path])
 
     def _record(self, results: Results) -> RunRecord:
-        record = self.history.add(results, self._params, column_labels(self.traces))
+        record = self.history.add(results, self._params, column_labels(self.traces),
+                                  diagram_name(self._diagram))
         self.runRecorded.emit(record)
         return record
 
@@ -225,7 +248,7 @@ class ScopeManager(QObject):
             self._record(partial)
             self._show(partial, f"failed: {message}")
         else:
-            self.status.setText(f"failed: {message}")
+            self.status.setText(f"{self._note}failed: {message}")
 
     def _show(self, data: Snapshot | Results, state: str) -> None:
         self._latest = data
@@ -235,8 +258,8 @@ class ScopeManager(QObject):
                 continue
             view.set_data(data.time, values, data.events)
         end = f"t = {data.time[-1]:.6g} s" if len(data.time) else "t = -"
-        self.status.setText(f"{state} · {end} · {len(event_instants(data.events))} event "
-                            f"instants")
+        self.status.setText(f"{self._note}{state} · {end} · "
+                            f"{len(event_instants(data.events))} event instants")
 
     def _tiling_toggled(self, _on: bool) -> None:
         self._place_views()

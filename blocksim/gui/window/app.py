@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import Sequence
+
+from blocksim.diagram.examples import find_example
 
 log = logging.getLogger(__name__)
 
@@ -13,7 +16,8 @@ _extra_windows: list = []  # windows opened for further recovered work, alive un
 
 
 def create_window(diagram: str | None = None):
-    """A shown main window, after offering recovery of autosaved work, with `diagram` open.
+    """A shown main window, after offering recovery of autosaved work, with `diagram` (a
+    file, or a shipped example's name: opened as an untitled copy, as from the menu) open.
 
     Work left by several crashed editors opens in one window each."""
     from blocksim.gui.window.mainwindow import MainWindow
@@ -22,8 +26,19 @@ def create_window(diagram: str | None = None):
     window.show()
     recovered = window.offer_recovery(new_window=_extra_window)
     if diagram and not recovered:
-        window.files.open_path(diagram, ask=False)
+        example = None if _exists(diagram) else find_example(diagram)
+        if example is not None:  # `blocksim gui bouncing_ball`, as `blocksim run` takes it
+            window.files.open_example(example)
+        else:
+            window.files.open_path(diagram, ask=False)
     return window
+
+
+def _exists(name: str) -> bool:
+    try:
+        return Path(name).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
 
 
 def extra_windows() -> list:
@@ -52,8 +67,8 @@ def _forget(key: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the editor until its last window closes; `argv` without the program name.
 
-    Exit status 2, with one line on stderr, when no window can be opened (no display, a
-    system library missing for Qt's platform plugin)."""
+    Exit status 2, with one line on stderr, when no window can be opened (the gui extra not
+    installed, no display, a system library missing for Qt's platform plugin)."""
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="blocksim-gui", description="blocksim diagram editor")
     parser.add_argument("diagram", nargs="?", help="a diagram file to open")
@@ -61,8 +76,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(args)
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from blocksim.gui import extra
     from blocksim.gui.window import display
 
+    try:
+        extra.require("the editor")
+    except extra.GuiExtraMissing as exc:
+        print(f"blocksim: {exc}", file=sys.stderr)
+        return display.EXIT_NO_DISPLAY
     problem = display.missing_display()
     if problem:
         print(f"blocksim: {problem}", file=sys.stderr)
