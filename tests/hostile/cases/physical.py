@@ -63,11 +63,11 @@ def physical(c: Corpus) -> None:
     cases["structurally-singular-voltage-loop"] = (
         doc([blk("V1", "ConstantVoltage", V=1.0), blk("V2", "ConstantVoltage", V=2.0),
              blk("g", "Ground")], [("V1.p", "V2.p"), ("V1.n", "V2.n"), ("V2.n", "g.p")],
-            stop=0.01), ("V2",))
+            stop=0.01), ("V1", "V2"))
     cases["structurally-singular-current-cut"] = (
         doc([blk("I1", "ConstantCurrent", I=1.0), blk("I2", "ConstantCurrent", I=2.0),
              blk("g", "Ground")], [("I1.n", "I2.p"), ("I1.p", "I2.n"), ("I2.n", "g.p")],
-            stop=0.01), ("I1",))
+            stop=0.01), ("I1", "I2"))
     cases["redundant-equation"] = (
         _across_source(blk("D", "Twice"), [_two_pin("Twice", ["i = x", "x + y = v",
                                                               "2*x + 2*y = 2*v"])]),
@@ -79,14 +79,17 @@ def physical(c: Corpus) -> None:
     cases["mass-between-two-walls"] = (
         doc([blk("m", "Mass", L=1.0), blk("w1", "Fixed"), blk("w2", "Fixed", s0=2.0)],
             [("m.flange_a", "w1.flange"), ("m.flange_b", "w2.flange")], stop=0.01),
-        ("m",))
+        ("m", "w1", "w2"))
     cases["gear-fixed-on-both-sides"] = (
         doc([blk("gear", "IdealGear", ratio=2.0), blk("f1", "RotationalFixed"),
              blk("f2", "RotationalFixed")],
             [("gear.flange_a", "f1.flange"), ("gear.flange_b", "f2.flange")], stop=0.01),
         ("gear",))
-    # (an inductor fed by a SignalCurrent, whose message lacks the file name today, is in
-    # tests/physical/test_phys_bad_input.py: /work/scratch_physval/bug_index_signal_no_file.py)
+    cases["index-needs-derivative-of-a-signal"] = (
+        doc([blk("s", "Sine"), blk("I", "SignalCurrent"), blk("L", "Inductor"),
+             blk("g", "Ground")],
+            [("s.y", "I.u"), ("I.p", "g.p"), ("I.n", "L.p"), ("L.n", "g.p")], stop=0.01),
+        ("I", "u", "derivative"))
     cases["component-equation-syntax"] = (
         _across_source(blk("D", "Broken"), [_two_pin("Broken", ["i = (v", "x = 0", "y = 0"])]),
         ("Broken",))
