@@ -8,7 +8,7 @@ from . import continuous, discontinuities, math_ops, ports, sinks, sources
 from . import algebraic, discrete, discrete_integrator, discrete_linear, linear, logic, lookup
 from . import buses, continuous_more, delays, files, generators, lookup_nd, math_more, noise
 from . import nonlinear, pid, routing, second_order, slew, trig
-from . import electrical, rotational, thermal, translational
+from . import electrical, electromechanical, rotational, thermal, translational
 
 BLOCK_TYPES = tuple(
     block_type
@@ -16,6 +16,6 @@ BLOCK_TYPES = tuple(
                    lookup, lookup_nd, continuous, second_order, continuous_more, delays, linear,
                    discontinuities, nonlinear, slew, discrete, discrete_integrator,
                    discrete_linear, pid, logic, routing, buses, sinks, ports, electrical,
-                   translational, rotational, thermal)
+                   translational, rotational, electromechanical, thermal)
     for block_type in module.BLOCK_TYPES
 )

@@ -119,17 +119,22 @@ def test_a_logged_signal_that_overflows_is_a_warning_or_with_strict_a_failure(tm
 
 def test_examples_are_listed_with_their_summaries_and_run_by_name(tmp_path, capsys,
                                                                   monkeypatch):
-    from blocksim.diagram.examples import example_paths
+    from blocksim.diagram.examples import example_name, example_paths
 
     code, out, _ = run(["examples"], capsys)
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("bouncing_ball ")
     assert "ARGESIM C21 bouncing ball" in lines[0]
     assert [line.split()[0] for line in lines[:len(example_paths())]] == [
-        p.stem for p in example_paths()]
+        example_name(p) for p in example_paths()]
+    assert "physical/c21_diode_ideal" in out  # a topic folder's examples, named with it
     monkeypatch.chdir(tmp_path)
     code, _, err = run(["validate", "math003"], capsys)
     assert code == 0
+    code, _, err = run(["validate", "physical/c21_diode_ideal"], capsys)
+    assert code == 0
+    code, _, err = run(["validate", "physical/../math003"], capsys)
+    assert code == 2
     code, _, err = run(["run", "no_such_example"], capsys)
     assert code == 2 and "no such file, and no example of that name" in err
 

@@ -6,13 +6,17 @@ import pytest
 
 import blocksim
 import references as ref
+from blocksim.diagram.examples import example_paths
 from builders import cli_run
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
 
 
 def test_every_example_diagram_validates():
-    for path in sorted(DIAGRAMS.glob("*.json")):
+    paths = example_paths()
+    assert {p.parent.name for p in paths} >= {"diagrams", "physical"}  # topic folders too
+    assert sorted(DIAGRAMS.rglob("*.json")) == sorted(paths)
+    for path in paths:
         blocksim.compile(blocksim.load(path))
 
 

@@ -47,6 +47,11 @@ def test_fast_check_is_never_more_lenient_than_jsonschema(doc: Any) -> None:
     lambda d: d["wires"][0].update(src="a.b.c"),
     lambda d: d["blocks"][0].update(type=""),
     lambda d: d["blocks"][0]["params"].update({"1x": 2}),
+    # a component's when clause reinitialises at most 256 variables (maxProperties)
+    lambda d: d.update(components=[{"name": "K", "equations": ["x = 1"], "when": [
+        {"condition": "x > 0", "reinit": {f"v{k}": "0" for k in range(256)}}]}]),
+    lambda d: d.update(components=[{"name": "K", "equations": ["x = 1"], "when": [
+        {"condition": "x > 0", "reinit": {f"v{k}": "0" for k in range(257)}}]}]),
 ])
 def test_fast_check_agrees_on_edge_cases(change):
     doc = copy.deepcopy(lag_dict())

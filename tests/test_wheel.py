@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from blocksim.diagram.examples import example_paths
+from blocksim.diagram.examples import example_name, example_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,7 +140,7 @@ def test_examples_are_listed_and_run_by_name(installed):
     listed = run(python, here, "-m", "blocksim", "examples")
     assert listed.returncode == 0, listed.stderr
     names = [line.split()[0] for line in listed.stdout.splitlines()[:len(example_paths())]]
-    assert names == [p.stem for p in example_paths()]
+    assert names == [example_name(p) for p in example_paths()]
     ran = run(python, here, "-m", "blocksim", "run", "bouncing_ball", "--out", "ball.csv")
     assert ran.returncode == 0, ran.stderr
     assert "finished at t = 30" in ran.stderr and (here / "ball.csv").stat().st_size > 10000
@@ -166,7 +166,7 @@ def test_the_wheel_holds_the_schema_blocks_and_examples(installed):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "blocksim/resources/diagram.schema.json" in names
     assert "blocksim/blocks/__init__.py" in names and "blocksim/__main__.py" in names
-    assert {f"blocksim/diagrams/{p.name}" for p in example_paths()} <= names
+    assert {f"blocksim/diagrams/{example_name(p)}.json" for p in example_paths()} <= names
 
 
 def test_an_example_opens_from_the_installed_editors_menu_and_runs(installed):

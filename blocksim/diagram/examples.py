@@ -4,6 +4,8 @@ The repository keeps them in diagrams/ beside the package; a wheel carries them 
 package data of blocksim.diagrams (see pyproject.toml). `blocksim examples` lists them,
 `blocksim run NAME`, `blocksim.load(NAME)` and `blocksim.sweep(NAME, ...)` accept a name
 (`diagram_path`, the one place that resolves it), and the editor's Examples menu shows them.
+A topic with several examples has a folder of its own one level down (diagrams/physical/):
+its examples are named with the folder, `physical/c21_diode_ideal`.
 """
 from __future__ import annotations
 
@@ -34,14 +36,28 @@ def examples_dir() -> Path:
 
 
 def example_paths() -> list[Path]:
-    """Every example diagram file, sorted by name."""
+    """Every example diagram file: those of the folder, then those of its topic folders
+    (one level down), each sorted by name."""
     folder = examples_dir()
-    return sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"*{SUFFIX}")) + sorted(folder.glob(f"*/*{SUFFIX}"))
+
+
+def example_name(path: Path) -> str:
+    """The name of an example file: its stem, with its topic folder if it has one
+    (`physical/c21_diode_ideal`)."""
+    path = Path(path)
+    folder = examples_dir()
+    try:
+        return path.resolve().relative_to(folder.resolve()).with_suffix("").as_posix()
+    except ValueError:  # not an example file: its stem
+        return path.stem
 
 
 @dataclass(frozen=True)
 class Example:
-    """One shipped example: its name (the file stem), file and first sentence of its
+    """One shipped example: its name (`example_name`), file and first sentence of its
     description."""
 
     name: str
@@ -65,15 +81,18 @@ def _summary(path: Path) -> str:
 
 def examples() -> list[Example]:
     """The shipped examples with their one-line summaries."""
-    return [Example(p.stem, p, _summary(p)) for p in example_paths()]
+    return [Example(example_name(p), p, _summary(p)) for p in example_paths()]
 
 
 def find_example(name: str) -> Path | None:
-    """The file of the example called `name` (with or without .json), or None."""
+    """The file of the example called `name` (with or without .json; `topic/name` for
+    one in a topic folder), or None."""
     stem = name[: -len(SUFFIX)] if name.endswith(SUFFIX) else name
-    if not stem or "/" in stem or "\\" in stem:
+    parts = stem.split("/")
+    if len(parts) > 2 or "\\" in stem or any(
+            not part or part.startswith(".") for part in parts):
         return None
-    path = examples_dir() / f"{stem}{SUFFIX}"
+    path = examples_dir().joinpath(*parts[:-1], f"{parts[-1]}{SUFFIX}")
     try:
         return path if path.is_file() else None
     except OSError:  # a name too long for the file system: no example has it

@@ -227,7 +227,7 @@ def _items(c: _Compiler, arg, schema):
 # Keywords that constrain only arrays, objects or strings: every number passes them.
 _NOT_FOR_NUMBERS = frozenset(("items", "prefixItems", "properties", "additionalProperties",
                               "propertyNames", "required", "pattern", "minLength", "maxLength",
-                              "minItems", "maxItems"))
+                              "minItems", "maxItems", "minProperties", "maxProperties"))
 
 
 def _number_verdict(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> bool | None:
@@ -319,4 +319,6 @@ _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict], Callable[[Any], bool] | No
     "maxLength": _size(str, lambda n, a: n <= a),
     "minItems": _size(list, lambda n, a: n >= a),
     "maxItems": _size(list, lambda n, a: n <= a),
+    "minProperties": _size(dict, lambda n, a: n >= a),
+    "maxProperties": _size(dict, lambda n, a: n <= a),
 }

@@ -19,13 +19,17 @@ from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 import blocksim  # noqa: E402
 from blocksim.diagram.format import load_diagram  # noqa: E402
 from blocksim.gui.window import dialogs  # noqa: E402
-from blocksim.gui.window.files import examples  # noqa: E402
+from blocksim.gui.window.files import example_name, examples  # noqa: E402
 
 # Runs shortened (through the settings editor, and the same in the headless run) to keep the
 # test fast: stop times in seconds.
 SHORTER = {"bouncing_ball": 8.0, "bouncing_ball_contact": 3.0, "diode_ideal": 5e-5,
            "diode_pwl": 5e-5, "diode_realtime": 5e-5, "diode_shockley": 5e-5,
-           "pi_1khz": 2.0, "dc_motor_pid": 6.0}
+           "pi_1khz": 2.0, "dc_motor_pid": 6.0, "physical/c21_diode_ideal": 5e-5,
+           "physical/c21_diode_pwl": 5e-5, "physical/c21_diode_shockley": 5e-5,
+           "physical/c21_ball_hardstop": 3.0, "physical/c21_ball_elastogap": 1.5,
+           "physical/c21_pendulum_cartesian": 3.0, "physical/drivetrain_friction": 1.0,
+           "physical/dc_motor_emf": 6.0}
 
 
 
@@ -51,11 +55,36 @@ def ink(image: QImage) -> float:
     return float(np.mean(pixels < 200))
 
 
-@pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
+def _joins_physical_ports(path) -> bool:
+    """Whether the example has a physical connection (a wire between component ports)."""
+    from blocksim.blocktypes import registry
+    from blocksim.physical.declare import Component
+
+    diagram = load_diagram(path)
+    connectors = {c.get("name"): {k["name"] for k in c.get("connectors", [])}
+                  for c in diagram.components}
+    for kind in {b.type for b in diagram.blocks}:
+        found = registry.get(kind)
+        if isinstance(found, type) and issubclass(found, Component):
+            connectors[kind] = {c.name for c in found.connectors}
+    kinds = {b.id: b.type for b in diagram.blocks}
+    return any(wire.src.port in connectors.get(kinds.get(wire.src.block), ())
+               for wire in diagram.wires)
+
+
+# The editor learns to draw physical connections on another branch (physgui): until then
+# they are dangling wires in the scene.
+EDITOR_EXAMPLES = [
+    pytest.param(p, marks=pytest.mark.xfail(
+        reason="the editor does not draw physical connections yet (branch physgui)"))
+    if _joins_physical_ports(p) else p for p in examples()]
+
+
+@pytest.mark.parametrize("path", EDITOR_EXAMPLES, ids=example_name)
 def test_example_opens_draws_and_runs_as_headless(env, qtbot, tmp_path, path):
     window = open_window(qtbot)
     doc, scene = window.doc, window.canvas.scene
-    action = next(a for a in window.examples_menu.actions() if a.text() == path.stem)
+    action = next(a for a in window.examples_menu.actions() if a.text() == example_name(path))
     action.trigger()
     assert doc.path is None and not doc.dirty  # an untitled copy of the example
     expected = load_diagram(path)
@@ -67,7 +96,7 @@ def test_example_opens_draws_and_runs_as_headless(env, qtbot, tmp_path, path):
     assert image.width() > 200 and image.height() > 100
     assert 0.005 < ink(image) < 0.5  # a drawing: neither blank nor a blot
 
-    stop = SHORTER.get(path.stem)
+    stop = SHORTER.get(example_name(path))
     if stop is not None:
         settings = window.panels.settings
         type_text(settings.number_edits["stop"], f"{stop:g}")

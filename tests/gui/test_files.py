@@ -80,8 +80,13 @@ def test_unsaved_changes_are_asked_about(window, monkeypatch):
 
 
 def test_examples_menu_lists_every_diagram(window):
+    from blocksim.diagram.examples import example_name, example_paths
+
     names = [a.text() for a in window.examples_menu.actions()]
-    assert names == [p.stem for p in sorted(DIAGRAMS.glob("*.json"))]
+    assert names[:len(list(DIAGRAMS.glob("*.json")))] == [
+        p.stem for p in sorted(DIAGRAMS.glob("*.json"))]
+    assert names == [example_name(p) for p in example_paths()]
+    assert "physical/c21_diode_ideal" in names  # a topic folder's, named with the folder
     window.examples_menu.actions()[0].trigger()
     first = sorted(DIAGRAMS.glob("*.json"))[0]
     assert window.doc.path is None and window.doc.title == "untitled"  # a copy, not the file

@@ -26,6 +26,7 @@ from hostile.cases.expressions import expressions
 from hostile.cases.malformed import malformed, special_paths
 from hostile.cases.mutants import handpicked, mutants
 from hostile.cases.numerics import numerics
+from hostile.cases.physical import physical
 from hostile.cases.usercode import user_code
 from hostile.cases.writes import writes
 from hostile.cases.signal_files import signal_files
@@ -42,6 +43,7 @@ def build_corpus() -> list[Case]:
     writes(c)
     expressions(c)
     numerics(c)
+    physical(c)
     discrete(c)
     signal_files(c)
     mutants(c)

@@ -195,7 +195,7 @@ def fill_examples(window: "MainWindow") -> None:
     window.examples_menu.clear()
     found = files.examples()
     for path in found:
-        action = window.examples_menu.addAction(path.stem)
+        action = window.examples_menu.addAction(files.example_name(path))
         action.setStatusTip(str(path))
         action.triggered.connect(lambda _=False, p=path: window.files.open_example(p))
     window.examples_menu.setEnabled(bool(found))

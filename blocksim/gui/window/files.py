@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from blocksim.blocktypes import registry
 from blocksim.errors import DiagramFileError
-from blocksim.diagram.examples import example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
+from blocksim.diagram.examples import example_name, example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
 from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.window import dialogs
 from blocksim.gui.window.usercode import load_user_code
@@ -187,7 +187,9 @@ class FileController(QObject):
     def _is_example(path: Path) -> bool:
         """Examples are opened as templates: saving asks for a new name."""
         try:
-            return Path(path).resolve().parent == examples_dir()
+            folder = examples_dir().resolve()
+            parent = Path(path).resolve().parent
+            return parent == folder or parent.parent == folder
         except OSError:
             return False
 

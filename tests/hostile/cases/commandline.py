@@ -133,6 +133,12 @@ def cli_args(c: Corpus) -> None:
             ("example-space", ["validate", "bouncing ball"], BAD),
             ("example-glob", ["validate", "*"], BAD),
             ("example-unknown", ["validate", "no_such_example"], BAD),
+            ("example-topic", ["validate", "physical/c21_diode_ideal"], (0,)),
+            ("example-topic-dotdot", ["validate", "physical/../math003"], BAD),
+            ("example-topic-deeper", ["validate", "physical/c21/diode"], BAD),
+            ("example-topic-absolute", ["validate", "/physical/c21_diode_ideal"], BAD),
+            ("example-topic-hidden", ["validate", "physical/.c21_diode_ideal"], BAD),
+            ("example-topic-only", ["validate", "physical/"], BAD),
             ("examples-list", ["examples"], (0,)),
             ("examples-extra", ["examples", "x"], BAD)):
         c.add(Case(f"{cat}/{name}", cat, argv, exits=exits))
