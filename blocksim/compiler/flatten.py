@@ -147,7 +147,7 @@ class _Flattener:
         ports: dict[str, dict[str, dict[str, Endpoint]]] = {}
         for blk in diagram.blocks:
             path = prefix + blk.id
-            block_type = registry.get(blk.type) or self.local_types.get(blk.type)
+            block_type = self.local_types.get(blk.type) or registry.get(blk.type)
             if block_type is None:
                 raise self.error(f"unknown block type '{shown(blk.type)}' (see `blocksim blocks`)",
                                  block=path)

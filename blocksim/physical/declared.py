@@ -30,7 +30,8 @@ def diagram_types(diagram: Diagram) -> dict[str, type[Component]]:
         if name in types:
             raise CompileError(f"the diagram declares the component '{name}' twice",
                                file=diagram.source)
-        if registry.get(name) is not None:
+        existing = registry.get(name)
+        if existing is not None and not getattr(existing, "declared_in_diagram", False):
             raise CompileError(f"the diagram declares a component '{name}', which is the name "
                                f"of a library block type: give it another name",
                                file=diagram.source)
@@ -64,6 +65,8 @@ def component_type(decl: Mapping[str, Any], source: str = "<diagram>") -> type[C
             "discretes": tuple(Discrete(d["name"], d.get("start", 0.0), d.get("doc", ""))
                                for d in decl.get("discretes", [])),
             "equations": tuple(str(e) for e in decl.get("equations", [])),
+            "declared_in_diagram": True,  # (the editor registers it while the diagram is open)
+            "symbol": str(decl.get("symbol", "")),  # a library type whose picture it borrows
             "whens": tuple(When(str(w["condition"]),
                                 tuple((k, str(v)) for k, v in w.get("reinit", {}).items()),
                                 tuple((k, str(v)) for k, v in w.get("assign", {}).items()),

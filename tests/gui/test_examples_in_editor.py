@@ -72,12 +72,7 @@ def _joins_physical_ports(path) -> bool:
                for wire in diagram.wires)
 
 
-# The editor learns to draw physical connections on another branch (physgui): until then
-# they are dangling wires in the scene.
-EDITOR_EXAMPLES = [
-    pytest.param(p, marks=pytest.mark.xfail(
-        reason="the editor does not draw physical connections yet (branch physgui)"))
-    if _joins_physical_ports(p) else p for p in examples()]
+EDITOR_EXAMPLES = examples()
 
 
 @pytest.mark.parametrize("path", EDITOR_EXAMPLES, ids=example_name)

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from blocksim.blocktypes import registry
+
 Point = tuple[float, float]
 
 
@@ -453,12 +455,21 @@ SYMBOLS: dict[str, Symbol] = {
 }
 
 
+def _borrowed(type_name: str) -> str:
+    """A type's own symbol, or the library symbol it names (a component declared in a
+    diagram file may look like a library one: `"symbol": "Diode"`)."""
+    if type_name in SYMBOLS:
+        return type_name
+    borrowed = getattr(registry.get(type_name), "symbol", "")
+    return borrowed if borrowed in SYMBOLS else type_name
+
+
 def symbol(type_name: str) -> Symbol | None:
     """The symbol of a block type, None for a type drawn as a box with text."""
-    return SYMBOLS.get(type_name)
+    return SYMBOLS.get(_borrowed(type_name))
 
 
 def drawing(type_name: str, w: float, h: float) -> Sequence[Primitive]:
     """The primitives of a type's symbol at this size (empty without a symbol)."""
-    found = SYMBOLS.get(type_name)
+    found = SYMBOLS.get(_borrowed(type_name))
     return found.draw(w, h) if found is not None else ()

@@ -17,6 +17,7 @@ from blocksim.gui.layout.autolayout import layout_diagram
 from blocksim.gui.layout.layoutcheck import drop_unusable_layout
 from blocksim.gui.canvas.portinfo import scope_names
 from blocksim.gui.canvas.reroute import repair_saved
+from blocksim.gui.document.declared import register_declared
 from blocksim.gui.window.qtcompat import protect_none
 from blocksim.diagram.model import Diagram
 
@@ -58,6 +59,7 @@ class DiagramDocument(QObject):
         Saved wire bends that run through a block or along another net are re-routed; that
         does mark the document unsaved (`rerouted` lists the wires).
         """
+        register_declared(diagram)  # its own component types, before anything draws them
         self.repaired = drop_unusable_layout(diagram)
         for message in self.repaired:
             log.warning("%s: %s", diagram.source, message)
