@@ -13,6 +13,33 @@ except ImportError:  # no PySide6: the GUI tests skip themselves
     pass
 
 
+@pytest.fixture(autouse=True)
+def _widgets_live_until_teardown(request):
+    """Keep the widgets a test gives `qtbot.addWidget` alive until they are closed.
+
+    pytest-qt holds them by weak reference and processes pending events after the test
+    body. A widget reachable only through a reference cycle (a canvas: its scene's signals
+    hold its bound methods) could then be collected by a garbage collection that a paint
+    event of its own triggers, freeing the view's background pixmap while it is drawn into
+    (a segfault in QPainter.drawPoints, seen under valgrind)."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    qtbot = request.getfixturevalue("qtbot")
+    kept = []
+    add = qtbot.addWidget
+
+    def keep(widget, *args, **kwargs):
+        kept.append(widget)
+        return add(widget, *args, **kwargs)
+
+    qtbot.addWidget = keep
+    yield
+    for widget in kept:  # closed while still referenced, then let go
+        widget.close()
+    kept.clear()
+
+
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     """Autosave and settings in tmp_path; dialogs answered (messages are collected)."""
