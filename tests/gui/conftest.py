@@ -23,10 +23,9 @@ def _widgets_live_until_teardown(request):
     event of its own triggers, freeing the view's background pixmap while it is drawn into
     (a segfault in QPainter.drawPoints, seen under valgrind)."""
     if "qtbot" not in request.fixturenames:
-        yield
         return
     qtbot = request.getfixturevalue("qtbot")
-    kept = []
+    kept = request.node.blocksim_kept_widgets = []  # dropped after pytest-qt closed them
     add = qtbot.addWidget
 
     def keep(widget, *args, **kwargs):
@@ -34,10 +33,13 @@ def _widgets_live_until_teardown(request):
         return add(widget, *args, **kwargs)
 
     qtbot.addWidget = keep
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    """Let go of the kept widgets once the teardown (pytest-qt closes them) is over."""
     yield
-    for widget in kept:  # closed while still referenced, then let go
-        widget.close()
-    kept.clear()
+    item.__dict__.pop("blocksim_kept_widgets", None)
 
 
 @pytest.fixture
