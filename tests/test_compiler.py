@@ -154,6 +154,18 @@ def test_width_mismatch_names_block_and_ports():
     assert err.block == "sum" and "'u1' 2" in str(err) and "'u2' 3" in str(err)
 
 
+@pytest.mark.parametrize("order", [("a", "xy", "b"), ("xy", "a", "b"), ("a", "b", "xy")])
+def test_xy_graph_widths_do_not_depend_on_the_order_of_the_blocks(order):
+    """Found by the fuzzer: with the source of 'y' after the XYGraph in the file, the first
+    pass over the widths took its unknown width for 1 and refused the diagram."""
+    blocks = {"a": block("a", "Constant", value=[1.0, 2.0]), "xy": block("xy", "XYGraph"),
+              "b": block("b", "Constant", value=[3.0, 4.0])}
+    compile_diagram(diagram([blocks[k] for k in order], [("a.y", "xy.x"), ("b.y", "xy.y")]))
+    blocks["b"] = block("b", "Constant", value=[3.0, 4.0, 5.0])
+    err = compile_error([blocks[k] for k in order], [("a.y", "xy.x"), ("b.y", "xy.y")])
+    assert err.block == "xy" and "'x' (width 2) and 'y' (width 3)" in str(err)
+
+
 def _through_subsystems(extra_wire):
     """Constant -> sub -> sub2 -> Output, plus one wire that drives an input twice."""
     inner = {"blocks": [{"id": "u", "type": "Inport"}, {"id": "g", "type": "Gain"},
