@@ -1,4 +1,4 @@
-"""Long-running property fuzzer over valid random diagrams (the CI version is
+"""Long-running property fuzzer over random diagrams (the CI version is
 tests/test_fuzz_diagrams.py, bounded to seconds).
 
     python benchmarks/fuzz.py --minutes 30                 # python backend (+ numba rounds)
@@ -10,9 +10,13 @@ arguments, detail) in --out; later examples of a known kind are counted, and the
 --keep of each kept as found in --out/all (one reproducer can hide other causes). A hang costs
 its cap once per shrink step, so the cap drops to --shrink-cap once a round has found one.
 With numba installed, numba rounds also run each example on the python backend and compare
-the outcomes (a disagreement is a finding; different values are reported as soft).
-The summary: examples tried, outcomes (finished, refused, failed...), failures by kind
-with the file of each minimal reproducer.
+the outcomes (a disagreement is a finding; different values are reported as soft). Every
+--broken-every-th round draws broken diagrams instead (one thing broken on purpose), which
+must be refused with a CompileError naming a block.
+The summary: examples tried, outcomes of the valid ones (finished, refused, failed...) with
+the share that compiled and the refusals grouped by kind (a valid diagram the compiler
+refuses is the generator's miss, or the compiler's), the broken ones' outcomes, and
+failures by kind with the file of each minimal reproducer.
 """
 from __future__ import annotations
 
@@ -33,7 +37,8 @@ import numpy as np  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis.errors import HypothesisException  # noqa: E402
 
-from hostile.graphs import describe, diagrams, run_example  # noqa: E402
+from hostile.graphs import (broken_diagrams, describe, diagrams, message_shape,  # noqa: E402
+                            refusal_problem, run_example)
 
 
 class Found(Exception):
@@ -75,7 +80,9 @@ class Campaign:
         self.args = args
         self.out = Path(args.out)
         self.tried: Counter = Counter()
-        self.outcomes: Counter = Counter()
+        self.outcomes: Counter = Counter()  # of the valid diagrams
+        self.refusals: Counter = Counter()  # of the valid diagrams, by kind of message
+        self.broken: Counter = Counter()  # outcomes of the broken diagrams
         self.kinds: Counter = Counter()
         self.saved: dict[str, Path] = {}
         self.detail: dict[str, str] = {}
@@ -86,12 +93,16 @@ class Campaign:
         args = self.args
 
         def check(example):
-            document, simulate = example
+            document, simulate = example[:2]
             if state.get("target") is None and time.monotonic() > self.deadline:
                 return  # time is up: let the round end quietly
             cap = args.shrink_cap if state.get("target") else args.cap
             info: dict = {}
-            if backend == "numba":
+            if backend == "broken":
+                kind, detail = refusal_problem(document, simulate, cap, info)
+                if kind:
+                    detail = f"{example[2]}: {detail}"
+            elif backend == "numba":
                 simulate = {**simulate, "solver": "dopri5"}
                 simulate.pop("step", None)
                 kind, detail = run_example(document, simulate, "numba", max(cap, 120.0), info)
@@ -104,7 +115,13 @@ class Campaign:
                 kind, detail = run_example(document, simulate, backend, cap, info)
             if state.get("target") is None:  # count first passes only, not shrink steps
                 self.tried[backend] += 1
-                self.outcomes[info.get("outcome", "?")] += 1
+                outcome = info.get("outcome", "?")
+                if backend == "broken":
+                    self.broken[outcome] += 1
+                else:
+                    self.outcomes[outcome] += 1
+                    if outcome == "CompileError":
+                        self.refusals[message_shape(info.get("message", ""))] += 1
                 if kind:
                     self.kinds[kind] += 1
             if not kind:
@@ -125,11 +142,12 @@ class Campaign:
     def round(self, backend: str, round_seed: int) -> None:
         examples = self.args.examples if backend != "numba" else self.args.numba_examples
         state: dict = {}
+        strategy = (broken_diagrams if backend == "broken" else diagrams)(
+            max_blocks=self.args.max_blocks)
         test = settings(max_examples=examples, deadline=None, database=None,
                         phases=(Phase.generate, Phase.shrink), report_multiple_bugs=False,
                         suppress_health_check=list(HealthCheck), print_blob=False)(
-            seed(round_seed)(given(diagrams(max_blocks=self.args.max_blocks))(
-                self.body(backend, state))))
+            seed(round_seed)(given(strategy)(self.body(backend, state))))
         try:
             test()
         except Found as found:
@@ -174,6 +192,9 @@ class Campaign:
         while time.monotonic() < self.deadline:
             backend = backends[n % len(backends)] if "numba" not in backends else (
                 "numba" if n % self.args.numba_every == self.args.numba_every - 1 else "python")
+            if backend == "python" and self.args.broken_every and \
+                    n % self.args.broken_every == self.args.broken_every - 2:
+                backend = "broken"
             self.round(backend, self.args.seed + n)
             n += 1
             if n % 10 == 0:
@@ -186,7 +207,17 @@ class Campaign:
         print(f"\nexamples tried: {sum(self.tried.values())} in {seconds / 60:.1f} min "
               f"({rounds} rounds; " + ", ".join(f"{k} {v}" for k, v in self.tried.items())
               + ")")
-        print("outcomes: " + ", ".join(f"{k} {v}" for k, v in self.outcomes.most_common()))
+        valid = sum(self.outcomes.values())
+        if valid:
+            compiled = valid - self.outcomes["CompileError"]
+            print(f"valid diagrams: {compiled} of {valid} compiled "
+                  f"({100 * compiled / valid:.1f} %); outcomes: "
+                  + ", ".join(f"{k} {v}" for k, v in self.outcomes.most_common()))
+        for shape, count in self.refusals.most_common(10):
+            print(f"  refused {count:5d}  {shape}")
+        if self.broken:
+            print("broken diagrams: "
+                  + ", ".join(f"{k} {v}" for k, v in self.broken.most_common()))
         if not self.kinds:
             print("failures: none")
             return
@@ -209,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=100, help="examples per round")
     parser.add_argument("--numba-examples", type=int, default=5)
     parser.add_argument("--numba-every", type=int, default=5, help="every n-th round is numba")
+    parser.add_argument("--broken-every", type=int, default=5,
+                        help="every n-th round draws broken diagrams (0: none)")
     parser.add_argument("--max-blocks", type=int, default=10)
     parser.add_argument("--keep", type=int, default=20,
                         help="examples of each failure kind kept as found, in OUT/all")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from math import inf
 
 from .continuous import _EDGES, _edge_condition
-from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, each, lit, size_of
+from blocksim.blocktypes.blockspec import (BlockType, Emit, EventKind, Param, Port, Sizes, broadcast,
+                                          each, elementwise_width, lit, size_of)
 
 # Relation -> (zero-crossing function, test on its latched sign z) for inputs a, b.
 RELATIONS = {
@@ -35,7 +36,7 @@ class RelationalOperator(BlockType):
         return {"y": ()}  # the output reads the latched sign only, never the live inputs
 
     def sizes(self, p, in_widths):
-        n = max(w or 1 for w in in_widths.values())
+        n = elementwise_width(in_widths)  # u1 of 3 against u2 of 2: refused, not an index error
         return Sizes({"y": n}, zero_crossings=n)
 
     def zero_crossing(self, e: Emit):
@@ -73,8 +74,12 @@ class Switch(BlockType):
         return {"y": ("u1", "u3")}  # the control u2 acts through its latched sign only
 
     def sizes(self, p, in_widths):
-        n = max(in_widths.get("u1") or 1, in_widths.get("u3") or 1)
-        return Sizes({"y": n}, zero_crossings=max(in_widths.get("u2") or 1, 1))
+        n = elementwise_width({port: in_widths.get(port) for port in ("u1", "u3")})
+        control = in_widths.get("u2") or 1
+        if n > 1 and control not in (1, n):
+            raise ValueError(f"the control 'u2' has width {control} where 1 or {n} (the "
+                             f"width of 'u1' and 'u3') are needed")
+        return Sizes({"y": n}, zero_crossings=control)
 
     def zero_crossing(self, e: Emit):
         fn = SWITCH_CRITERIA[e.p.criterion][0]

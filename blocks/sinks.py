@@ -52,8 +52,9 @@ class XYGraph(BlockType):
     logs = True
 
     def sizes(self, p, in_widths):
-        wx, wy = in_widths.get("x") or 1, in_widths.get("y") or 1
-        if wx != wy:
+        # None: a width the compiler has not reached yet (it asks again once it has), not 1
+        wx, wy = in_widths.get("x"), in_widths.get("y")
+        if wx and wy and wx != wy:
             raise ValueError(f"inputs 'x' (width {wx}) and 'y' (width {wy}) must have the "
                              f"same width")
         return Sizes({})

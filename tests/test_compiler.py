@@ -154,6 +154,33 @@ def test_width_mismatch_names_block_and_ports():
     assert err.block == "sum" and "'u1' 2" in str(err) and "'u2' 3" in str(err)
 
 
+@pytest.mark.parametrize("order", [("a", "xy", "b"), ("xy", "a", "b"), ("a", "b", "xy")])
+def test_xy_graph_widths_do_not_depend_on_the_order_of_the_blocks(order):
+    """Found by the fuzzer: with the source of 'y' after the XYGraph in the file, the first
+    pass over the widths took its unknown width for 1 and refused the diagram."""
+    blocks = {"a": block("a", "Constant", value=[1.0, 2.0]), "xy": block("xy", "XYGraph"),
+              "b": block("b", "Constant", value=[3.0, 4.0])}
+    compile_diagram(diagram([blocks[k] for k in order], [("a.y", "xy.x"), ("b.y", "xy.y")]))
+    blocks["b"] = block("b", "Constant", value=[3.0, 4.0, 5.0])
+    err = compile_error([blocks[k] for k in order], [("a.y", "xy.x"), ("b.y", "xy.y")])
+    assert err.block == "xy" and "'x' (width 2) and 'y' (width 3)" in str(err)
+
+
+@pytest.mark.parametrize("order", [("c", "s", "sum", "mg"), ("s", "sum", "mg", "c")])
+def test_widths_do_not_depend_on_the_order_of_the_blocks(order):
+    """Found by the fuzzer: with the vector source after the Sum and the MatrixGain in the
+    file, the first pass handed the MatrixGain the Sum's width of that pass (1) and the
+    diagram was refused; a real mismatch was reported with that width instead of 3."""
+    def blocks(value):
+        made = {"c": block("c", "Constant", value=value), "s": block("s", "Constant"),
+                "sum": block("sum", "Sum"), "mg": block("mg", "MatrixGain", K=[1.0, 2.0])}
+        return [made[k] for k in order] + [block("y", "Output")]
+    wires = [("c.y", "sum.u1"), ("s.y", "sum.u2"), ("sum.y", "mg.u"), ("mg.y", "y.u")]
+    compile_diagram(diagram(blocks([1.0, 2.0]), wires))
+    err = compile_error(blocks([1.0, 2.0, 3.0]), wires)
+    assert err.block == "mg" and "input 'u' has width 3" in str(err)
+
+
 def _through_subsystems(extra_wire):
     """Constant -> sub -> sub2 -> Output, plus one wire that drives an input twice."""
     inner = {"blocks": [{"id": "u", "type": "Inport"}, {"id": "g", "type": "Gain"},

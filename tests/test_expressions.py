@@ -258,6 +258,9 @@ def test_scalar_functions_cover_the_formula_functions():
     assert SCALAR_FUNCTIONS["_f_exp"] is math.exp
     assert SCALAR_FUNCTIONS["_f_mod"](-1.0, 3.0) == 2.0
     assert SCALAR_FUNCTIONS["_f_sign"](0.0) == 0.0
+    # numpy scalars too (scipy's radau, bdf and dop853 pass the time as numpy.float64)
+    assert [SCALAR_FUNCTIONS["_f_sign"](np.float64(v)) for v in (-2.5, 0.0, 3.0)] == [
+        -1.0, 0.0, 1.0]
     assert set(CONSTANTS) == {"pi", "e", "inf"}
 
 

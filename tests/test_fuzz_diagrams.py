@@ -1,8 +1,23 @@
-"""Property fuzzing over VALID diagrams: random small graphs of library blocks, random solvers.
+"""Property fuzzing over random diagrams: small graphs of library blocks, random solvers.
 
-Invariant: a run finishes (sane results) or raises a BlocksimError with a one-line message;
-never another exception, never a hang (a wall-clock cap per example). Bounded for CI: a few
-dozen examples on the default backend, a handful on numba (compiling a model is slow).
+Valid diagrams (`hostile.graphs.diagrams`, valid by construction: parameters each block's
+declaration accepts, widths its `sizes` takes, feedback only through outputs that read no
+input directly): a run finishes (sane results) or raises a BlocksimError with a one-line
+message; never another exception, never a hang (a wall-clock cap per example). Broken
+diagrams (`broken_diagrams`, one thing broken on purpose: a value out of range, values that
+clash, an unconnected input, an algebraic loop, a width, a tag, a bus) are refused with a
+one-line CompileError naming a block. Bounded for CI: a few hundred examples on the default
+backend, a handful on numba (compiling a model is slow).
+
+Share of the valid examples that compile. Before the generator asked the blocks (parameters
+drawn from kinds and ranges only, wires blind to widths), this module's 300 examples had
+136 refused (45 %: parameters out of range or clashing 72, a bus input fed a plain signal
+18, sample times 17, widths 14, a missing data file 8, a From without its Goto 7), and
+`benchmarks/fuzz.py` (10 blocks) 54 %; now none of the 220 here (191 finish, 7 stop, 22
+fail cleanly), and none of 8,315 in ten minutes of benchmarks/fuzz.py. So the counts went
+from 300 and 60 examples to 220 and 30: more of them run than before (220 against 164, 30
+against 20) in less time (this module: 44 s before, 40 s now, both with cold compile caches,
+the numba test 34 s of it).
 Failures print the diagram and the settings (shrinking is left to `benchmarks/fuzz.py`, where
 a hang costs its cap once per shrink step). The known findings are regression tests below.
 """
@@ -10,37 +25,48 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from blocksim.diagram.format import diagram_from_dict
-from hostile.graphs import describe, diagrams, run_example
+from hostile.graphs import broken_diagrams, describe, diagrams, refusal_problem, run_example
 
 CAP = 10.0  # seconds per example (an example normally takes well under one)
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
+COMPILED_AT_LEAST = 0.8  # of the valid examples (100 % measured; 55 % before)
 
 CI = settings(max_examples=300, deadline=None, derandomize=True, database=None,
               phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck))
 
 
-def _check(document: dict, simulate: dict, backend: str = "python", cap: float = CAP) -> None:
-    kind, detail = run_example(document, simulate, backend, cap)
+def _check(document: dict, simulate: dict, backend: str = "python", cap: float = CAP,
+           info: dict | None = None) -> None:
+    kind, detail = run_example(document, simulate, backend, cap, info)
     if kind and not kind.startswith("soft:"):
         pytest.fail(f"{kind}: {detail}\n{describe(document, simulate, backend)}",
                     pytrace=False)
 
 
-@CI
-@given(diagrams())
-def test_random_diagram_runs_or_fails_cleanly(example):
-    document, simulate = example
-    _check(document, simulate)
+def test_random_diagram_runs_or_fails_cleanly():
+    outcomes: Counter = Counter()
+
+    @settings(CI, max_examples=220)
+    @given(diagrams())
+    def run(example):
+        document, simulate = example
+        info: dict = {}
+        _check(document, simulate, info=info)
+        outcomes[info["outcome"]] += 1
+    run()
+    compiled = 1 - outcomes["CompileError"] / sum(outcomes.values())
+    assert compiled >= COMPILED_AT_LEAST, f"{compiled:.0%} compiled: {dict(outcomes)}"
 
 
-@settings(CI, max_examples=60)
+@settings(CI, max_examples=30)
 @given(diagrams(max_blocks=12, solvers=("radau", "bdf")))
 def test_random_diagram_on_implicit_solvers(example):
     document, simulate = example
@@ -53,6 +79,16 @@ def test_random_diagram_on_implicit_solvers(example):
 def test_random_diagram_on_numba(example):
     document, simulate = example
     _check(document, simulate, backend="numba", cap=120.0)  # compiling a model takes seconds
+
+
+@settings(CI, max_examples=100)
+@given(broken_diagrams())
+def test_broken_diagram_is_refused_naming_a_block(example):
+    document, simulate, what = example
+    kind, detail = refusal_problem(document, simulate, CAP)
+    if kind and not kind.startswith("soft:"):
+        pytest.fail(f"{kind} ({what}): {detail}\n{describe(document, simulate)}",
+                    pytrace=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,6 +131,31 @@ def test_pulse_faster_than_the_run_ends_quickly():
     document = _doc([("p", "Pulse", {"period": 1e-9}), ("y", "Output", {})],
                     [("p.y", "y.u")], stop=0.1)
     _check(document, {}, cap=10.0)
+
+
+@pytest.mark.parametrize("solver", ["radau", "bdf", "dop853"])
+def test_sign_of_the_time_in_a_derivative(solver):
+    """sign(t) in an integrator's input died with TypeError (numpy boolean subtract): scipy's
+    solvers pass the time as numpy.float64."""
+    document = _doc([("c", "Clock", {}), ("e", "Expression", {"formula": "sign(u)"}),
+                     ("i", "Integrator", {}), ("y", "Output", {})],
+                    [("c.y", "e.u"), ("e.y", "i.u"), ("i.y", "y.u")], stop=0.3)
+    _check(document, {"solver": solver})
+
+
+def test_many_crossings_in_one_step_without_continuous_state():
+    """Four crossings of a wide DeadZone firing in one output step, a sample hit having
+    restarted the segment, died with AttributeError: 'NoStateStepper' object has no
+    attribute 'x_old'."""
+    import blocksim
+
+    document = _doc([("s", "Sine", {"amplitude": [1000.0, -1000.0], "frequency": 2.551}),
+                     ("d", "DeadZone", {}), ("u", "UnitDelay", {"sample_time": 0.25}),
+                     ("y", "Output", {})], [("s.y", "d.u"), ("s.y", "u.u"), ("d.y", "y.u")],
+                    stop=5.0)
+    _check(document, {"solver": "dopri5"})
+    results = blocksim.simulate(diagram_from_dict(document))
+    assert results.status == "finished" and len(results.events_of()) > 20
 
 
 @pytest.mark.parametrize("setting, value", [

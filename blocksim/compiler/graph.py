@@ -43,6 +43,11 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
             readers.setdefault(flat.drivers[(blk.path, port)][0], []).append(blk.path)
     stale = {blk.path for blk in flat.blocks}
     known: dict[tuple, Sizes] = {}
+    # A block that refuses the widths of a pass is asked again when one of them changes: an
+    # early pass hands it widths made from sources not reached yet (a Sum of an Inport that
+    # comes later in the file and of a scalar says 1 before it says 2). What it refuses
+    # once the widths have settled is the error.
+    refused: dict[str, CompileError] = {}
     for _ in range(len(flat.blocks) + 2):
         changing = []
         for blk in flat.blocks:
@@ -54,19 +59,26 @@ def resolve_sizes(flat: FlatDiagram) -> dict[str, Sizes]:
                 src_path, src_port = flat.drivers[(blk.path, port)]
                 src = sizes.get(src_path)
                 in_widths[port] = src.outputs.get(src_port) if src else None
-            if blk.twin is None:
-                new = _sizes_of(blk, in_widths, flat.source)
-            else:  # flatten's twins fed the same widths have the same sizes: asked once
-                twins = (id(blk.twin), *in_widths.values())
-                new = known.get(twins)
-                if new is None:
-                    new = known[twins] = _sizes_of(blk, in_widths, flat.source)
+            try:
+                if blk.twin is None:
+                    new = _sizes_of(blk, in_widths, flat.source)
+                else:  # flatten's twins fed the same widths have the same sizes: asked once
+                    twins = (id(blk.twin), *in_widths.values())
+                    new = known.get(twins)
+                    if new is None:
+                        new = known[twins] = _sizes_of(blk, in_widths, flat.source)
+            except CompileError as exc:
+                refused[blk.path] = exc
+                continue
+            refused.pop(blk.path, None)
             if sizes.get(blk.path) != new:
                 sizes[blk.path] = new
                 changing.append(blk.path)
                 stale.update(readers.get(blk.path, ()))
         if not changing:
             break
+    if refused:
+        raise next(refused[blk.path] for blk in flat.blocks if blk.path in refused)
     if changing:  # a loop whose widths grow at every pass (a Mux fed by its own output)
         raise CompileError(f"signal widths never settle: a feedback loop through "
                            f"{', '.join(repr(p) for p in changing[:6])} makes them grow at "

@@ -294,7 +294,7 @@ class NoStateStepper(Stepper):
         self.t = self.t_old = t0
         self.t_bound = t_bound
         self.h = interval
-        self.x = np.zeros(0)
+        self.x = self.x_old = np.zeros(0)  # no state: the step's start reads it too
 
     def step(self) -> None:
         t_new = min(self.t + self.h, self.t_bound)

@@ -9,7 +9,13 @@ import numpy as np
 
 
 def _s_sign(x: float) -> float:
-    return x if x != x else float((x > 0) - (x < 0))
+    # No arithmetic on the comparisons: x may be a numpy scalar (scipy's implicit solvers
+    # pass the time as numpy.float64), whose booleans refuse to subtract.
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    return x if x != x else 0.0
 
 
 def _s_integral(to_int: Callable) -> Callable:

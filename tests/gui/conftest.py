@@ -13,6 +13,35 @@ except ImportError:  # no PySide6: the GUI tests skip themselves
     pass
 
 
+@pytest.fixture(autouse=True)
+def _widgets_live_until_teardown(request):
+    """Keep the widgets a test gives `qtbot.addWidget` alive until they are closed.
+
+    pytest-qt holds them by weak reference and processes pending events after the test
+    body. A widget reachable only through a reference cycle (a canvas: its scene's signals
+    hold its bound methods) could then be collected by a garbage collection that a paint
+    event of its own triggers, freeing the view's background pixmap while it is drawn into
+    (a segfault in QPainter.drawPoints, seen under valgrind)."""
+    if "qtbot" not in request.fixturenames:
+        return
+    qtbot = request.getfixturevalue("qtbot")
+    kept = request.node.blocksim_kept_widgets = []  # dropped after pytest-qt closed them
+    add = qtbot.addWidget
+
+    def keep(widget, *args, **kwargs):
+        kept.append(widget)
+        return add(widget, *args, **kwargs)
+
+    qtbot.addWidget = keep
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    """Let go of the kept widgets once the teardown (pytest-qt closes them) is over."""
+    yield
+    item.__dict__.pop("blocksim_kept_widgets", None)
+
+
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     """Autosave and settings in tmp_path; dialogs answered (messages are collected)."""

@@ -253,3 +253,31 @@ def test_relay_with_off_point_above_on_point_is_refused_naming_the_block():
     with pytest.raises(CompileError, match="off_point") as exc:
         blocksim.simulate(d)
     assert exc.value.block == "rl"
+
+
+# ----- widths -----
+
+@pytest.mark.parametrize("kind, widths, message", [
+    ("RelationalOperator", {"u1": 3, "u2": 2}, "input widths do not match"),
+    ("Switch", {"u1": 3, "u2": 1, "u3": 2}, "input widths do not match"),
+    ("Switch", {"u1": 3, "u2": 2, "u3": 3}, "control 'u2' has width 2"),
+])
+def test_inputs_of_widths_that_do_not_match_are_refused_naming_the_block(kind, widths, message):
+    """Found by the fuzzer: widths 3 and 2 compiled to an index error in the generated code
+    ("cannot generate code: list index out of range")."""
+    sources = [block(f"c{port}", "Constant", value=[1.0] * width)
+               for port, width in widths.items()]
+    wires = [(f"c{port}.y", f"x.{port}") for port in widths] + [("x.y", "y.u")]
+    with pytest.raises(CompileError, match=message) as exc:
+        blocksim.compile(diagram(sources + [block("x", kind), block("y", "Output")], wires))
+    assert exc.value.block == "x"
+
+
+def test_a_switch_passes_vectors_with_a_scalar_or_a_matching_control():
+    for control in ([1.0], [1.0, -1.0]):
+        r = blocksim.simulate(diagram(
+            [block("a", "Constant", value=[1.0, 2.0]), block("c", "Constant", value=control),
+             block("b", "Constant", value=-5.0), block("s", "Switch"), block("y", "Output")],
+            [("a.y", "s.u1"), ("c.y", "s.u2"), ("b.y", "s.u3"), ("s.y", "y.u")], stop=0.1))
+        expected = [1.0, 2.0] if len(control) == 1 else [1.0, -5.0]
+        assert r["y"][-1].tolist() == expected
