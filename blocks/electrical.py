@@ -122,8 +122,10 @@ class SignalCurrent(_OnePort):
 
 
 class IdealDiode(_OnePort):
-    """Ideal diode (Modelica's): conducting (v = Ron*i) for a forward current, blocking
-    (i = Goff*v) for a reverse voltage; Ron = Goff = 0 is the ideal short and open circuit.
+    """Ideal diode (Modelica's): v = Ron*i conducting, i = Goff*v blocking.
+
+    It conducts a forward current and blocks a reverse voltage; Ron = Goff = 0 is the ideal
+    short and open circuit.
 
     The state is the latched relation s < 0 of the curve parameter s (s is the current while
     conducting and the voltage while blocking), so it switches at located events ("on",
@@ -142,8 +144,7 @@ class IdealDiode(_OnePort):
 
 
 class Diode(_OnePort):
-    """Diode with Shockley's law and a parallel leakage resistance:
-    i = Ids*(exp(v/Vt) - 1) + v/R."""
+    """Shockley diode with a parallel leakage: i = Ids*(exp(v/Vt) - 1) + v/R."""
 
     name = "Diode"
     params = (Param("Ids", "scalar", 1e-6, "saturation current", unit="A", low=0.0),
@@ -158,8 +159,10 @@ class Diode(_OnePort):
 
 
 class TableConductor(_OnePort):
-    """A nonlinear conductor (a tabulated diode): i interpolated linearly in a table of
-    voltages `v_table` (increasing) and currents `i_table`, held constant beyond its ends.
+    """A nonlinear conductor given by a table (a tabulated diode curve).
+
+    The current is interpolated linearly in a table of voltages `v_table` (increasing) and
+    currents `i_table`, and held constant beyond its ends.
 
     Each breakpoint is a latched relation, so the segment changes at located events and a
     step never straddles a kink. The table is compiled into the equations: a new table is
@@ -192,8 +195,9 @@ class TableConductor(_OnePort):
 
 
 class IdealSwitch(_OnePort):
-    """Switch closed while its control signal is above 0.5: v = Ron*i closed, i = Goff*v
-    open (Modelica's IdealClosingSwitch); it switches at located events."""
+    """Switch closed while its control signal is above 0.5 (Modelica's IdealClosingSwitch).
+
+    v = Ron*i closed, i = Goff*v open; it switches at located events."""
 
     name = "IdealSwitch"
     params = (Param("Ron", "scalar", 1e-5, "closed resistance", unit="Ohm", low=0.0),

@@ -103,9 +103,10 @@ class Outport(BlockType):
 
 
 class ConnectionPort(BlockType):
-    """A subsystem's physical port (Simscape's Connection Port): the components connected
-    to it inside are connected to whatever the subsystem port of this block's id is
-    connected to outside. It is a junction, not a component."""
+    """A subsystem's physical port (Simscape's Connection Port).
+
+    The components connected to it inside are connected to whatever the subsystem port of
+    this block's id is connected to outside. It is a junction, not a component."""
 
     name = "ConnectionPort"
     category = "Ports & Subsystems"

@@ -86,8 +86,9 @@ class RotationalSpringDamper(_Compliant):
 
 
 class ElastoBacklash(_Compliant):
-    """Backlash with an elastic contact (Modelica's ElastoBacklash, without its smoothing):
-    no torque inside the gap |phi_rel| <= b/2; beyond it a spring-damper that only pushes.
+    """Backlash with an elastic contact (Modelica's ElastoBacklash, unsmoothed).
+
+    No torque inside the gap |phi_rel| <= b/2; beyond it a spring-damper that only pushes.
     Contact begins and ends at located events."""
 
     name = "ElastoBacklash"
@@ -107,8 +108,9 @@ class ElastoBacklash(_Compliant):
 
 
 class IdealGear(_Compliant):
-    """Ideal gear without inertia: flange_a.phi = ratio*flange_b.phi,
-    0 = ratio*flange_a.tau + flange_b.tau."""
+    """Ideal gear without inertia: flange_a.phi = ratio*flange_b.phi.
+
+    The torques: 0 = ratio*flange_a.tau + flange_b.tau (no power is lost)."""
 
     name = "IdealGear"
     params = (Param("ratio", "scalar", 1.0, "transmission ratio (flange_a.phi/flange_b.phi)"),)
@@ -171,8 +173,9 @@ class TorqueSensor(Component):
 
 
 class Friction(Component):
-    """Bearing friction between the flange and the fixed housing, with sticking
-    (Modelica's BearingFriction with a Coulomb-viscous law): while sliding,
+    """Bearing friction against the fixed housing, with sticking (stick and slip).
+
+    Modelica's BearingFriction with a Coulomb-viscous law: while sliding,
     tau = tau_c*sign(w) + d*w opposes the motion; at w = 0 the flange sticks ("stuck") for
     as long as the torque needed to hold it stays within the static level tau_s, and starts
     to slide ("forward", "backward") where it exceeds it."""

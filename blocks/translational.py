@@ -94,9 +94,10 @@ class SpringDamper(_Compliant):
 
 
 class ElastoGap(_Compliant):
-    """Spring and damper that act only while the gap is closed (s_rel < s_rel0) and only
-    push (Modelica's ElastoGap): f = min(0, c*(s_rel - s_rel0) + d*v_rel) in contact, else
-    0. Contact begins and ends at located events ("contact", "release")."""
+    """A spring and damper that act only in contact and only push (Modelica's ElastoGap).
+
+    In contact (the gap closed, s_rel < s_rel0), f = min(0, c*(s_rel - s_rel0) + d*v_rel),
+    else 0. Contact begins and ends at located events ("contact", "release")."""
 
     name = "ElastoGap"
     params = (Param("c", "scalar", 1e6, "spring constant", unit="N/m", low=0.0),
@@ -164,8 +165,9 @@ class ForceSensor(Component):
 
 
 class Hardstop(Component):
-    """A stop at position s_min that the flange cannot pass: an impact reverses the
-    velocity with restitution mu (Modelica's `when s <= 0 then reinit(v, -mu*pre(v))`).
+    """A stop at position s_min that the flange cannot pass: impacts with restitution mu.
+
+    An impact reverses the velocity (Modelica's `when s <= 0 then reinit(v, -mu*pre(v))`).
 
     A flange that comes back to the stop within the engine's event horizon after an
     impact (impacts accumulating at a Zeno point) comes to rest on it ("rest"), held by

@@ -104,13 +104,39 @@ def get(name: str, internal: bool = False) -> type[BlockType] | None:
     (a conditional subsystem's gate and holds, which a compiled model's `block_types`
     name too)."""
     found = _types().get(name)
+    if found is None:
+        found = next((types[name] for types in _declared.values() if name in types), None)
     if found is None and internal:
         inserted = getattr(standard_library().ports, "INTERNAL_TYPES", ())
         found = next((t for t in inserted if t.name == name), None)
     return found
 
 
-def all_types() -> dict[str, type[BlockType]]:
-    """Every registered block type by name, sorted by category then name."""
-    types = _types()
+def all_types(declared: bool = False) -> dict[str, type[BlockType]]:
+    """Every registered block type by name, sorted by category then name; with `declared`,
+    also those the diagrams open in the editor declare (`declare`)."""
+    types = dict(_types())
+    if declared:
+        for more in _declared.values():
+            for name, block_type in more.items():
+                types.setdefault(name, block_type)
     return dict(sorted(types.items(), key=lambda kv: (kv[1].category, kv[0])))
+
+
+# Types a diagram declares itself (its physical components), known by name while an editor
+# has the diagram open: `get` finds them after the libraries' types; `all_types` lists them
+# only when asked, so they never pass for a library's.
+_declared: dict[object, dict[str, type[BlockType]]] = {}
+
+
+def declare(owner: object, types: dict[str, type[BlockType]]) -> None:
+    """Make `types` known for `owner` (an open document), replacing what it declared."""
+    if types:
+        _declared[owner] = dict(types)
+    else:
+        _declared.pop(owner, None)
+
+
+def undeclare(owner: object) -> None:
+    """Forget what `owner` declared (its document closed)."""
+    _declared.pop(owner, None)

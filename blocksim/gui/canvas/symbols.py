@@ -412,6 +412,7 @@ SYMBOLS: dict[str, Symbol] = {
     "Diode": Symbol(_two_pin(lambda a, b, y, h: _diode(a, b, y, h, "white"))),
     "IdealSwitch": Symbol(_switch),
     "VoltageSensor": Symbol(_meter("V")),
+    "EMF": Symbol(_probe("M")),  # (blocks/electromechanical.py: a DC machine's converter)
     "CurrentSensor": Symbol(_meter("A")),
     # translational
     "Fixed": Symbol(_fixed, ONE_PIN),

@@ -12,23 +12,17 @@ from blocksim.errors import CompileError
 log = logging.getLogger(__name__)
 
 
-def register_declared(diagram: Diagram) -> list[str]:
-    """Register the diagram's declared component types (names returned); one that cannot
-    work is left out with a warning (validation names it), as is a name a library takes."""
-    if not diagram.components:
-        return []
-    from blocksim.physical.declared import diagram_types  # only for diagrams that declare
+def declare_components(owner: object, diagram: Diagram) -> list[str]:
+    """Declare the diagram's component types for `owner` (its document), replacing what it
+    declared before (names returned); one that cannot work is left out with a warning
+    (validation names it)."""
+    types = {}
+    if diagram.components:
+        from blocksim.physical.declared import diagram_types  # only for diagrams that declare
 
-    try:
-        types = diagram_types(diagram)
-    except CompileError as exc:
-        log.warning("%s", exc)
-        return []
-    for name, cls in types.items():
-        current = registry.get(name)
-        if current is cls:
-            continue
-        if current is not None:  # another diagram's declaration of that name: this one now
-            registry.unregister(name)
-        registry.register(cls, source=diagram.source)
+        try:
+            types = diagram_types(diagram)
+        except CompileError as exc:
+            log.warning("%s", exc)
+    registry.declare(owner, types)
     return list(types)

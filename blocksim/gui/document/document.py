@@ -6,6 +6,7 @@ instead of keeping state of their own.
 """
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from blocksim.gui.layout.autolayout import layout_diagram
 from blocksim.gui.layout.layoutcheck import drop_unusable_layout
 from blocksim.gui.canvas.portinfo import scope_names
 from blocksim.gui.canvas.reroute import repair_saved
-from blocksim.gui.document.declared import register_declared
+from blocksim.blocktypes import registry
+from blocksim.gui.document.declared import declare_components
 from blocksim.gui.window.qtcompat import protect_none
 from blocksim.diagram.model import Diagram
 
@@ -37,6 +39,8 @@ class DiagramDocument(QObject):
     def __init__(self, diagram: Diagram | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
+        self._key = object()  # what its declared component types are registered under
+        self.destroyed.connect(functools.partial(registry.undeclare, self._key))
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.diagram = Diagram()
         self.path: Path | None = None
@@ -59,7 +63,7 @@ class DiagramDocument(QObject):
         Saved wire bends that run through a block or along another net are re-routed; that
         does mark the document unsaved (`rerouted` lists the wires).
         """
-        register_declared(diagram)  # its own component types, before anything draws them
+        declare_components(self._key, diagram)  # its own component types, before drawing
         self.repaired = drop_unusable_layout(diagram)
         for message in self.repaired:
             log.warning("%s: %s", diagram.source, message)

@@ -128,7 +128,7 @@ class BlockPalette(QWidget):
     def refresh(self) -> None:
         """Rebuild the tree from the registry (after a block library was loaded)."""
         self._entries = []
-        for block_type in registry.all_types().values():
+        for block_type in registry.all_types(declared=True).values():
             text = block_type.describe()
             self._entries.append(_Entry(block_type.name, block_type.category,
                                         f"{block_type.category}\n{text}".casefold(),
