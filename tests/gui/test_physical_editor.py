@@ -311,3 +311,18 @@ def test_a_connection_offers_no_signal_name(env, qtbot):
     assert not window.actions_.name_signal.isEnabled()
     menu = window.context_menus._wire_menu(0)
     assert not any("Signal" in action.text() for action in menu.actions())
+
+
+def test_the_palette_lists_the_component_types_the_open_diagram_declares(window):
+    """Opening a diagram that declares its own components (the C21 Shockley law) lists
+    them in the palette, to place more; another diagram takes them away again."""
+    from blocksim.diagram.examples import examples_dir
+
+    palette = window.panels.palette
+    assert window.files.open_example(examples_dir() / "physical" / "c21_diode_shockley.json")
+    palette.search.setText("ShockleyDiode")
+    assert [palette.tree.topLevelItem(k).text(0)
+            for k in range(palette.tree.topLevelItemCount())] == ["ShockleyDiode"]
+    assert window.files.open_example(examples_dir() / "bouncing_ball.json")
+    palette.search.setText("ShockleyDiode")
+    assert palette.tree.topLevelItemCount() == 0

@@ -44,6 +44,8 @@ class Panels(QObject):
         self.canvas = window.canvas
         self.docks: dict[str, QDockWidget] = {}
         self.palette = BlockPalette(self.window)
+        # a diagram may declare its own component types: the palette lists the open one's
+        self.doc.reset.connect(self.palette.refresh)
         self.inspector = BlockInspector(self.window)
         self.settings = DiagramSettingsEditor(self.window)
         self.diagnostics = DiagnosticsPanel(self.window)
