@@ -19,7 +19,7 @@ from blocksim.blocktypes.blockspec import Param
 from blocksim.compiler.flatten import FlatBlock, FlatDiagram
 from blocksim.errors import CompileError
 from blocksim.physical import aliases, blt, pantelides, states
-from blocksim.physical.declare import NETWORK_INPUT, Component
+from blocksim.physical.declare import NETWORK_INPUT
 from blocksim.physical.equations import Relation
 from blocksim.physical.netblock import network_type, param_values
 from blocksim.physical.plan import Plan, Variant

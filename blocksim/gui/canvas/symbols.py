@@ -279,7 +279,7 @@ def _damper(a: float, b: float, y: float, h: float) -> list[Primitive]:
 
 
 def _spring_damper(w: float, h: float) -> list[Primitive]:
-    a, b, y = w * 0.2, w * 0.8, h / 2
+    a, b = w * 0.2, w * 0.8
     top, bottom = h * 0.25, h * 0.75
     return _leads(w, h, a, b) + [Line(((a, top), (a, bottom))), Line(((b, top), (b, bottom))),
                                  _zigzag(a, b, top, h * 0.09, 4)] + _damper_at(a, b, bottom, h * 0.1)
