@@ -54,7 +54,7 @@ def test_c21_shockley_diode_on_numba_gives_the_python_results():
         np.testing.assert_allclose(nb[name], py[name], rtol=1e-12, atol=1e-15, err_msg=name)
 
 
-@pytest.mark.xfail(strict=True, reason="/work/scratch_physval/bug_shockley_numba_fallback.py: "
+@pytest.mark.xfail(strict=True, reason="known limitation (docs/physical.md): "
                    "a network with a Newton block raises in its generated code, so numba "
                    "runs it in Python")
 def test_c21_shockley_diode_runs_compiled():
