@@ -139,10 +139,10 @@ def _add_component(system: System, blk: FlatBlock, relation) -> None:
     derivable: set[sp.Symbol] = set()
     for prm in impl.params:
         value = p.get(prm.name)
-        if isinstance(value, float):
-            sym = _symbol(f"{path}:{prm.name}")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            sym = _symbol(f"{path}:{prm.name}")  # a number: a slot of the generated code
             system.params[sym] = (path, prm.name)
-            system.values[sym] = value
+            system.values[sym] = float(value)
             names[prm.name] = sym
     for c in impl.connector_ports(p):
         d = domain(c.domain)
