@@ -19,6 +19,17 @@ from dataclasses import dataclass
 _DEF = re.compile(r"^def (\w+)\((.*)\):$")
 _ARRAYS = ("x_", "dx_", "m_", "z_", "g_", "zn_")
 _SIDE_EFFECTS = ("ev", "raise")
+# The end of a generated line that only the Python backend runs: a failure report that
+# compiled code cannot raise (the compiled loop calls the model's functions through their
+# addresses, where numba prints an exception and drops it) and that needs no stand-in
+# there, because the lines before it made the values concerned NaN: the compiled loop
+# hands such a grid row or failed step over to Python, where the line raises.
+PYTHON_ONLY = "  # python only"
+
+
+def compiled_only(lines: list[str]) -> list[str]:
+    """The lines that compiled code runs: without those that only Python runs."""
+    return [line for line in lines if not line.endswith(PYTHON_ONLY)]
 
 
 class Statement:

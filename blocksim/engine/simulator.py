@@ -153,6 +153,7 @@ class Simulator(EventIteration):
         self._logged_check = nonfinite.LoggedCheck(model)
         self._started = clock.perf_counter()
         self._state: RunState | None = None
+        self._failed_row: float | None = None  # the grid time whose outputs failed
         self._next_poll = -math.inf
         self._after_done = False  # the blocks' after_run work (ToFile) has been done
         self._written: tuple[tuple[str, str], ...] = ()  # what it wrote (Results.written)
@@ -316,9 +317,10 @@ class Simulator(EventIteration):
                 return self._run(st)
         except (ArithmeticError, ValueError) as exc:
             # A block's formula failed (log of a negative number, division by zero, ...).
+            # It happened at the grid row being logged, else after the last state (st.t).
             block, port = failports.exception_origin(self.model, exc)
-            raise self._fail(describe_arithmetic(exc), st.t, block, NONFINITE,
-                             port) from None
+            t = self._failed_row if self._failed_row is not None else st.t
+            raise self._fail(describe_arithmetic(exc), t, block, NONFINITE, port) from None
         except KeyboardInterrupt as exc:
             # Ctrl-C, or a signal the command line turns into one (its argument names it)
             message = f"interrupted ({exc.args[0]})" if exc.args else INTERRUPT_MESSAGE
@@ -409,7 +411,11 @@ class Simulator(EventIteration):
         return self.loop.segment(st, t_bound, t_time, first_step, k_grid, n_grid)
 
     def _grid_row(self, t: float, x: np.ndarray, st: RunState) -> None:
-        values = self._observed(t, x, st)
+        try:
+            values = self._observed(t, x, st)
+        except (ArithmeticError, ValueError):
+            self._failed_row = t
+            raise
         self.recorder.add_logged(t, values)
         total = sum(values)
         if total - total != 0.0:  # a NaN or an infinity (or an overflowing sum): look

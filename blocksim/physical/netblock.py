@@ -144,15 +144,26 @@ class NetworkBlock(BlockType):
         needed = sorted({variant.defined_by[s] for s in reads if s in variant.defined_by})
         lines: list[str] = []
         for b in needed:
-            lines += self._block_code(e, variant.blocks[b], pr)
+            lines += self._block_code(e, variant, variant.blocks[b], pr)
         return lines
 
-    def _block_code(self, e: Emit, block: Block, pr: Printer) -> list[str]:
+    def _guesses(self, e: Emit, variant: Variant, unknowns: list[sp.Symbol]) -> list[float]:
+        """Where Newton's method starts on its first call: the unknowns' start values
+        (Modelica's iteration guesses, which pick the branch of a law with several
+        solutions), else 0."""
+        plan = self.plan
+        values = {sym: sp.Float(float(e.p[key])) for sym, key in plan.param_key.items()}
+        starts = variant.system.starts
+        return [float(starts[v].xreplace(values)) if v in starts else 0.0 for v in unknowns]
+
+    def _block_code(self, e: Emit, variant: Variant, block: Block, pr: Printer) -> list[str]:
         if block.kind == "explicit":
             return [f"{self.local(e, block.variables[0])} = {pr(block.value)}"]
         torn = block.torn
         unknowns = torn.tearing if torn is not None else block.variables
         names = [self.local(e, v) for v in unknowns]
+        owners = sorted({eq.owner for eq in block.equations} - {""})
+        what = f"the equations of {', '.join(owners) or 'the connections'}"
         if torn is not None and block.solution is not None:
             lines = [f"{name} = {pr(value)}" for name, value in zip(names, block.solution)]
         elif block.kind == "linear":
@@ -161,17 +172,15 @@ class NetworkBlock(BlockType):
                 zero = {t: 0 for t in torn.tearing}
                 matrix, rhs = torn.jacobian, [-r.xreplace(zero) for r in torn.residuals]
             lines = solvers.linear(names, [[pr(c) for c in row] for row in matrix],
-                                   [pr(r) for r in rhs])
+                                   [pr(r) for r in rhs], what)
         else:
             residuals = torn.residuals if torn is not None else [
                 eq.residual for eq in block.equations]
             jacobian = torn.jacobian if torn is not None else block.jacobian
-            owners = sorted({eq.owner for eq in block.equations} - {""})
-            what = f"the equations of {', '.join(owners) or 'the connections'}"
             slot = {x: k for k, x in enumerate(self.plan.slots)}
             lines = solvers.newton(names, [pr(r) for r in residuals],
                                    [[pr(c) for c in row] for row in jacobian],
-                                   e.const([0.0] * len(names)), what,
+                                   e.const(self._guesses(e, variant, unknowns)), what,
                                    [e.x[slot[v]] if v in slot else None for v in unknowns])
         if torn is not None:
             lines += [f"{self.local(e, v)} = {pr(value)}" for v, value in torn.sequence]

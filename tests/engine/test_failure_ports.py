@@ -5,6 +5,7 @@ Newton iteration does not converge, a user block's `out` raising) names the bloc
 a failure of a state's derivative or of the event logic names no port."""
 import importlib.util
 
+import numpy as np
 import pytest
 from builders import block, diagram
 
@@ -24,9 +25,10 @@ def _failure(d, backend, strict=False):
     return info.value
 
 
-def _formula(formula):
+def _formula(formula, **simulation):
     return diagram([block("c", "Clock"), block("f", "Expression", formula=formula),
-                    block("out", "Output")], [("c.y", "f.u"), ("f.y", "out.u")], stop=1.0)
+                    block("out", "Output")], [("c.y", "f.u"), ("f.y", "out.u")], stop=1.0,
+                   **simulation)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -34,6 +36,29 @@ def test_a_formula_outside_its_domain_names_the_output_it_could_not_compute(back
     err = _failure(_formula("sqrt(-1 - u)"), backend)
     assert (err.block, err.port, err.time) == ("f", "y", 0.0)
     assert str(err).startswith("t = 0, block 'f' port 'y': a math function outside")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_formula_failing_on_the_grid_reports_that_row_and_keeps_the_rows_before(backend):
+    # no state: one step spans the grid, and the numba loop runs on past the failing row;
+    # the failure's time is the row's (not the step's start), later rows are not results
+    err = _failure(_formula("sqrt(0.5 - u)", output_interval=1e-3), backend)
+    assert (err.block, err.port) == ("f", "y") and err.time == pytest.approx(0.501, abs=1e-12)
+    kept = err.results
+    assert len(kept.time) == 501 and kept.time[-1] == pytest.approx(0.5, abs=1e-12)
+    assert kept["out"][-1] == 0.0 and np.isfinite(kept["out"]).all()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_formula_failing_in_a_derivative_names_its_block_on_both_backends(backend):
+    # compiled code gets NaN where Python raises: the numba backend retries the step it
+    # could not take in Python, which reports the failure as the Python backend does
+    d = diagram([block("c", "Clock"), block("f", "Expression", formula="sqrt(0.5 - u)"),
+                 block("i", "Integrator"), block("out", "Output")],
+                [("c.y", "f.u"), ("f.y", "i.u"), ("i.y", "out.u")], stop=1.0)
+    err = _failure(d, backend)
+    assert err.block == "f" and "a math function outside its domain" in err.detail
+    assert 0.45 < err.time <= 0.5 and err.results.time[-1] <= err.time
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

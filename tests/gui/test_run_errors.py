@@ -166,8 +166,8 @@ def _lag_with(block, wires):
 
 def test_a_run_failure_fills_in_the_port_and_rings_it(qtbot, tmp_path, env):
     """sqrt of a negative number from t = 1 on: the row names block 'bad', port 'y' (the
-    output it could not compute) and the time (of the last good step, before 1); the canvas outlines the block and rings
-    that port, not the others."""
+    output it could not compute) and the time (of the first output row after 1, where it
+    failed); the canvas outlines the block and rings that port, not the others."""
     diagram = _lag_with(Block("bad", "Expression", {"formula": "sqrt(1 - u)"}),
                          [Wire(PortRef("clock", "y"), PortRef("bad", "u")),
                           Wire(PortRef("bad", "y"), PortRef("out2", "u"))])
@@ -179,7 +179,8 @@ def test_a_run_failure_fills_in_the_port_and_rings_it(qtbot, tmp_path, env):
     assert (block, port) == ("bad", "y")
     error = window.sim.runner.error
     assert message.startswith("a math function outside its domain")
-    assert f"(at t = {error.time:.6g} s)" in message and 0.5 < error.time <= 1.0
+    assert f"(at t = {error.time:.6g} s)" in message and 1.0 < error.time
+    assert error.results.time[-1] <= 1.0 and error.time - error.results.time[-1] < 0.2
     assert (error.block, error.port) == ("bad", "y") and "port 'y'" in str(error)
     scene = window.canvas.scene
     assert scene.marked_blocks == {"bad"} and scene.marked_ports == {"bad": {"y"}}

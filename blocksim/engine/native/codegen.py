@@ -122,6 +122,11 @@ def _translate(fn: dataflow.Function, name: str, signature: str, args: str,
     tail: list[str] = []
     body: list[dataflow.Statement] = []
     for st in fn.statements:
+        compiled = dataflow.compiled_only(st.lines)
+        if not compiled:
+            continue
+        if len(compiled) < len(st.lines):
+            st = dataflow.Statement(compiled, st.owner)
         first = st.lines[0]
         if first in _HEADS or _M_HEAD.match(first):
             head.append(f"    {first.split(' ')[0]} = {first.split(' ')[0][:-1]}")

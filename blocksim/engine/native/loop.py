@@ -38,10 +38,12 @@ from blocksim.compiler.rates import EXACT_INT
 from blocksim.engine import failports
 from blocksim.engine.native import build, calls, quickload
 from blocksim.engine.native import layout as nt
-from blocksim.engine.dopri5 import Stiff
+from blocksim.engine.arithmetic import describe_arithmetic
+from blocksim.engine.dopri5 import Dopri5Stepper, Stiff
 from blocksim.engine.warnings_held import NONFINITE, STIFF
 from blocksim.engine.results import logged_events
 from blocksim.engine.segment import Segment
+from blocksim.engine.steppers import StepFailure
 
 with quickload.deferred():  # the loop from numba's cache, without numba's registries
     from blocksim.engine.native import kernel as nk
@@ -193,6 +195,15 @@ class NativeLoop:
                 block, port = _failing_origin(sim, st)
                 raise sim._fail("a zero-crossing function became NaN", st.t, block,
                                 NONFINITE, port)
+            if status == nt.NONFINITE:
+                failed = _python_step(sim, st, float(fpar[nt.F_NEXT_STEP]))
+                if failed is not None:
+                    # Python's functions raise where the compiled ones gave NaN (a math
+                    # function outside its domain, a network's equations without a
+                    # solution): the failure as the Python backend reports it
+                    block, port = failports.exception_origin(sim.model, failed)
+                    raise sim._fail(describe_arithmetic(failed), st.t, block, NONFINITE,
+                                    port) from None
             message = ("the state became infinite or NaN" if status == nt.NONFINITE
                        else "step size too small (underflow)")
             block, port = _failing_origin(sim, st)
@@ -202,20 +213,22 @@ class NativeLoop:
     def _collect(self, sim: "Simulator", st: "RunState", counts: list[int]) -> None:
         """Rows, event log and counts of the last call of the loop into the run's records."""
         fpar = self.fpar
-        rows = counts[nt.I_ROWS]
-        if rows:
-            sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
-        entries = counts[nt.I_LOG]
-        if entries:  # in bulk: no Python call per event
-            sim.recorder.events.extend(logged_events(
-                self.log_t[:entries], self.log_b[:entries], self.log_k[:entries],
-                sim.model.block_ids, self.c.kinds))
-        if not math.isnan(fpar[nt.F_BAD_T]):
-            # Python raises where compiled code gave NaN: a formula failing on the grid
-            # (as on the Python path, only one that the logged signals need).
-            st.t = float(fpar[nt.F_BAD_T])
-            sim._observed(st.t, self.x_bad, st)
+        rows, entries = counts[nt.I_ROWS], counts[nt.I_LOG]
+        bad_t = float(fpar[nt.F_BAD_T])
+        if not math.isnan(bad_t):
             fpar[nt.F_BAD_T] = math.nan
+            # Python raises where compiled code gave NaN: a formula failing on the grid
+            # (as on the Python path, only one that the logged signals need). The loop
+            # went on past that row; a run that fails there keeps only what came before.
+            st.t = bad_t
+            try:
+                sim._observed(bad_t, self.x_bad, st)
+            except (ArithmeticError, ValueError):
+                self._record(sim, int(np.searchsorted(self.out_t[:rows], bad_t)),
+                             int(np.searchsorted(self.log_t[:entries], bad_t)))
+                raise
+        self._record(sim, rows, entries)
+        if not math.isnan(bad_t):
             # Not a domain error: a NaN or an infinity (an overflow) to report. The loop
             # flags the first such grid row of a call; the check reads all of them.
             sim._check_rows(self.out_t[:rows], self.out_y[:rows], (st.t, self.x_bad.copy()))
@@ -224,6 +237,15 @@ class NativeLoop:
         stats["events"] += counts[nt.I_EVENTS]
         stats["restarts"] += counts[nt.I_RESTARTS]
         stats["hits"] += counts[nt.I_HITS]
+
+    def _record(self, sim: "Simulator", rows: int, entries: int) -> None:
+        """The loop's first `rows` grid rows and `entries` logged events into the results."""
+        if rows:
+            sim.recorder.add_rows(self.out_t[:rows], self.out_y[:rows])
+        if entries:  # in bulk: no Python call per event
+            sim.recorder.events.extend(logged_events(
+                self.log_t[:entries], self.log_b[:entries], self.log_k[:entries],
+                sim.model.block_ids, self.c.kinds))
 
 
 @dataclass(frozen=True)
@@ -302,6 +324,25 @@ def _exact_hits(rates, clock, s) -> bool:
     last = int(Fraction(horizon) * clock.q / clock.p) + 1
     last += max(r.period_ticks for r in rates) + max(r.offset_ticks for r in rates)
     return last * clock.p < EXACT_INT and clock.q < EXACT_INT
+
+
+def _python_step(sim: "Simulator", st: "RunState", first_step: float
+                 ) -> ArithmeticError | ValueError | None:
+    """The failure of the step the compiled loop could not take, retried in Python from
+    the last state: the exception its functions raise (None if they do not)."""
+    s = sim.settings
+    try:
+        rhs = sim._rhs(st)
+        rhs(st.t, st.x)
+        if not first_step > 0.0:
+            return None
+        Dopri5Stepper(rhs, st.t, st.x.copy(), s.stop, s.rtol, sim.model.state_atol(s.atol),
+                      s.max_step, first_step, None).step()
+    except (ArithmeticError, ValueError) as exc:
+        return exc
+    except StepFailure:  # NaN without an exception: the compiled loop's report stands
+        return None
+    return None
 
 
 def _failing_origin(sim: "Simulator", st: "RunState") -> tuple[str | None, str | None]:
