@@ -71,6 +71,15 @@ class NetworkBlock(BlockType):
     def _values(self, p: ParamValues) -> dict[sp.Symbol, sp.Expr]:
         return {sym: sp.Float(p[key]) for sym, key in self.plan.param_key.items()}
 
+    def unsettled(self, p: ParamValues) -> str | None:
+        if not self.plan.n_whens:
+            return None
+        return ("keeps switching: its components' when conditions undo each other at this "
+                "instant, typically a relation that holds with equality where another when "
+                "acts (a rope going slack at exactly its length reads as longer by "
+                "roundoff); give that relation a margin far above roundoff, e.g. "
+                "x**2 + y**2 > l**2 * (1 + 1e-12)")
+
     def structure_summary(self) -> str:
         """What the compiler made of the network, in one line (`blocksim describe`)."""
         plan = self.plan
