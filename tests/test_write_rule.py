@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from builders import block, diagram
+from hostile.cases.writes import writer
 
 import blocksim
 from blocksim.cli.main import main
-from blocksim.diagram.format import save_diagram
 from blocksim.engine import Simulator
 from blocksim.errors import BlocksimError
 from blocksim.files import write_rule
@@ -31,25 +31,8 @@ def project(tmp_path: Path, *files: str, reader: str | None = None, name: str = 
     `sub` if asked); tmp_path itself stands for the user's home."""
     folder = tmp_path / "proj"
     folder.mkdir(exist_ok=True)
-    source = block("src", "FromFile", file=reader) if reader else block("src", "Constant",
-                                                                        value="k")
-    blocks, wires = [source], []
-    for i, file in enumerate(files):
-        bid = "log" if i == 0 else f"log{i + 1}"
-        if i == 0 and sub:
-            blocks.append({"id": "sub", "type": "Subsystem", "params": {}, "diagram": {
-                "blocks": [block("u", "Inport"), block(bid, "ToFile", file=file)],
-                "wires": [{"src": "u.y", "dst": f"{bid}.u"}]}})
-            wires.append(("src.y", "sub.u"))
-        else:
-            blocks.append(block(bid, "ToFile", file=file))
-            wires.append(("src.y", f"{bid}.u"))
-    if not files:
-        blocks.append(block("y", "Output"))
-        wires.append(("src.y", "y.u"))
-    d = diagram(blocks, wires, {"k": 1.0}, stop=1.0, output_interval=0.5)
-    d.python = [python] if python else []
-    save_diagram(d, folder / name)
+    d = writer(*files, reader=reader, python=python, inside="sub" if sub else "", ids="log")
+    (folder / name).write_text(json.dumps(d))
     if reader and not (folder / reader).exists():
         (folder / reader).write_text("time,y\n0,1\n1,2\n")
     return folder / name

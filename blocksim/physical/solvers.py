@@ -37,8 +37,8 @@ def linear(names: list[str], matrix: list[list[str]], rhs: list[str], what: str)
     lines += ["try:",
               "    _s = np.linalg.solve(_A, _b)",
               "except Exception:",  # numba's LinAlgError, which compiled code cannot report
-              *_indented(_fail(what, "have no unique solution (singular matrix)", ["_s"],
-                               f"np.full({n}, nan)"), 4)]
+              *_fail(what, "have no unique solution (singular matrix)", ["_s"], 4,
+                     f"np.full({n}, nan)")]
     lines += [f"{name} = _s[{k}]" for k, name in enumerate(names)]
     return lines
 
@@ -59,11 +59,13 @@ def newton(names: list[str], residuals: list[str], jacobian: list[list[str]], wa
     return lines + [f"{warm}[{k}] = {name}{PYTHON_ONLY}" for k, name in enumerate(names)]
 
 
-def _fail(what: str, reason: str, names: list[str], nan: str = "nan") -> str:
-    """The report of a failed solution: its unknowns made NaN (what compiled code sees,
-    and hands over to Python), then, in Python, the error."""
-    poisoned = "; ".join(f"{name} = {nan}" for name in names)
-    return f"{poisoned}\nraise ArithmeticError({what + ' ' + reason!r}){PYTHON_ONLY}"
+def _fail(what: str, reason: str, names: list[str], spaces: int, nan: str = "nan"
+          ) -> list[str]:
+    """The report of a failed solution, indented by `spaces`: its unknowns made NaN (what
+    compiled code sees, and hands over to Python), then, in Python, the error."""
+    indent = " " * spaces
+    return [indent + "; ".join(f"{name} = {nan}" for name in names),
+            f"{indent}raise ArithmeticError({what + ' ' + reason!r}){PYTHON_ONLY}"]
 
 
 def _scalar(x: str, r: str, dr: str, start: str, what: str) -> list[str]:
@@ -78,8 +80,7 @@ def _scalar(x: str, r: str, dr: str, start: str, what: str) -> list[str]:
         "        _r = nan; _J = nan",
         "    if not abs(_r) < inf:",  # NaN or inf: too far; back towards the last good point
         "        if _good != _good:",
-        *_indented(_fail(what, 'cannot be computed at the start of Newton iteration', [x]),
-                   12),
+        *_fail(what, "cannot be computed at the start of Newton iteration", [x], 12),
         "            break",
         f"        {x} = 0.5 * ({x} + _good)",
         "        continue",
@@ -105,7 +106,7 @@ def _scalar(x: str, r: str, dr: str, start: str, what: str) -> list[str]:
         "        if not (_lo < _next < _hi) or abs(_n) > 0.5 * _older:",
         "            _next = 0.5 * (_lo + _hi)",
         "    elif not abs(_next) < inf:",
-        *_indented(_fail(what, 'do not change with their unknown (zero derivative)', [x]), 8),
+        *_fail(what, "do not change with their unknown (zero derivative)", [x], 8),
         "        break",
         f"    if abs(_next - {x}) <= {TOLERANCE} * (1.0 + abs(_next)):",
         f"        {x} = _next",
@@ -114,8 +115,7 @@ def _scalar(x: str, r: str, dr: str, start: str, what: str) -> list[str]:
         f"    _older = _old; _old = abs(_next - {x})",
         f"    {x} = _next",
         "if not _done:",
-        *_indented(_fail(what, f'did not converge (Newton, {MAX_ITERATIONS} iterations)', [x]),
-                   4),
+        *_fail(what, f"did not converge (Newton, {MAX_ITERATIONS} iterations)", [x], 4),
     ]
 
 
@@ -133,8 +133,7 @@ def _damped(names: list[str], residuals: list[str], jacobian: list[list[str]],
     lines += ["    try:",
               f"        _dv = np.linalg.solve(_J, np.array([{', '.join(residual_names)}]))",
               "    except Exception:",
-              *_indented(_fail(what, "do not determine their unknowns (singular Jacobian)",
-                               names), 8),
+              *_fail(what, "do not determine their unknowns (singular Jacobian)", names, 8),
               "        break"]
     lines += [f"    _d{k} = _dv[{k}]" for k in range(n)]
     lines += [f"    _x{k} = {name}" for k, name in enumerate(names)]
@@ -152,10 +151,6 @@ def _damped(names: list[str], residuals: list[str], jacobian: list[list[str]],
               "        _done = True",
               "        break",
               "if not _done:",
-              *_indented(_fail(what, f'did not converge (Newton, {MAX_ITERATIONS} iterations)',
-                               names), 4)]
+              *_fail(what, f"did not converge (Newton, {MAX_ITERATIONS} iterations)", names,
+                     4)]
     return lines
-
-
-def _indented(text: str, spaces: int) -> list[str]:
-    return [" " * spaces + line for line in text.split("\n")]

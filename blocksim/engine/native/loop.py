@@ -331,13 +331,10 @@ def _python_step(sim: "Simulator", st: "RunState", first_step: float
     """The failure of the step the compiled loop could not take, retried in Python from
     the last state: the exception its functions raise (None if they do not)."""
     s = sim.settings
-    try:
-        rhs = sim._rhs(st)
-        rhs(st.t, st.x)
-        if not first_step > 0.0:
-            return None
-        Dopri5Stepper(rhs, st.t, st.x.copy(), s.stop, s.rtol, sim.model.state_atol(s.atol),
-                      s.max_step, first_step, None).step()
+    try:  # (the stepper evaluates the derivatives at the last state first)
+        Dopri5Stepper(sim._rhs(st), st.t, st.x.copy(), s.stop, s.rtol,
+                      sim.model.state_atol(s.atol), s.max_step,
+                      first_step if first_step > 0.0 else None, None).step()
     except (ArithmeticError, ValueError) as exc:
         return exc
     except StepFailure:  # NaN without an exception: the compiled loop's report stands

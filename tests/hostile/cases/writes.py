@@ -20,15 +20,16 @@ COMMANDS = ("run", "validate", "sweep", "api")
 
 
 def writer(*files: str, reader: str | None = None, python: str | None = None,
-           inside: str = "") -> dict:
-    """A diagram whose ToFile blocks `writer`, `writer2`, ... write `files` (the constant
-    k, a swept parameter), a FromFile `reader` reading `reader`; `inside`: the first
-    ToFile sits in a subsystem `sub`."""
+           inside: str = "", ids: str = "writer") -> dict:
+    """A diagram whose ToFile blocks `writer`, `writer2`, ... (or `ids`, ...) write
+    `files` (the constant k, a swept parameter), a FromFile `reader` reading `reader`;
+    `inside`: the first ToFile sits in a subsystem `sub`. (tests/test_write_rule.py builds
+    its projects from it too.)"""
     source = blk("src", "FromFile", file=reader) if reader else blk("src", "Constant",
                                                                       value="k")
     blocks, wires = [source], []
     for i, name in enumerate(files):
-        bid = "writer" if i == 0 else f"writer{i + 1}"
+        bid = ids if i == 0 else f"{ids}{i + 1}"
         if i == 0 and inside:
             blocks.append({"id": "sub", "type": "Subsystem", "params": {}, "diagram": {
                 "blocks": [blk("u", "Inport"), blk(bid, "ToFile", file=name)],
