@@ -98,8 +98,8 @@ def _one(am: AnalysisModel, t0: float, x: np.ndarray, m: np.ndarray, w: float,
 
     amp, hz, phase = names
     # u = amplitude sin(w (t - t0)): the integral of amplitude w cos(w (t - t0)).
-    model = am.model.with_params({amp: amplitude * w, hz: w / (2 * math.pi),
-                                  phase: math.pi / 2 - w * t0})
+    shift = math.fmod(math.pi / 2 - w * t0, 2 * math.pi) or 2 * math.pi  # (never 0)
+    model = am.model.with_params({amp: amplitude * w, hz: w / (2 * math.pi), phase: shift})
     model = with_initial(model, x, m)
     span = 2 * math.pi / w
     wait = settle_periods
