@@ -172,10 +172,10 @@ def _trim(am: AnalysisModel, inputs: dict, outputs: dict, states: dict, derivati
     free_x = [i for name, i in zip(am.state_names, am.state_index) if name not in states]
     free_x += [am.injected[name] for name in am.plan.inports if name not in inputs]
     sampled = _sampled_slots(am)
-    if not free_x and not sampled:
-        raise AnalysisError("nothing to solve for: the model has no states, free inputs "
-                            "or sampled discrete states (its operating point is any "
-                            "point)", file=am.source)
+    if not free_x and not sampled and not inputs:
+        raise AnalysisError("the model has no states, no inputs (top-level Inports) and no "
+                            "sampled discrete states: it has no operating point to find",
+                            file=am.source)
     targets = np.array([derivatives.get(name, 0.0) for name in am.state_names])
     out_index = [am.measured[name] for name in outputs]
     out_values = np.array(list(outputs.values()), dtype=float)
@@ -280,7 +280,7 @@ def _point(am: AnalysisModel, t: float, x: np.ndarray, m: np.ndarray, z: np.ndar
     from blocksim.analysis.initial_values import candidates
 
     initial, unwritten = candidates(am, x, m)
-    converged = bool(residuals) and all(np.isfinite(v) and abs(v) <= tolerance
+    converged = all(np.isfinite(v) and abs(v) <= tolerance
                                         for v in residuals.values())
     return OperatingPoint(
         time=float(t),
