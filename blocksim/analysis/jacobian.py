@@ -10,8 +10,10 @@ its first two entries already agree to rounding, which ends it after four evalua
 Modes are latched (the functions read the latched zero-crossing signs, never the
 perturbed values' signs), so a step never switches a Saturation or a Switch.
 
-Measured (tests/analysis): the dc motor's A, B, C, D to 1e-15 relative, a 1 kHz loop's
-discrete model to 1e-15, x' = -x^2 + u's derivative to 1e-13.
+A first step that leaves a formula's domain (NaN) is shrunk a hundredfold until it does
+not. Measured (tests/analysis): the dc motor's A to 2e-14 relative, its closed-loop poles
+to 7e-14; the 1 kHz loop's transfer function coefficients to 3e-16; sin(u) exp(u)'s
+derivative to 1e-12.
 """
 from __future__ import annotations
 
@@ -57,8 +59,14 @@ def _ridders(f: Callable[[np.ndarray], np.ndarray], v: np.ndarray, j: int, h: fl
     scale = max(1.0, float(np.max(np.abs(f0)))) if len(f0) else 1.0
     tiny = 64 * np.finfo(float).eps * scale
     factor = SHRINK * SHRINK
-    table = [[_central(f, v, j, h)]]
-    best, err = table[0][0], np.inf
+    first = _central(f, v, j, h)
+    for _ in range(6):  # a step out of a formula's domain (sqrt, log): a smaller one
+        if np.all(np.isfinite(first)):
+            break
+        h /= 100.0
+        first = _central(f, v, j, h)
+    table = [[first]]
+    best, err = first, np.inf
     for i in range(1, LEVELS):
         h /= SHRINK
         row = [_central(f, v, j, h)]

@@ -86,6 +86,11 @@ class AnalysisModel:
             plan = pts.rewrite(diagram, self.inputs, measure, self.opened, delays,
                                delay_order)
             compiled = compile_diagram(plan.diagram, overrides, settings)
+        if delay_order is not None and compiled.history:
+            owner = compiled.block_ids[compiled.history[0].block]
+            raise AnalysisError(f"block '{shown(owner)}' reads its input's past (a variable "
+                                f"delay): it has no linearization; frequency_response "
+                                f"simulates it", file=self.source)
         self.plan = plan
         self.model = compiled
         self.delay_order = delay_order
@@ -98,11 +103,12 @@ class AnalysisModel:
         logged = {sig.name: sig.indices for sig in compiled.logged}
         self.measured = {name: logged[probe][0] for name, probe in plan.measured.items()
                          if len(logged[probe]) == 1}
-        for point in self.outputs:
-            if point.name not in self.measured:
+        for point in self.outputs + self.opened + self.inputs:
+            if point.name in plan.measured and point.name not in self.measured or (
+                    point.name in self.injected and not self._scalar_sum(point.name)):
                 raise AnalysisError(f"analysis point '{shown(point.name)}' is a vector "
-                                    f"signal: name one element's source, or add a Selector",
-                                    file=self.source)
+                                    f"signal: the analysis takes scalar points (pick an "
+                                    f"element with a Selector)", file=self.source)
         own = set(self.injected.values())
         self.state_index = [i for i in range(compiled.n_states) if i not in own]
         self.state_names = self._names("states")
@@ -111,6 +117,14 @@ class AnalysisModel:
         self.discrete_names = self._names("discrete")
         self.logged = {sig.name: list(sig.indices) for sig in compiled.logged
                        if not sig.name.split("/")[-1].startswith(pts.PREFIX)}
+
+    def _scalar_sum(self, name: str) -> bool:
+        """Whether the Sum adding an input's value to its signal is scalar (a scalar
+        injection added to a vector would move every element at once)."""
+        path = self.plan.injected[name]
+        total = path.replace(f"{pts.PREFIX}in", f"{pts.PREFIX}sum") + ".y"
+        names = self.model.signal_names
+        return total in names or total + "[0]" not in names
 
     def _names(self, kind: str) -> list[str]:
         names = []

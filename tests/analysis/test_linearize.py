@@ -118,3 +118,12 @@ def test_discrete_model_state_names_and_first_hit_flags_left_out():
     sys = blocksim.linearize(d, ["r"], ["y"])  # at the initial values: no trim needed
     assert sys.dt == 0.001 and sys.state_labels == ["plant", "pi:d[1]"]
     assert any("zero-order hold" in n for n in sys.notes)
+
+
+def test_vector_points_are_refused_in_one_line():
+    d = diagram([block("c", "Constant", value=[1.0, 2.0]), block("g", "Gain", k=2.0),
+                 block("i", "Integrator", x0=[0.0, 0.0]), block("y", "Output")],
+                [("c.y", "g.u"), ("g.y", "i.u"), ("i.y", "y.u")], stop=1.0)
+    for inputs, outputs in ((["g.y"], ["y"]), (["c"], ["i.y"])):
+        with pytest.raises(blocksim.AnalysisError, match="is a vector signal"):
+            blocksim.linearize(d, inputs, outputs)
