@@ -25,6 +25,10 @@ from blocksim.errors import shown
 DEFAULT_DELAY_ORDER = 6  # Pade order of a TransportDelay (`pade.py`)
 
 
+class EvaluationError(AnalysisError):
+    """A block's formula failed where the analysis evaluated the model."""
+
+
 def diagram_of(model: Diagram | CompiledModel) -> tuple[Diagram, dict[str, Any],
                                                          SimulationSettings]:
     """The diagram, parameter overrides and settings behind `model`: a CompiledModel is
@@ -159,11 +163,24 @@ class AnalysisModel:
                                 f"linearize supports one", file=self.source)
         return float(model.rates[0].period)
 
+    def _call(self, name: str, *args: Any) -> Any:
+        """A generated function; a block formula's failure (log of a negative number, a
+        division by zero) as an EvaluationError naming the block."""
+        try:
+            return self.model.functions[name](*args)
+        except (ArithmeticError, ValueError) as exc:
+            from blocksim.engine.arithmetic import describe_arithmetic
+
+            block = self.model.block_of_exception(exc)
+            where = f"block '{shown(block)}': " if block else ""
+            raise EvaluationError(f"{where}{describe_arithmetic(exc)} (evaluating the "
+                                  f"model at t = {args[0]:g})", file=self.source) from None
+
     def deriv(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return np.array(self.model.functions["deriv"](t, x, m, z), dtype=float)
+        return np.array(self._call("deriv", t, x, m, z), dtype=float)
 
     def signals(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return np.array(self.model.functions["outputs"](t, x, m, z), dtype=float)
+        return np.array(self._call("outputs", t, x, m, z), dtype=float)
 
     def hit(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +189,7 @@ class AnalysisModel:
         x2, m2 = np.array(x, dtype=float), np.array(m, dtype=float)
         if "sample" not in self.model.empty:
             hits = [1.0] * len(self.model.rates) + [0.0] * len(self.model.trigger_slots)
-            self.model.functions["sample"](t, x2, m2, z, hits)
+            self._call("sample", t, x2, m2, z, hits)
         return x2, m2
 
     def settle(self, t: float, x: np.ndarray, m: np.ndarray

@@ -154,8 +154,6 @@ def _write_mat(path: Path, model: Any, poles: np.ndarray, zeros: np.ndarray) -> 
 
 
 def _matrix(name: str, values: np.ndarray, rows: list[str], cols: list[str]) -> list[str]:
-    import numpy as np
-
     if not values.size:
         return [f"{name}: empty ({values.shape[0]} x {values.shape[1]})"]
     width = max([12] + [len(c) for c in cols]) + 1

@@ -127,3 +127,11 @@ def test_vector_points_are_refused_in_one_line():
     for inputs, outputs in ((["g.y"], ["y"]), (["c"], ["i.y"])):
         with pytest.raises(blocksim.AnalysisError, match="is a vector signal"):
             blocksim.linearize(d, inputs, outputs)
+
+
+def test_a_step_out_of_a_formulas_domain_is_shrunk():
+    d = diagram([block("u", "Inport"), block("f", "Expression", inputs="x", formula="log(x)"),
+                 block("y", "Output")], [("u.y", "f.x"), ("f.y", "y.u")], stop=1.0)
+    op = blocksim.operating_point(d, inputs={"u": 1e-3})
+    sys = blocksim.linearize(d, ["u"], ["y"], at=op)  # the first step, 0.01, reaches log(-0.009)
+    assert sys.D[0, 0] == pytest.approx(1e3, rel=1e-10)
