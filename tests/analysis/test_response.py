@@ -38,6 +38,7 @@ def test_bode_and_step_agree_with_python_control(loops):
                                ct.step_response(sampled.to_control(), T=k).outputs, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:stability_margins")
 def test_margins_agree_with_python_control(loops):
     _, opened, sampled = loops
     for loop in (opened, sampled):  # input at the error, output the plant's: L = C P
@@ -49,3 +50,12 @@ def test_margins_agree_with_python_control(loops):
             assert 10 ** (got.gain_margin_db / 20) == pytest.approx(gm, rel=1e-3)
         else:
             assert got.gain_margin_db == np.inf
+
+
+def test_gain_margin_of_three_lags():
+    # L = 2 / (s + 1)^3: the phase is -180 at w = sqrt(3), where |L| = 1/4: 12.04 dB
+    sys = ct.ss(ct.tf([2.0], [1.0, 3.0, 3.0, 1.0]))
+    model = blocksim.analysis.LinearModel(sys.A, sys.B, sys.C, sys.D)
+    got = response.margins(model)
+    assert got.phase_crossover == pytest.approx(np.sqrt(3), rel=1e-5)
+    assert got.gain_margin_db == pytest.approx(20 * np.log10(4.0), abs=1e-4)
