@@ -107,3 +107,9 @@ def test_at_a_time_and_at_the_steady_state(capsys):
     code, _, err = cli(["linearize", square, "--input", "r", "--output", "x", "--at",
                         "inf"], capsys)
     assert code == 2 and "--at: the time must be finite" in err
+
+
+def test_all_states(capsys):
+    code, out, _ = cli(["linearize", MOTOR, "--input", "pid.u", "--output", "w", "--open",
+                        "pid.u", "--at", "trim", "--all-states", "--json"], capsys)
+    assert code == 0 and json.loads(out)["states"] == ["pid[0]", "pid[1]", "current", "speed"]
