@@ -1,0 +1,473 @@
+"""One FMU instance for one simulation run, called from an FMU block's generated code.
+
+The engine opens the session when a run starts (`open`: the trusted bytes unpacked into a
+private temporary folder, the binary loaded through fmpy, instantiated, parameters set,
+initialized) and closes it when the run ends, whatever the ending (`close`: terminate,
+free, unload, folder removed). The FMU runs in the blocksim process: its calls are C
+calls through fmpy's ctypes bindings, and an FMU that crashes (a segmentation fault)
+ends the process (docs/fmi.md).
+
+Model exchange keeps the FMU in Continuous-Time Mode whenever the engine evaluates it
+(outputs, derivatives, event indicators, the engine's probes just after an event), where
+every such call is legal in FMI 2.0 and 3.0; `event` runs one whole FMU event iteration
+(Event Mode, inputs of every variability, newDiscreteStates / updateDiscreteStates until
+the FMU has settled, back to Continuous-Time Mode) in each pass of blocksim's event
+iteration, so the inputs other blocks change during blocksim's iteration reach the FMU
+in its next pass. Co-simulation sets the inputs and calls doStep at each hit.
+
+An FMI function that returns Error or Fatal raises `FmuRunError` (a ValueError: the run
+fails with the results so far, naming the block) with the FMU's last log message.
+"""
+from __future__ import annotations
+
+import ctypes
+import io
+import logging
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from blocksim.errors import shown
+from blocksim.fmi import FmuError
+from blocksim.fmi.archive import MAX_FMU_BYTES, FmuInfo, Variable
+
+log = logging.getLogger(__name__)
+
+MAX_UNPACKED_BYTES = 4 << 30  # an archive that unpacks to more is a zip bomb, not an FMU
+MAX_FMU_ITERATIONS = 1000  # newDiscreteStates calls of one FMU event iteration
+
+
+class FmuRunError(ValueError):
+    """An FMI call failed during a run; the message names the FMU and the call."""
+
+
+def _method_names(var: Variable, major: int) -> tuple[str, str]:
+    """fmpy's getter and setter for a variable's type."""
+    if major == 2:
+        kind = {"float": "Real", "integer": "Integer", "boolean": "Boolean"}[var.kind]
+    else:
+        kind = "Int64" if var.type == "Enumeration" else var.type
+    return f"get{kind}", f"set{kind}"
+
+
+class _Group:
+    """Variables read or written with one fmpy call (one FMI type)."""
+
+    def __init__(self, getter: str, setter: str):
+        self.getter, self.setter = getter, setter
+        self.vrs: list[int] = []
+        self.index: list[int] = []  # positions in the caller's tuple
+
+
+def _groups(variables: Sequence[Variable], major: int) -> list[_Group]:
+    groups: dict[str, _Group] = {}
+    for k, var in enumerate(variables):
+        getter, setter = _method_names(var, major)
+        group = groups.get(getter)
+        if group is None:
+            group = groups[getter] = _Group(getter, setter)
+        group.vrs.append(var.vr)
+        group.index.append(k)
+    return list(groups.values())
+
+
+class FmuSession:
+    """The FMU instance of one block during one run (see module docstring)."""
+
+    def __init__(self, block: str, name: str, info: FmuInfo, interface: str,
+                 is_trusted: Callable[[Path, str], bool]):
+        self.block = block
+        self.name = name  # the file as the diagram names it
+        self.info = info
+        self.interface = interface
+        self.is_trusted = is_trusted
+        self.me = interface == "model_exchange"
+        major = info.fmi_version
+        self.major = major
+        self.outputs = _groups(info.outputs, major)
+        self.all_inputs = _groups(info.inputs, major)
+        # In Continuous-Time Mode only continuous inputs may be set (FMI 2.0 and 3.0).
+        self.ct_inputs = [k for k, v in enumerate(info.inputs) if v.continuous and v.kind == "float"]
+        self.ct_group = _groups([info.inputs[k] for k in self.ct_inputs], major)
+        self.fmu: Any = None
+        self.folder: str | None = None
+        self._keep: list[Any] = []  # ctypes callbacks alive while the instance is
+        self.last_message = ""
+        nx, nz = info.n_states if self.me else 0, info.n_indicators if self.me else 0
+        self.nx, self.nz = nx, nz
+        self._x = (ctypes.c_double * max(nx, 1))()
+        self._dx = (ctypes.c_double * max(nx, 1))()
+        self._z = (ctypes.c_double * max(nz, 1))()
+        self._set: tuple | None = None  # (t, x) last given to the FMU
+        self._u_now = [v.start if v.start is not None else 0.0 for v in info.inputs]
+        self._is_ct = [k in self.ct_inputs for k in range(len(info.inputs))]
+        self._outs: list[float] | None = None  # the outputs at what was last set
+        self.step_event = False  # completedIntegratorStep asked for an event
+        self.stop_asked = False  # terminateSimulation
+        self.time = 0.0
+        self.step = 0.0
+        self.stop_time = float("inf")
+        self.terminated = False
+
+    # ----- the run ---------------------------------------------------------------------------
+    def open(self, values: Sequence[tuple[Variable, float]], start: float, stop: float,
+             tolerance: float | None, step: float) -> tuple[list[float], float]:
+        """Unpack, load, instantiate and initialize; (initial continuous states, next time
+        event or inf). FmuError (one line) if the FMU cannot be started."""
+        from blocksim.fmi import require_fmpy
+
+        require_fmpy()
+        if self.fmu is not None:
+            raise FmuError(f"FMU '{self.name}' is already running in another simulation run "
+                           f"of this compiled model; compile the diagram once per "
+                           f"concurrent run")
+        data = self._trusted_bytes()
+        self.folder = tempfile.mkdtemp(prefix="blocksim-fmu-")  # mode 0700: private
+        try:
+            _unpack(data, self.folder, self.name)
+            self._load()
+            self._instantiate()
+            self.step, self.time, self.stop_time = step, start, stop
+            return self._initialize(values, start, stop, tolerance)
+        except FmuError:
+            self.close()
+            raise
+        except Exception as exc:
+            message = self._said(exc)
+            self.close()
+            raise FmuError(f"FMU '{self.name}' cannot start: {message}") from None
+
+    def _trusted_bytes(self) -> bytes:
+        import hashlib
+
+        from blocksim.files.safe import read_regular_file, why_unreadable
+        from blocksim.fmi import trust
+
+        path = self.info.path
+        try:
+            data = read_regular_file(path, MAX_FMU_BYTES)
+        except (OSError, ValueError) as exc:
+            raise FmuError(f"FMU file '{self.name}' {why_unreadable(exc, MAX_FMU_BYTES)}") from None
+        digest = hashlib.sha256(data).hexdigest()
+        if not self.is_trusted(path, digest):
+            raise trust.untrusted(self.name, path.resolve(), False, None, None)
+        if digest != self.info.digest:
+            raise FmuError(f"FMU file '{self.name}' changed since the diagram was compiled; "
+                           f"compile it again")
+        return data
+
+    def _load(self) -> None:
+        from fmpy.fmi2 import FMU2Model, FMU2Slave
+        from fmpy.fmi3 import FMU3Model, FMU3Slave
+
+        classes = {(2, True): FMU2Model, (2, False): FMU2Slave, (3, True): FMU3Model,
+                   (3, False): FMU3Slave}
+        cls = classes[(self.major, self.me)]
+        instance = shown(self.block).replace("/", ".") or "fmu"
+        self.fmu = cls(guid=self.info.guid, unzipDirectory=self.folder,
+                       modelIdentifier=self.info.identifier(self.interface),
+                       instanceName=instance)
+
+    def _instantiate(self) -> None:
+        fmu = self.fmu
+        if self.major == 2:
+            from fmpy import calloc, free
+            from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                                   fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+
+            callbacks = fmi2CallbackFunctions()
+            callbacks.logger = fmi2CallbackLoggerTYPE(self._log2)
+            callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+            callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+            try:
+                from fmpy.logging import addLoggerProxy
+                addLoggerProxy(ctypes.byref(callbacks))  # formats the printf arguments
+            except Exception:  # no proxy for this platform: the unformatted text
+                log.debug("fmpy logger proxy unavailable", exc_info=True)
+            self._keep.append(callbacks)
+            fmu.instantiate(callbacks=callbacks)
+        else:
+            fmu.instantiate(logMessage=self._log3)
+
+    def _initialize(self, values, start, stop, tolerance) -> tuple[list[float], float]:
+        fmu = self.fmu
+        if self.major == 2:
+            fmu.setupExperiment(tolerance=tolerance, startTime=start,
+                                stopTime=stop if self.me else None)
+            self._set_values(values)
+            fmu.enterInitializationMode()
+            fmu.exitInitializationMode()
+        else:
+            self._set_values(values)
+            fmu.enterInitializationMode(tolerance=tolerance, startTime=start,
+                                        stopTime=stop if self.me else None)
+            fmu.exitInitializationMode()
+        next_time = float("inf")
+        if self.me:  # now in Event Mode: settle, then Continuous-Time Mode
+            _, _, next_time, stop_now = self._iterate()
+            self.stop_asked = stop_now
+            fmu.enterContinuousTimeMode()
+            if self.nx:
+                fmu.getContinuousStates(self._x, self.nx)
+        return list(self._x[:self.nx]), next_time
+
+    def _set_values(self, values) -> None:
+        """Set the parameter values the block gives (before initialization)."""
+        for var, value in values:
+            _, setter = _method_names(var, self.major)
+            number = bool(value) if var.kind == "boolean" else (
+                int(value) if var.kind == "integer" else float(value))
+            getattr(self.fmu, setter)([var.vr], [number])
+
+    def close(self) -> None:
+        """Terminate and free the instance, unload the library, remove the folder (each
+        step attempted whatever the one before did)."""
+        fmu, self.fmu = self.fmu, None
+        if fmu is not None:
+            if getattr(fmu, "component", None) and not self.terminated:
+                try:
+                    fmu.terminate()
+                except Exception:
+                    log.debug("%s: terminate failed", self.name, exc_info=True)
+            try:
+                if getattr(fmu, "component", None):
+                    fmu.freeInstance()  # (frees the library too)
+                else:
+                    fmu.freeLibrary()
+            except Exception:
+                log.debug("%s: freeInstance failed", self.name, exc_info=True)
+        self._keep.clear()
+        self._set = self._outs = None
+        self._u_now = [v.start if v.start is not None else 0.0 for v in self.info.inputs]
+        self.terminated = False
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    # ----- logging and errors ------------------------------------------------------------------
+    def _log2(self, env, instance, status, category, message) -> None:
+        self._remember(status, message)
+
+    def _log3(self, env, status, category, message) -> None:
+        self._remember(status, message)
+
+    def _remember(self, status: int, message: Any) -> None:
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+        text = " ".join(text.split())
+        if status >= 2:  # discard, error, fatal: said with the failure
+            self.last_message = text
+        log.debug("%s [%d]: %s", self.name, status, text)
+
+    def _said(self, exc: Exception) -> str:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        if self.last_message:
+            text += f" (the FMU said: {shown(self.last_message, 200)})"
+        return text
+
+    def _fail(self, exc: Exception) -> FmuRunError:
+        return FmuRunError(f"FMU '{self.name}': {self._said(exc)}")
+
+    # ----- model exchange: Continuous-Time Mode ----------------------------------------------
+    def _ct(self, t: float, x: Sequence[float], u: Sequence[float],
+            which: Sequence[int] | None = None) -> None:
+        """Time, states and the continuous inputs among `which` (None: all, in order) as
+        given; only what differs from what the FMU has is set."""
+        fmu = self.fmu
+        if fmu is None:
+            raise FmuRunError(f"FMU '{self.name}' is not running (its block is evaluated "
+                              f"outside a simulation run)")
+        key = (t, tuple(x))
+        if key != self._set:
+            fmu.setTime(t)
+            if self.nx:
+                self._x[:self.nx] = key[1]
+                fmu.setContinuousStates(self._x, self.nx)
+            self._set = key
+            self._outs = None
+        if not self.ct_inputs:
+            return
+        now, changed = self._u_now, False
+        pairs = zip(range(len(u)), u) if which is None else zip(which, u)
+        for k, value in pairs:
+            if self._is_ct[k] and now[k] != value:
+                now[k] = value
+                changed = True
+        if changed:
+            self._write(self.ct_group, [now[k] for k in self.ct_inputs])
+            self._outs = None
+
+    def _write(self, groups: list[_Group], values: Sequence[float]) -> None:
+        for g in groups:
+            vals = [values[k] for k in g.index]
+            if g.setter.endswith("Boolean"):
+                vals = [v != 0.0 for v in vals]
+            elif not g.setter.endswith(("Real", "Float64", "Float32")):
+                vals = [int(round(v)) for v in vals]
+            getattr(self.fmu, g.setter)(g.vrs, vals)
+
+    def _read(self) -> list[float]:
+        if self._outs is not None:
+            return self._outs
+        out = [0.0] * len(self.info.outputs)
+        for g in self.outputs:
+            for k, v in zip(g.index, getattr(self.fmu, g.getter)(g.vrs)):
+                out[k] = float(v)
+        self._outs = out
+        return out
+
+    def out_at(self, k: int, which: Sequence[int], t: float, x: Sequence[float],
+               u: Sequence[float]) -> float:
+        """Output k at (t, x) with the inputs `which` at the values u (those an output
+        depends on; the others as last set)."""
+        try:
+            self._ct(t, x, u, which)
+            return self._read()[k]
+        except FmuRunError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from None
+
+    def der(self, t: float, x: Sequence[float], u: Sequence[float]) -> list[float]:
+        try:
+            self._ct(t, x, u)
+            if self.major == 2:
+                self.fmu.getDerivatives(self._dx, self.nx)
+            else:
+                self.fmu.getContinuousStateDerivatives(self._dx, self.nx)
+            return self._dx[:self.nx]
+        except FmuRunError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from None
+
+    def ind(self, t: float, x: Sequence[float], u: Sequence[float]) -> list[float]:
+        try:
+            self._ct(t, x, u)
+            self.fmu.getEventIndicators(self._z, self.nz)
+            return self._z[:self.nz]
+        except FmuRunError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from None
+
+    def completed_step(self, t: float, x: Sequence[float]) -> bool:
+        """After an accepted step (inputs as the outputs at its end set them):
+        completedIntegratorStep; True if the FMU asks for an event (a step event) or to
+        terminate."""
+        try:
+            self._ct(t, x, (), ())
+            enter, terminate = self.fmu.completedIntegratorStep()
+        except FmuRunError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from None
+        self.step_event = self.step_event or bool(enter)
+        self.stop_asked = self.stop_asked or bool(terminate)
+        return bool(enter or terminate)
+
+    # ----- model exchange: events ----------------------------------------------------------------
+    def event(self, t: float, x: Sequence[float], u: Sequence[float], init: Any
+              ) -> tuple[int, list[float], float, int]:
+        """One FMU event iteration at t (module docstring): (2 if the states were reset,
+        1 if only outputs or discrete states changed, 0 if nothing; the states after it;
+        the next time event or inf; 1 if the FMU asks to terminate)."""
+        try:
+            self._ct(t, x, u)
+            before = self._read()
+            fmu = self.fmu
+            fmu.enterEventMode()
+            self._set, self._outs = None, None
+            self._write(self.all_inputs, u)
+            self._u_now = list(u)
+            reset, _, next_time, stop = self._iterate()
+            fmu.enterContinuousTimeMode()
+            states = list(x)
+            if reset and self.nx:
+                fmu.getContinuousStates(self._x, self.nx)
+                states = self._x[:self.nx]
+                reset = states != list(x)
+            self._set = self._outs = None
+            self._ct(t, states, u)
+            after = self._read()
+        except FmuRunError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from None
+        stop = stop or self.stop_asked
+        self.stop_asked = False
+        self.step_event = False
+        code = 2 if reset else (1 if after != before else 0)
+        return code, states, next_time, 1 if stop else 0
+
+    def _iterate(self) -> tuple[bool, bool, float, bool]:
+        """newDiscreteStates / updateDiscreteStates until the FMU needs no more:
+        (states reset, nominals changed, next time event or inf, terminate)."""
+        fmu = self.fmu
+        update = fmu.newDiscreteStates if self.major == 2 else fmu.updateDiscreteStates
+        reset = nominals = False
+        for _ in range(MAX_FMU_ITERATIONS):
+            needed, terminate, nominal_changed, values_changed, defined, t_next = update()
+            reset = reset or bool(values_changed)
+            nominals = nominals or bool(nominal_changed)
+            if terminate:
+                return reset, nominals, float("inf"), True
+            if not needed:
+                return reset, nominals, float(t_next) if defined else float("inf"), False
+        raise FmuRunError(f"FMU '{self.name}': its event iteration did not settle after "
+                          f"{MAX_FMU_ITERATIONS} calls")
+
+    # ----- co-simulation -----------------------------------------------------------------------------
+    def cs_out(self, k: int) -> float:
+        """Output k as the last doStep left it (at the communication point)."""
+        try:
+            return self._read()[k]
+        except Exception as exc:
+            raise self._fail(exc) from None
+
+    def cs_step(self, t: float, u: Sequence[float]) -> int:
+        """Inputs held at their values at t, then doStep(t, step); 1 if the FMU asks to
+        terminate."""
+        if self.fmu is None:
+            raise FmuRunError(f"FMU '{self.name}' is not running")
+        if t >= self.stop_time:
+            return 0  # the run ends here: no step beyond it
+        try:
+            self._outs = None
+            self._write(self.all_inputs, u)
+            if self.major == 2:
+                self.fmu.doStep(t, self.step)
+                return 0
+            event, terminate, early, last = self.fmu.doStep(t, self.step)
+            return 1 if terminate else 0
+        except Exception as exc:
+            if self.major == 2 and "fmi2DoStep" in str(exc):
+                try:
+                    from fmpy.fmi2 import fmi2Terminated
+                    if self.fmu.getBooleanStatus(fmi2Terminated):
+                        return 1
+                except Exception:
+                    pass
+            raise self._fail(exc) from None
+
+
+def _unpack(data: bytes, folder: str, name: str) -> None:
+    """Extract the archive into `folder` (paths inside it only; bounded size)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        total = sum(info.file_size for info in archive.infolist())
+        if total > MAX_UNPACKED_BYTES:
+            raise FmuError(f"FMU '{name}' unpacks to more than {MAX_UNPACKED_BYTES >> 30} GiB")
+        root = os.path.realpath(folder)
+        for info in archive.infolist():
+            target = os.path.realpath(os.path.join(root, info.filename))
+            if not target.startswith(root + os.sep):
+                raise FmuError(f"FMU '{name}' has an entry outside its folder: "
+                               f"'{shown(info.filename)}'")
+        archive.extractall(root)
+    except zipfile.BadZipFile as exc:
+        raise FmuError(f"'{name}' is not an FMU: {exc}") from None
+    except OSError as exc:
+        raise FmuError(f"FMU '{name}' cannot be unpacked: {exc.strerror or exc}") from None
