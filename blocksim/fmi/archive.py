@@ -179,8 +179,7 @@ def _info(path: Path, data: bytes, name: str) -> FmuInfo:
         raise FmuError(f"FMU '{name}': its modelDescription.xml is larger than "
                        f"{MAX_XML_BYTES >> 20} MiB")
     try:
-        xml = archive.read(entry)
-        md = read_model_description(io.BytesIO(xml), validate=True)
+        md = read_model_description(io.BytesIO(data), validate=True)
     except ValidationError as exc:
         problems = "; ".join(str(p) for p in exc.problems[:3])
         more = f" (and {len(exc.problems) - 3} more)" if len(exc.problems) > 3 else ""
