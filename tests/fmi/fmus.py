@@ -219,7 +219,9 @@ def build(model: str, version: int, folder: Path, variant: str = "",
     command = [cc, "-shared", "-fPIC", "-O1", f"-DFMI_VERSION={version}",
                f"-I{headers()}", f"-I{C_DIR}", *flags, str(C_DIR / f"{model}.c"), str(stub),
                "-o", str(library), "-lm"]
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"building {name} failed:\n{done.stderr}")
     (work / "modelDescription.xml").write_text(_xml(model, version, MODELS[model], identifier))
     partial = folder / f"{name}.fmu.part"
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
