@@ -20,7 +20,6 @@ from blocksim.diagram.model import Diagram
 from blocksim.errors import DiagramFileError, shown
 from blocksim.files.safe import read_regular_file, why_unreadable
 from blocksim.files.write_rule import data_path
-from blocksim.user import allowlist
 
 BLOCK_TYPE = "FMU"
 
@@ -79,6 +78,7 @@ def check_diagram(diagram: Diagram, trust: bool | Iterable[str | os.PathLike[str
         ok = given is None or resolved in given
         known = None
         if not ok:
+            from blocksim.user import allowlist  # (only for a diagram with FMUs)
             listed = allowlist.entries() if listed is None else listed
             known = listed.get(str(resolved))
             ok = known == digest
@@ -114,6 +114,7 @@ def is_trusted(path: Path, digest: str) -> bool:
     resolved = _resolved(path)
     if digest in _TRUSTED.get(resolved, ()):
         return True
+    from blocksim.user import allowlist
     return allowlist.entries().get(str(resolved)) == digest
 
 
