@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from blocksim.errors import CompileError
+from blocksim.errors import CompileError, DiagramFileError
 
 if TYPE_CHECKING:
     from blocksim.compiler.compiled import CompiledModel, RunSession
@@ -44,6 +44,10 @@ class OpenSessions:
                 self.close()
                 raise CompileError(exc.detail, block=exc.block or block,
                                    file=model.source) from None
+            except DiagramFileError as exc:  # (an FMU not trusted: its own type kept)
+                self.close()
+                raise type(exc)(exc.detail, file=model.source,
+                                block=exc.block or block) from None
             self.opened.append(session)
             hook = session.impl.step_hook(session.p)
             if hook is not None:

@@ -93,10 +93,13 @@ def untrusted(text: str, path: Path, changed: bool, source: str | None,
     why = ("which changed since you trusted it; blocksim loads its binary only if you trust "
            "it as it is now" if changed else
            "whose binary (native code) blocksim loads only if you trust it")
+    python = ("blocksim.load(..., trust=True) in Python" if source is not None else
+              "blocksim.load(..., trust=True), or for a diagram built in Python "
+              "blocksim.fmi.trust.trust_now(path)")
     return UntrustedFmuError(
         f"names the FMU '{shown(text)}', {why}: run with --trust {shown(shown_path)}, or "
-        f"`blocksim trust {shown(shown_path)}` to trust it until it changes "
-        f"(blocksim.load(..., trust=True) in Python)", file=source, block=block)
+        f"`blocksim trust {shown(shown_path)}` to trust it until it changes ({python})",
+        file=source, block=block)
 
 
 def trust_now(path: str | os.PathLike[str]) -> str:
