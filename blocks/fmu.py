@@ -55,7 +55,7 @@ class FMU(BlockType):
     category = "FMI"
     params = (
         Param("file", "text", "model.fmu", "the .fmu file, relative to the diagram file's "
-              "folder", access="reads"),
+              "folder", access="reads", suffixes=(".fmu",)),
         Param("interface", "choice", "auto", "model_exchange or co_simulation (auto: what "
               "the FMU offers, model exchange first)",
               choices=("auto", "model_exchange", "co_simulation")),

@@ -61,6 +61,7 @@ class Param:
     allow_inf: bool = False  # +-inf is a meaningful value (e.g. "no limit")
     table: bool = False  # a table or matrix, not a per-element value of a signal
     access: str = ""  # "reads" / "writes": the text names a file (relative: the diagram's folder)
+    suffixes: tuple[str, ...] = ()  # a file parameter's suffixes (the editor's file chooser)
 
     @property
     def required(self) -> bool:

@@ -175,7 +175,10 @@ class BlockInspector(QWidget):
             self.form.removeRow(_FIXED_ROWS)
         self.fields = {}
         for prm in declared:
-            field = make_field(prm, self._params.get(prm.name, UNSET), self.form_host)
+            field = make_field(prm, self._params.get(prm.name, UNSET), self.form_host,
+                               self._folder())
+            if prm.suffixes:  # a file chooser: an FMU chosen is asked about (trust)
+                field.on_chosen = self._file_chosen
             label = QLabel(f"{prm.name}" + (f" [{prm.unit}]" if prm.unit else ""), self.form_host)
             label.setToolTip(tooltip(prm))
             self.form.addRow(label, field.widget)
@@ -194,6 +197,18 @@ class BlockInspector(QWidget):
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
         self.error.clear_message()
+
+    def _folder(self):
+        """The folder the block's files are relative to: the diagram file's (None: the
+        current folder, for a diagram not saved yet)."""
+        top = self._parents[0] if self._parents else self._diagram
+        path = getattr(top, "path", None)
+        return path.parent if path is not None else None
+
+    def _file_chosen(self, path: str) -> None:
+        if path.lower().endswith(".fmu"):
+            from blocksim.gui.window import fmutrust
+            fmutrust.ask_about([path], self, "the chosen FMU")
 
     def _show_names(self) -> None:
         names = []
