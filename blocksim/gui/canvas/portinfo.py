@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -163,6 +164,17 @@ def subsystem_ports(inner: Diagram | None) -> tuple[tuple[str, ...], tuple[str, 
     return ordered("Inport"), ordered("Outport")
 
 
+# The folder the open diagram's relative file parameters are read from (an FMU's ports come
+# from its file): the diagram file's, set by the document when it loads or saves one.
+_FILES_FOLDER: str | None = None
+
+
+def set_files_folder(path: Any) -> None:
+    """The open diagram is the file `path` (None: not saved): where its files are."""
+    global _FILES_FOLDER
+    _FILES_FOLDER = str(Path(path).resolve().parent) if path else None
+
+
 def lenient_params(block: Block, names: Mapping[str, Any]) -> ParamValues | None:
     """The block's parameters resolved as far as possible; None for an unknown type."""
     from blocksim.compiler.flatten import resolve_param  # the compiler's own rules
@@ -180,7 +192,7 @@ def lenient_params(block: Block, names: Mapping[str, Any]) -> ParamValues | None
                 values[prm.name] = resolve_param(prm, prm.default, {}, block.id)
             except Exception:
                 values[prm.name] = 0.0 if prm.required else prm.default
-    return ParamValues(values, names=names)
+    return ParamValues(values, names=names, folder=_FILES_FOLDER)
 
 
 # The extra input of each conditional subsystem type (blocks/ports.py; the compiler names it
