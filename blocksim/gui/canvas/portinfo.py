@@ -332,6 +332,8 @@ NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
                "SecondOrderIntegrator", "XYGraph", "Trigonometric", "RateLimiter", "Backlash",
                "DotProduct", "MinMax", "MultiportSwitch", "BusCreator", "BusSelector",
                "LookupTableND", "Merge"}
+# ... and those whose every port is named, one or many (an FMU's are its variables).
+ALWAYS_NAMED_PORTS = {"FMU"}
 
 
 def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str], list[str]]:
@@ -343,7 +345,7 @@ def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str], l
     component's ports none (its symbol shows what they are), a subsystem's physical ports
     their ConnectionPorts' ids.
     """
-    always = has_diagram(block_type) or not info.known
+    always = has_diagram(block_type) or not info.known or block_type in ALWAYS_NAMED_PORTS
     named = (block_type in NAMED_PORTS or always) and not (info.physical and not always)
 
     def texts(ports: tuple[str, ...]) -> list[str]:
