@@ -31,7 +31,7 @@ def per_call(fn, n: int = 20000) -> float:
 
 
 def main() -> int:
-    import fmus
+    import testfmu_build as fmus
     import blocksim
     from blocksim.fmi import trust
     from blocksim.fmi.archive import read_fmu

@@ -1,8 +1,7 @@
 """The FMI tests' FMUs: built once per session from tests/fmi/c with the system C compiler
-(`fmus.build`); without fmpy or a C compiler the tests that need them skip."""
+(`testfmu_build.build`); without fmpy or a C compiler the tests that need them skip."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import fmus  # noqa: E402
+import testfmu_build as fmus  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -35,20 +34,3 @@ def _own_allow_list(tmp_path, monkeypatch):
     from blocksim.user import allowlist
 
     monkeypatch.setenv(allowlist.ENV, str(tmp_path / "allow" / "trusted.json"))
-
-
-def write_diagram(folder: Path, blocks, wires, stop=3.0, name="d.json", **simulation):
-    """A diagram file in `folder` (the FMUs beside it)."""
-    sim = {"start": 0, "stop": stop, "solver": "dopri5", "rtol": 1e-10, "atol": 1e-10,
-           "output_interval": 0.01, **simulation}
-    path = folder / name
-    path.write_text(json.dumps({"format": "blocksim", "version": 1, "simulation": sim,
-                                "blocks": blocks, "wires": wires}))
-    return path
-
-
-def place(fmu: Path, folder: Path, name: str | None = None) -> str:
-    """Copy an FMU next to a diagram; its file name."""
-    target = folder / (name or fmu.name)
-    target.write_bytes(fmu.read_bytes())
-    return target.name

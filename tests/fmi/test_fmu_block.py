@@ -10,7 +10,7 @@ import pytest
 import blocksim
 from blocksim.errors import CompileError, SimulationError
 
-from conftest import place, write_diagram
+from fmu_helpers import place, write_diagram
 
 VERSIONS = (2, 3)
 

@@ -9,7 +9,7 @@ import pytest
 
 from blocksim.cli.main import main
 
-from conftest import place, write_diagram
+from fmu_helpers import place, write_diagram
 
 
 def cli(args, capsys):

@@ -12,7 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from blocksim.gui.window import dialogs, fmutrust  # noqa: E402
 from blocksim.user import allowlist  # noqa: E402
 
-from conftest import place, write_diagram  # noqa: E402
+from fmu_helpers import place, write_diagram  # noqa: E402
 
 
 @pytest.fixture
