@@ -230,9 +230,9 @@ class FMU(BlockType):
 
     def update(self, e: Emit):
         session = self._session(e.p)
-        if not session.me:
+        if not session.me:  # the stop at the communication point after the step that asked
             stop, said = e.m[-2], e.m[-1]
-            return [f"if {stop} != 0.0 and {said} == 0.0:", f"    {said} = 1.0",
+            return [f"if {stop} >= 2.0 and {said} == 0.0:", f"    {said} = 1.0",
                     f"    {e.event('stop')}"]
         r = f"_fe{e.index}"
         x = _tuple(e.x) if e.x else "()"
@@ -259,9 +259,9 @@ class FMU(BlockType):
         session = self._session(e.p)
         if session.me:
             return []
-        stop = e.m[-2]
+        stop = e.m[-2]  # 1: a step asked to terminate; 2: its end reached, outputs read
         return [f"if {e.const(session.cs_step)}(t, {self._inputs(e)}) != 0:",
-                f"    {stop} = 1.0"]
+                f"    {stop} = {stop} + 1.0"]
 
     def next_time(self, e: Emit) -> str:
         if not self._session(e.p).me:

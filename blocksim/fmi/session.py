@@ -110,7 +110,7 @@ class FmuSession:
         self.time = 0.0
         self.step = 0.0
         self.stop_time = float("inf")
-        self.terminated = False
+        self.terminated = False  # co-simulation: a doStep asked to terminate
 
     # ----- the run ---------------------------------------------------------------------------
     def open(self, values: Sequence[tuple[Variable, float]], start: float, stop: float,
@@ -227,7 +227,7 @@ class FmuSession:
         step attempted whatever the one before did)."""
         fmu, self.fmu = self.fmu, None
         if fmu is not None:
-            if getattr(fmu, "component", None) and not self.terminated:
+            if getattr(fmu, "component", None):
                 try:
                     fmu.terminate()
                 except Exception:
@@ -432,6 +432,8 @@ class FmuSession:
         terminate."""
         if self.fmu is None:
             raise FmuRunError(f"FMU '{self.name}' is not running")
+        if self.terminated:
+            return 1  # it asked to terminate in the last step: no step after that
         if t >= self.stop_time:
             return 0  # the run ends here: no step beyond it
         try:
@@ -441,12 +443,14 @@ class FmuSession:
                 self.fmu.doStep(t, self.step)
                 return 0
             event, terminate, early, last = self.fmu.doStep(t, self.step)
+            self.terminated = bool(terminate)
             return 1 if terminate else 0
         except Exception as exc:
             if self.major == 2 and "fmi2DoStep" in str(exc):
                 try:
                     from fmpy.fmi2 import fmi2Terminated
                     if self.fmu.getBooleanStatus(fmi2Terminated):
+                        self.terminated = True
                         return 1
                 except Exception:
                     pass

@@ -226,3 +226,15 @@ def test_numba_backend_runs_an_fmu_diagram_in_python_and_says_so(tmp_path, build
     assert any("FMU block runs in Python" in w for w in results.warnings)
     impact = next(ev.time for ev in results.events if ev.kind == "event")
     assert abs(impact - math.sqrt(2 / 9.81)) < 1e-12
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_terminate_in_co_simulation_stops_at_the_communication_point(tmp_path, build_fmu,
+                                                                     version):
+    path = ball_diagram(tmp_path, build_fmu("ball", version),
+                        {"interface": "co_simulation", "communication_step": 0.1,
+                         "parameters": "max_bounces = 1"})
+    results = run(path)
+    assert results.status == "stopped"
+    stop = next(ev for ev in results.events if ev.kind == "stop")
+    assert stop.time == pytest.approx(0.5)  # the step holding the first impact (0.4515)
