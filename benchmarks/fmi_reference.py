@@ -38,14 +38,18 @@ def reference(root: Path, model: str) -> tuple[np.ndarray, dict[str, np.ndarray]
     with open(root / model / f"{model}_out.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     header, body = rows[0], rows[1:]
-    columns: dict[str, list[float]] = {name: [] for name in header}
+    columns: dict[str, list[float]] = {}
     for row in body:
         for name, text in zip(header, row):
-            try:
-                value = {"true": 1.0, "false": 0.0}.get(text, None)
-                columns[name].append(float(text) if value is None else value)
-            except ValueError:
-                columns[name].append(math.nan)
+            parts = text.split() if " " in text.strip() else [text]
+            for j, part in enumerate(parts):  # an array's elements: NAME[j]
+                key = f"{name}[{j}]" if len(parts) > 1 else name
+                try:
+                    value = {"true": 1.0, "false": 0.0}.get(part, None)
+                    number = float(part) if value is None else value
+                except ValueError:
+                    number = math.nan
+                columns.setdefault(key, []).append(number)
     data = {name: np.array(v) for name, v in columns.items()}
     time = data.pop(header[0])
     return time, {k: v for k, v in data.items() if np.all(np.isfinite(v))}
@@ -75,8 +79,9 @@ def one_block(folder: Path, fmu: Path, interface: str, outputs: list[str], stop:
     blocks += [{"id": f"o_{k}", "type": "Output"} for k in range(len(outputs))]
     wires = [{"src": f"fmu.{port}", "dst": f"o_{k}.u"} for k, port in enumerate(outputs)]
     for k, var in enumerate(inputs):
+        values = var.start_values()
         blocks.append({"id": f"i_{k}", "type": "Constant",
-                       "params": {"value": var.start or 0.0}})
+                       "params": {"value": values if var.shape else values[0]}})
         wires.append({"src": f"i_{k}.y", "dst": f"fmu.{var.port}"})
     path = folder / f"{fmu.stem}_{interface}.json"
     path.write_text(json.dumps({
@@ -98,7 +103,9 @@ def check(fmu: Path, root: Path, version: int, interface: str) -> tuple[bool, st
     t_ref, columns = reference(root, model)
     ports = {v.name: v.port for v in info.outputs}
     driven = _driven(root, model)  # outputs whose inputs the reference drives from a file
-    compared = [name for name in columns if name in ports and name not in driven]
+    compared = [name for name in columns if name.split("[")[0] in ports
+                and name.split("[")[0] not in driven]
+    wired = list(dict.fromkeys(name.split("[")[0] for name in compared))
     if not compared:
         skipped = "; ".join(info.skipped) or "no outputs"
         return False, f"nothing to compare (blocksim takes scalar numbers: {skipped})"
@@ -107,14 +114,16 @@ def check(fmu: Path, root: Path, version: int, interface: str) -> tuple[bool, st
     interval_step = float(np.median(np.diff(t_ref)))
     step = (info.step_size or interval_step) if interface == "co_simulation" else None
     with tempfile.TemporaryDirectory() as tmp:
-        path = one_block(Path(tmp), fmu, interface, [ports[c] for c in compared], stop,
+        path = one_block(Path(tmp), fmu, interface, [ports[c] for c in wired], stop,
                          interval, step, info.inputs)
         results = blocksim.simulate(blocksim.load(path, trust=True))
     notes, ok = [], True
     last = np.append(results.time[1:] != results.time[:-1], True)  # right limits
     t = results.time[last]
-    for k, name in enumerate(compared):
-        y = results[f"o_{k}"][last]
+    for name in compared:
+        base, _, rest = name.partition("[")
+        y = np.asarray(results[f"o_{wired.index(base)}"])
+        y = (y[:, int(rest[:-1])] if rest else y.reshape(len(y), -1)[:, 0])[last]
         outside = np.count_nonzero(validate_signal(t, y, t_ref.copy(), columns[name])[3])
         dev = np.max(np.abs(np.interp(t_ref, t, y) - columns[name]))
         ok &= outside == 0

@@ -32,7 +32,7 @@ class FMU(BlockType):
     FMU's scalar input and output variables, named after them (a name that is not an
     identifier: each run of other characters becomes "_", so "der(x)" is der_x; see
     `blocksim describe FILE.fmu`); Real/Float64 variables are signals, Integer and
-    Boolean ones numbers (true is 1). `interface` auto takes model exchange where the
+    Boolean ones numbers (true is 1), an FMI 3.0 array a vector. `interface` auto takes model exchange where the
     FMU offers it, else co-simulation.
 
     Model exchange: the FMU's continuous states are integrated by blocksim's solver, its
@@ -128,27 +128,28 @@ class FMU(BlockType):
         return SampleTime(CONTINUOUS)
 
     def sizes(self, p, in_widths):
-        wide = [port for port, width in in_widths.items() if width and width > 1]
-        if wide:
-            raise ValueError(f"input '{wide[0]}' has width {in_widths[wide[0]]}; the inputs "
-                             f"of an FMU are scalars")
         fmu, interface = self._fmu(p)
         info = fmu.info
-        outputs = {v.port: 1 for v in info.outputs}
+        for v in info.inputs:
+            width = in_widths.get(v.port)
+            if width and width not in (1, v.size):
+                raise ValueError(f"input '{v.port}' has width {width}; the FMU's variable "
+                                 f"'{v.name}' has {v.size} element{'s' * (v.size > 1)}")
+        outputs = {v.port: v.size for v in info.outputs}
         if interface == "co_simulation":  # held outputs, stop asked, stop logged
-            return Sizes(outputs, discrete=len(info.outputs) + 2)
+            return Sizes(outputs, discrete=sum(outputs.values()) + 2)
         return Sizes(outputs, states=info.n_states, discrete=2,  # next time event, stop
                      zero_crossings=info.n_indicators)
 
     def initial_states(self, p, n):
         info = self._fmu(p)[0].info
-        starts = [v.start if v.start is not None else 0.0 for v in info.states]
+        starts = [x for v in info.states for x in v.start_values()]
         return (starts + [0.0] * n)[:n]  # the FMU's own values replace them at the start
 
     def initial_discrete(self, p, n):
         fmu, interface = self._fmu(p)
         if interface == "co_simulation":
-            return [v.start if v.start is not None else 0.0 for v in fmu.info.outputs] + [0.0, 0.0]
+            return _output_starts(fmu.info) + [0.0, 0.0]
         return [math.inf, 0.0]
 
     def count_time_events(self, p, start, stop):
@@ -177,7 +178,7 @@ class FMU(BlockType):
             m[0] = next_time if next_time > start else math.inf
             m[1] = 0.0
         else:
-            m[:] = [v.start if v.start is not None else 0.0 for v in info.outputs] + [0.0, 0.0]
+            m[:] = _output_starts(info) + [0.0, 0.0]
 
     def end_run(self, p):
         session = getattr(self, "_fmu_session", None)
@@ -194,22 +195,37 @@ class FMU(BlockType):
     def output(self, e: Emit):
         session = self._session(e.p)
         info = session.info
+        lines: dict[str, list[str]] = {v.port: [] for v in info.outputs}
+        flat = [(v, j) for v in info.outputs for j in range(v.size)]
         if not session.me:
-            return {v.port: [f"{e.y[v.port][0]} = {e.m[k]}"] for k, v in enumerate(info.outputs)}
+            for k, (v, j) in enumerate(flat):
+                lines[v.port].append(f"{e.y[v.port][j]} = {e.m[k]}")
+            return lines
         x = _tuple(e.x) if e.x else "()"
-        index = {v.port: k for k, v in enumerate(info.inputs)}
-        lines = {}
+        names = self._input_names(e)
+        first = _first_elements(info.inputs)
         feed = self.feedthrough(e.p)
-        for k, v in enumerate(info.outputs):
-            which = [index[port] for port in feed[v.port]]
+        for k, (v, j) in enumerate(flat):
+            which = [first[port] + i for port in feed[v.port]
+                     for i in range(_size(info.inputs, port))]
             fn = e.const(functools.partial(session.out_at, k, tuple(which)))
-            u = _tuple([e.u[info.inputs[j].port][0] for j in which]) if which else "()"
-            lines[v.port] = [f"{e.y[v.port][0]} = {fn}(t, {x}, {u})"]
+            u = _tuple([names[i] for i in which]) if which else "()"
+            lines[v.port].append(f"{e.y[v.port][j]} = {fn}(t, {x}, {u})")
         return lines
 
-    def _inputs(self, e: Emit) -> str:
+    def _input_names(self, e: Emit) -> list[str]:
+        """Every input element's name in the flat order (a width-1 signal at an array
+        input: the same value for each element)."""
         info = self._session(e.p).info
-        return _tuple([e.u[v.port][0] for v in info.inputs]) if info.inputs else "()"
+        names = []
+        for v in info.inputs:
+            signal = e.u[v.port]
+            names += [signal[j] if len(signal) > 1 else signal[0] for j in range(v.size)]
+        return names
+
+    def _inputs(self, e: Emit) -> str:
+        names = self._input_names(e)
+        return _tuple(names) if names else "()"
 
     def derivative(self, e: Emit):
         if not e.x:
@@ -252,8 +268,11 @@ class FMU(BlockType):
         session = self._session(e.p)
         if session.me:
             return {}
-        return {v.port: [f"{e.m[k]} = {e.const(functools.partial(session.cs_out, k))}()"]
-                for k, v in enumerate(session.info.outputs)}
+        lines: dict[str, list[str]] = {v.port: [] for v in session.info.outputs}
+        flat = [(v, j) for v in session.info.outputs for j in range(v.size)]
+        for k, (v, _) in enumerate(flat):
+            lines[v.port].append(f"{e.m[k]} = {e.const(functools.partial(session.cs_out, k))}()")
+        return lines
 
     def sample_update(self, e: Emit):
         session = self._session(e.p)
@@ -271,6 +290,23 @@ class FMU(BlockType):
 
     def next_time_event(self, p, t):
         return math.inf  # the generated `next_time` reads the FMU's next event time
+
+
+def _output_starts(info) -> list[float]:
+    return [x for v in info.outputs for x in v.start_values()]
+
+
+def _first_elements(variables) -> dict[str, int]:
+    """Each variable's first element in the flat order of all their elements."""
+    first, position = {}, 0
+    for v in variables:
+        first[v.port] = position
+        position += v.size
+    return first
+
+
+def _size(variables, port: str) -> int:
+    return next(v.size for v in variables if v.port == port)
 
 
 def _file_problem(text: Any) -> str | None:
@@ -340,7 +376,8 @@ def _assignments(p, info) -> list:
 def _doc(v) -> str:
     unit = f" [{v.unit}]" if v.unit else ""
     kind = "" if v.kind == "float" else f" ({v.type})"
-    return f"{v.description or v.name}{unit}{kind}"
+    width = f", {v.size} elements" if v.shape else ""
+    return f"{v.description or v.name}{unit}{kind}{width}"
 
 
 BLOCK_TYPES = (FMU,)

@@ -30,28 +30,30 @@ class OpenSessions:
         self.hooks: list[tuple[Callable[[float, list[float]], bool], int, int]] = []
 
     def open(self, settings: "SimulationSettings", x, m) -> None:
-        """Open every session (CompileError naming the block if one cannot start; those
-        already open are closed again)."""
+        """Open every session (CompileError naming the block if one cannot start); on any
+        failure, Ctrl-C included, those already open are closed again."""
         model = self.model
-        for session in model.run_sessions:
-            block = model.block_ids[session.block]
-            try:
-                session.impl.start_run(session.p, settings.start, settings.stop,
-                                       settings.rtol,
-                                       x[session.states.start:session.states.stop],
-                                       m[session.discrete.start:session.discrete.stop])
-            except CompileError as exc:
-                self.close()
-                raise CompileError(exc.detail, block=exc.block or block,
-                                   file=model.source) from None
-            except DiagramFileError as exc:  # (an FMU not trusted: its own type kept)
-                self.close()
-                raise type(exc)(exc.detail, file=model.source,
-                                block=exc.block or block) from None
-            self.opened.append(session)
-            hook = session.impl.step_hook(session.p)
-            if hook is not None:
-                self.hooks.append((hook, session.states.start, session.states.stop))
+        try:
+            for session in model.run_sessions:
+                block = model.block_ids[session.block]
+                try:
+                    session.impl.start_run(session.p, settings.start, settings.stop,
+                                           settings.rtol,
+                                           x[session.states.start:session.states.stop],
+                                           m[session.discrete.start:session.discrete.stop])
+                except CompileError as exc:
+                    raise CompileError(exc.detail, block=exc.block or block,
+                                       file=model.source) from None
+                except DiagramFileError as exc:  # (an FMU not trusted: its own type kept)
+                    raise type(exc)(exc.detail, file=model.source,
+                                    block=exc.block or block) from None
+                self.opened.append(session)
+                hook = session.impl.step_hook(session.p)
+                if hook is not None:
+                    self.hooks.append((hook, session.states.start, session.states.stop))
+        except BaseException:
+            self.close()
+            raise
 
     def step_done(self, t: float, x) -> bool:
         """After an accepted step to (t, x), the outputs evaluated there: whether a

@@ -54,7 +54,8 @@ def port_name(name: str) -> str:
 
 @dataclass(frozen=True)
 class Variable:
-    """One scalar variable of an FMU, as blocksim uses it."""
+    """One variable of an FMU, as blocksim uses it: a scalar, or an FMI 3.0 array whose
+    elements (row-major, as FMI orders them) make a signal of `size` elements."""
 
     name: str  # the FMI name
     port: str  # the port or parameter name in blocksim (module docstring)
@@ -65,6 +66,21 @@ class Variable:
     start: float | None
     unit: str = ""
     description: str = ""
+    shape: tuple[int, ...] = ()  # () for a scalar
+    starts: tuple[float, ...] = ()  # an array's start values, one per element (or none)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def start_values(self) -> list[float]:
+        """One start value per element (0 where none is given)."""
+        if self.starts and len(self.starts) == self.size:
+            return list(self.starts)
+        return [self.start if self.start is not None else 0.0] * self.size
 
     @property
     def kind(self) -> str:
@@ -204,10 +220,13 @@ def _info(path: Path, data: bytes, name: str) -> FmuInfo:
     inputs, outputs, parameters, skipped = [], [], [], []
     by_name: dict[str, Variable] = {}
     for mv in md.modelVariables:
-        usable = mv.type in NUMERIC_TYPES and not mv.dimensions and mv.shape in (None, ())
+        shape = _shape(mv)
+        usable = mv.type in NUMERIC_TYPES and shape is not None
+        if mv.causality == "parameter" and shape:
+            usable = False  # (array parameters are set in the FMU, not from the block)
         if mv.causality in ("input", "output") and not usable:
             skipped.append(f"{mv.name} ({mv.causality}, {mv.type}"
-                           f"{', array' if mv.dimensions else ''})")
+                           f"{', array of unknown size' if mv.dimensions else ''})")
             continue
         if not usable or mv.causality not in ("input", "output", "parameter"):
             continue
@@ -217,16 +236,18 @@ def _info(path: Path, data: bytes, name: str) -> FmuInfo:
                        mv.type, mv.causality, mv.variability, _number(mv.start),
                        mv.unit or (mv.declaredType.unit if mv.declaredType is not None
                                    and getattr(mv.declaredType, "unit", None) else "") or "",
-                       mv.description or "")
+                       mv.description or "", shape, _numbers(mv.start) if shape else ())
         by_name[mv.name] = var
         {"input": inputs, "output": outputs, "parameter": parameters}[mv.causality].append(var)
     states = []
     for unknown in md.derivatives:
         state = unknown.variable.derivative
         if state is not None:
+            shape = _shape(state) or ()
             states.append(Variable(state.name, port_name(state.name),
                                    int(state.valueReference), state.type, state.causality,
-                                   state.variability, _number(state.start)))
+                                   state.variability, _number(state.start), shape=shape,
+                                   starts=_numbers(state.start) if shape else ()))
     dependencies: dict[str, tuple[str, ...] | None] = {}
     input_names = {v.name: v.port for v in inputs}
     for unknown in md.outputs:
@@ -261,6 +282,30 @@ def _needs_completed_step(md, major: int) -> bool:
     if major == 3:
         return bool(me.needsCompletedIntegratorStep)
     return not me.completedIntegratorStepNotNeeded
+
+
+def _shape(mv) -> tuple[int, ...] | None:
+    """A variable's shape: () for a scalar, the array's dimensions as fmpy resolved them
+    (from the structural parameters' start values), None if they cannot be known."""
+    if not mv.dimensions:
+        return ()
+    shape = getattr(mv, "shape", None)
+    if not shape or not all(isinstance(d, int) and d > 0 for d in shape):
+        return None
+    return tuple(int(d) for d in shape)
+
+
+def _numbers(value) -> tuple[float, ...]:
+    """The numbers of an array's start attribute ("1 2 3")."""
+    if not isinstance(value, str):
+        return ()
+    found = []
+    for part in value.split():
+        number = _number(part)
+        if number is None:
+            return ()
+        found.append(number)
+    return tuple(found)
 
 
 def _unique(name: str, taken: set[str]) -> str:

@@ -14,7 +14,9 @@ def _number(value: float | None) -> str:
 def _row(v: Variable) -> str:
     unit = f" [{v.unit}]" if v.unit else ""
     renamed = f" (FMI name {v.name!r})" if v.port != v.name else ""
-    text = f"  {v.port:16s} {v.type:8s} {v.variability:10s} start {_number(v.start)}{unit}"
+    kind = v.type + (f"[{','.join(map(str, v.shape))}]" if v.shape else "")
+    start = " ".join(f"{x:g}" for x in v.starts) if v.starts else _number(v.start)
+    text = f"  {v.port:16s} {kind:8s} {v.variability:10s} start {start}{unit}"
     return text + renamed + (f"  {v.description}" if v.description else "")
 
 

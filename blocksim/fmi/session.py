@@ -59,19 +59,28 @@ class _Group:
     def __init__(self, getter: str, setter: str):
         self.getter, self.setter = getter, setter
         self.vrs: list[int] = []
-        self.index: list[int] = []  # positions in the caller's tuple
+        self.elems: list[int] = []  # their elements' positions in the caller's flat tuple
 
 
 def _groups(variables: Sequence[Variable], major: int) -> list[_Group]:
+    """The variables by type, each variable's elements at its place in the flat sequence
+    of all their elements (an array's row by row, as FMI orders them)."""
     groups: dict[str, _Group] = {}
-    for k, var in enumerate(variables):
+    position = 0
+    for var in variables:
         getter, setter = _method_names(var, major)
         group = groups.get(getter)
         if group is None:
             group = groups[getter] = _Group(getter, setter)
         group.vrs.append(var.vr)
-        group.index.append(k)
+        group.elems.extend(range(position, position + var.size))
+        position += var.size
     return list(groups.values())
+
+
+def elements(variables: Sequence[Variable]) -> list[tuple[Variable, int]]:
+    """(variable, element index) of every element, in the flat order."""
+    return [(var, j) for var in variables for j in range(var.size)]
 
 
 class FmuSession:
@@ -88,10 +97,14 @@ class FmuSession:
         major = info.fmi_version
         self.major = major
         self.outputs = _groups(info.outputs, major)
+        self.n_out = sum(v.size for v in info.outputs)
         self.all_inputs = _groups(info.inputs, major)
         # In Continuous-Time Mode only continuous inputs may be set (FMI 2.0 and 3.0).
-        self.ct_inputs = [k for k, v in enumerate(info.inputs) if v.continuous and v.kind == "float"]
-        self.ct_group = _groups([info.inputs[k] for k in self.ct_inputs], major)
+        flat_inputs = elements(info.inputs)
+        self.ct_inputs = [k for k, (v, _) in enumerate(flat_inputs)
+                          if v.continuous and v.kind == "float"]
+        self.ct_group = _groups([v for v in info.inputs if v.continuous and v.kind == "float"],
+                                major)
         self.fmu: Any = None
         self.folder: str | None = None
         self._keep: list[Any] = []  # ctypes callbacks alive while the instance is
@@ -102,8 +115,8 @@ class FmuSession:
         self._dx = (ctypes.c_double * max(nx, 1))()
         self._z = (ctypes.c_double * max(nz, 1))()
         self._set: tuple | None = None  # (t, x) last given to the FMU
-        self._u_now = [v.start if v.start is not None else 0.0 for v in info.inputs]
-        self._is_ct = [k in self.ct_inputs for k in range(len(info.inputs))]
+        self._u_now = [x for v in info.inputs for x in v.start_values()]
+        self._is_ct = [k in self.ct_inputs for k in range(len(self._u_now))]
         self._outs: list[float] | None = None  # the outputs at what was last set
         self.step_event = False  # completedIntegratorStep asked for an event
         self.stop_asked = False  # terminateSimulation
@@ -139,6 +152,9 @@ class FmuSession:
             message = self._said(exc)
             self.close()
             raise FmuError(f"FMU '{self.name}' cannot start: {message}") from None
+        except BaseException:  # Ctrl-C while it starts: nothing left behind
+            self.close()
+            raise
 
     def _trusted_bytes(self) -> bytes:
         import hashlib
@@ -241,7 +257,7 @@ class FmuSession:
                 log.debug("%s: freeInstance failed", self.name, exc_info=True)
         self._keep.clear()
         self._set = self._outs = None
-        self._u_now = [v.start if v.start is not None else 0.0 for v in self.info.inputs]
+        self._u_now = [x for v in self.info.inputs for x in v.start_values()]
         self.terminated = False
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -301,7 +317,7 @@ class FmuSession:
 
     def _write(self, groups: list[_Group], values: Sequence[float]) -> None:
         for g in groups:
-            vals = [values[k] for k in g.index]
+            vals = [values[k] for k in g.elems]
             if g.setter.endswith("Boolean"):
                 vals = [v != 0.0 for v in vals]
             elif not g.setter.endswith(("Real", "Float64", "Float32")):
@@ -311,9 +327,11 @@ class FmuSession:
     def _read(self) -> list[float]:
         if self._outs is not None:
             return self._outs
-        out = [0.0] * len(self.info.outputs)
+        out = [0.0] * self.n_out
         for g in self.outputs:
-            for k, v in zip(g.index, getattr(self.fmu, g.getter)(g.vrs)):
+            getter = getattr(self.fmu, g.getter)
+            got = getter(g.vrs) if self.major == 2 else getter(g.vrs, len(g.elems))
+            for k, v in zip(g.elems, got):
                 out[k] = float(v)
         self._outs = out
         return out

@@ -238,3 +238,24 @@ def test_terminate_in_co_simulation_stops_at_the_communication_point(tmp_path, b
     assert results.status == "stopped"
     stop = next(ev for ev in results.events if ev.kind == "stop")
     assert stop.time == pytest.approx(0.5)  # the step holding the first impact (0.4515)
+
+
+@pytest.mark.parametrize("interface", ("model_exchange", "co_simulation"))
+def test_fmi3_array_variables_are_vector_ports(tmp_path, build_fmu, interface):
+    name = place(build_fmu("gain3", 3), tmp_path)
+    blocks = [{"id": "g", "type": "FMU", "params": {"file": name, "interface": interface,
+                                                    "communication_step": 0.1}},
+              {"id": "u", "type": "Constant", "params": {"value": [1.0, -2.0, 0.5]}},
+              {"id": "y", "type": "Output"}]
+    wires = [{"src": "u.y", "dst": "g.u"}, {"src": "g.y", "dst": "y.u"}]
+    results = run(write_diagram(tmp_path, blocks, wires, stop=1.0))
+    y = np.asarray(results["y"]).reshape(len(results.time), -1)
+    assert y.shape[1] == 3
+    assert np.allclose(y[-1], [2.0, -4.0, 1.0])  # y = k u, elementwise, k = 2
+
+
+def test_describe_shows_an_array_variable(tmp_path, build_fmu):
+    from blocksim.fmi.describe import describe
+
+    text = describe(build_fmu("gain3", 3))
+    assert "Float64[3]" in text and "start 1 2 3" in text

@@ -29,6 +29,7 @@ class Var:
     start: float | None = None
     derivative_of: int | None = None  # vr of the state this is the derivative of
     depends: tuple[int, ...] | None = ()  # outputs: vrs of inputs (None: not given)
+    size: int = 1  # FMI 3.0: an array of this many elements (start: a tuple)
 
 
 MODELS: dict[str, dict] = {
@@ -75,6 +76,15 @@ MODELS: dict[str, dict] = {
             Var("z_down", 7, initial="calculated"),
         ],
         indicators=[6, 7], stop=10.0, step=0.1),
+    "gain3": dict(  # FMI 3.0 only: array variables
+        variables=[
+            Var("u", 0, causality="input", start=(1.0, 2.0, 3.0), size=3),
+            Var("y", 1, causality="output", initial="calculated", depends=(0,), size=3),
+            Var("k", 2, causality="parameter", variability="fixed", initial="exact", start=2.0),
+            Var("x", 3, initial="exact", start=(0.0, 0.0, 0.0), size=3),
+            Var("der(x)", 4, initial="calculated", derivative_of=3, size=3),
+        ],
+        indicators=[], stop=2.0, step=0.1),
 }
 
 
@@ -153,13 +163,19 @@ def _xml(model: str, version: int, spec: dict, identifier: str) -> str:
         else:
             kind = {"R": "Float64", "I": "Int32", "B": "Boolean"}[v.type]
             extra = ""
-            if v.start is not None:
+            if isinstance(v.start, tuple):
+                extra += ' start="%s"' % " ".join(repr(float(x)) for x in v.start)
+            elif v.start is not None:
                 extra += ' start="%s"' % (("true" if v.start else "false") if v.type == "B"
                                           else (str(int(v.start)) if v.type == "I"
                                                 else repr(float(v.start))))
             if v.derivative_of is not None:
                 extra += f' derivative="{v.derivative_of}"'
-            lines.append(f"    <{kind} {attrs}{extra}/>")
+            if v.size > 1:
+                lines.append(f'    <{kind} {attrs}{extra}><Dimension start="{v.size}"/>'
+                             f'</{kind}>')
+            else:
+                lines.append(f"    <{kind} {attrs}{extra}/>")
     lines.append("  </ModelVariables>")
     lines.append("  <ModelStructure>")
     outputs = [v for v in variables if v.causality == "output"]

@@ -395,16 +395,28 @@ fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
 fmi3Status fmi3EnterEventMode(fmi3Instance c) { (void)c; return fmi3OK; }
 fmi3Status fmi3Terminate(fmi3Instance c) { ((Instance *)c)->terminated = 1; return fmi3OK; }
 
+/* An array variable (FMI 3.0): VAR_SIZE(vr) elements from v[VAR_OFFSET(vr)] on. */
+#ifndef VAR_SIZE
+#define VAR_SIZE(vr) 1
+#define VAR_OFFSET(vr) (vr)
+#endif
+#ifndef N_VARS
+#define N_VARS NV
+#endif
 #define GETTER(NAME, TYPE, CONV) \
 fmi3Status NAME(fmi3Instance c, const fmi3ValueReference vr[], size_t n, TYPE value[], size_t nValues) { \
-    Instance *inst = (Instance *)c; size_t i; (void)nValues; \
+    Instance *inst = (Instance *)c; size_t i, k = 0; int j; \
     model_derivatives(inst->time, inst->v); \
-    for (i = 0; i < n; i++) { if (vr[i] >= NV) return fmi3Error; value[i] = CONV(inst->v[vr[i]]); } \
+    for (i = 0; i < n; i++) { if (vr[i] >= N_VARS) return fmi3Error; \
+        for (j = 0; j < VAR_SIZE(vr[i]); j++) { if (k >= nValues) return fmi3Error; \
+            value[k++] = CONV(inst->v[VAR_OFFSET(vr[i]) + j]); } } \
     return fmi3OK; }
 #define SETTER(NAME, TYPE) \
 fmi3Status NAME(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const TYPE value[], size_t nValues) { \
-    Instance *inst = (Instance *)c; size_t i; (void)nValues; \
-    for (i = 0; i < n; i++) { if (vr[i] >= NV) return fmi3Error; inst->v[vr[i]] = (double)value[i]; } \
+    Instance *inst = (Instance *)c; size_t i, k = 0; int j; \
+    for (i = 0; i < n; i++) { if (vr[i] >= N_VARS) return fmi3Error; \
+        for (j = 0; j < VAR_SIZE(vr[i]); j++) { if (k >= nValues) return fmi3Error; \
+            inst->v[VAR_OFFSET(vr[i]) + j] = (double)value[k++]; } } \
     return fmi3OK; }
 #define AS_IS(x) (x)
 #define AS_INT32(x) ((fmi3Int32)(x))
