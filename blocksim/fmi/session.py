@@ -118,9 +118,7 @@ class FmuSession:
         self._u_now = [x for v in info.inputs for x in v.start_values()]
         self._is_ct = [k in self.ct_inputs for k in range(len(self._u_now))]
         self._outs: list[float] | None = None  # the outputs at what was last set
-        self.step_event = False  # completedIntegratorStep asked for an event
-        self.stop_asked = False  # terminateSimulation
-        self.time = 0.0
+        self.stop_asked = False  # terminateSimulation (at initialization or a step's end)
         self.step = 0.0
         self.stop_time = float("inf")
         self.terminated = False  # co-simulation: a doStep asked to terminate
@@ -143,7 +141,7 @@ class FmuSession:
             _unpack(data, self.folder, self.name)
             self._load()
             self._instantiate()
-            self.step, self.time, self.stop_time = step, start, stop
+            self.step, self.stop_time = step, stop
             return self._initialize(values, start, stop, tolerance)
         except FmuError:
             self.close()
@@ -382,7 +380,6 @@ class FmuSession:
             raise
         except Exception as exc:
             raise self._fail(exc) from None
-        self.step_event = self.step_event or bool(enter)
         self.stop_asked = self.stop_asked or bool(terminate)
         return bool(enter or terminate)
 
@@ -416,7 +413,6 @@ class FmuSession:
             raise self._fail(exc) from None
         stop = stop or self.stop_asked
         self.stop_asked = False
-        self.step_event = False
         code = 2 if reset else (1 if after != before else 0)
         return code, states, next_time, 1 if stop else 0
 
