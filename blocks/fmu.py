@@ -155,6 +155,27 @@ class FMU(BlockType):
     def count_time_events(self, p, start, stop):
         return None  # the FMU says its next event time as it runs
 
+    def instance_notes(self, p):
+        try:
+            fmu, interface = self._fmu(p)
+        except CompileError as exc:
+            return exc.detail
+        info = fmu.info
+        lines = [f"FMU '{info.model_name}', FMI {info.fmi_version}.0, "
+                 f"{interface.replace('_', ' ')} (offers {', '.join(info.interfaces)})"]
+        if interface == "model_exchange":
+            lines.append(f"{info.n_states} states, {info.n_indicators} event indicators")
+        elif info.step_size:
+            lines.append(f"default communication step {info.step_size:g} s")
+        if info.parameters:
+            lines.append("FMU parameters (set them in 'parameters'):")
+            for v in info.parameters:
+                unit = f" {v.unit}" if v.unit else ""
+                start = "-" if v.start is None else f"{v.start:g}"
+                about = f"  {v.description}" if v.description else ""
+                lines.append(f"  {v.port} = {start}{unit}{about}")
+        return "\n".join(lines)
+
     # ----- the run's session ---------------------------------------------------------------
     def _session(self, p):
         session = getattr(self, "_fmu_session", None)

@@ -444,6 +444,12 @@ class BlockType:
         an event there (an FMU's step event). None: nothing to call."""
         return None
 
+    def instance_notes(self, p: ParamValues) -> str | None:
+        """What these parameter values make of the block, for the editor's inspector (an
+        FMU: its model, interface and parameters with start values and units); None:
+        nothing beyond the parameters."""
+        return None
+
     # ----- documentation -----
     @classmethod
     def _rate_text(cls) -> str:

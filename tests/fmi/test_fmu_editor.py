@@ -88,3 +88,17 @@ def test_the_inspector_chooses_the_fmu_file(qtbot, tmp_path, build_fmu, monkeypa
         field.choose(str(tmp_path / other))
     assert signal.args[1]["file"] == "square.fmu"  # relative to the diagram's folder
     assert [name for name, _ in seen[0]] == ["square.fmu"]
+
+
+def test_the_inspector_lists_the_fmus_parameters(qtbot, tmp_path, build_fmu):
+    from blocksim.diagram.format import load_diagram
+    from blocksim.gui.panels.inspector import BlockInspector
+
+    diagram = load_diagram(ball_diagram(tmp_path, build_fmu))
+    inspector = BlockInspector()
+    qtbot.addWidget(inspector)
+    inspector.show_block(diagram, diagram.blocks[0])
+    notes = inspector.notes.text()
+    assert "FMU 'ball', FMI 2.0, model exchange" in notes
+    assert "2 states, 1 event indicators" in notes
+    assert "e = 0.7" in notes and "g = 9.81" in notes
