@@ -72,9 +72,12 @@ def check_diagram(diagram: Diagram, trust: bool | Iterable[str | os.PathLike[str
     listed: dict[str, str] | None = None
     for block, text, path in found:
         resolved = _resolved(path)
-        if not resolved.exists():
-            continue
-        digest = digest_of(resolved, text)
+        if not resolved.exists() or resolved.suffix.lower() != ".fmu":
+            continue  # (the compiler names what is wrong with it)
+        try:
+            digest = digest_of(resolved, text)
+        except DiagramFileError as exc:
+            raise DiagramFileError(exc.detail, file=diagram.source, block=block) from None
         ok = given is None or resolved in given
         known = None
         if not ok:

@@ -171,3 +171,14 @@ def test_a_zip_entry_outside_its_folder_is_refused(tmp_path, build_fmu, capsys):
     assert code == 2 and "outside its folder" in one_line(err)
     assert not (tmp_path.parent / "escaped.txt").exists()
     del buffer
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+def test_an_fmu_that_is_a_fifo_is_one_line_and_no_hang(tmp_path, capsys):
+    import os
+
+    os.mkfifo(tmp_path / "pipe.fmu")
+    path = one_fmu(tmp_path, "pipe.fmu")
+    code, _, err = cli(["validate", path], capsys)
+    line = one_line(err)
+    assert code == 2 and "block 'ball'" in line and "FIFO" in line
