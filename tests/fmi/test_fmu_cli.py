@@ -2,7 +2,6 @@
 for every bad FMU, and `blocksim describe FILE.fmu`."""
 from __future__ import annotations
 
-import io
 import zipfile
 
 import pytest
@@ -164,13 +163,11 @@ def test_a_zip_entry_outside_its_folder_is_refused(tmp_path, build_fmu, capsys):
     with zipfile.ZipFile(good) as zf:
         entries = {n: zf.read(n) for n in zf.namelist()}
     entries["../../escaped.txt"] = b"x"
-    buffer = io.BytesIO()
     _zip(tmp_path / "escape.fmu", entries)
     path = one_fmu(tmp_path, "escape.fmu")
     code, _, err = cli(["run", path, "--trust", tmp_path / "escape.fmu"], capsys)
     assert code == 2 and "outside its folder" in one_line(err)
     assert not (tmp_path.parent / "escaped.txt").exists()
-    del buffer
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
