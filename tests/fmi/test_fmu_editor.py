@@ -102,3 +102,16 @@ def test_the_inspector_lists_the_fmus_parameters(qtbot, tmp_path, build_fmu):
     assert "FMU 'ball', FMI 2.0, model exchange" in notes
     assert "2 states, 1 event indicators" in notes
     assert "e = 0.7" in notes and "g = 9.81" in notes
+
+
+def test_running_an_untrusted_fmu_in_the_editor_says_how_to_trust_it(window, tmp_path,
+                                                                     build_fmu, monkeypatch,
+                                                                     qtbot):
+    path = ball_diagram(tmp_path, build_fmu)
+    asked(monkeypatch, False)
+    assert window.files.open_path(path)
+    with qtbot.waitSignal(window.sim.runner.failed, timeout=20000):
+        window.actions_.run.trigger()
+    assert window.sim.runner.wait(5000)
+    [(message, block, port)] = window.panels.diagnostics.row_texts()
+    assert block == "ball" and "blocksim trust" in message and "internal" not in message
