@@ -4,8 +4,9 @@ The engine opens the session when a run starts (`open`: the trusted bytes unpack
 private temporary folder, the binary loaded through fmpy, instantiated, parameters set,
 initialized) and closes it when the run ends, whatever the ending (`close`: terminate,
 free, unload, folder removed). The FMU runs in the blocksim process: its calls are C
-calls through fmpy's ctypes bindings, and an FMU that crashes (a segmentation fault)
-ends the process (docs/fmi.md).
+calls through fmpy's ctypes bindings; an FMU that crashes as it starts is caught by a
+forked probe where fork is safe (`probe`), one that crashes later ends the process
+(docs/fmi.md).
 
 Model exchange keeps the FMU in Continuous-Time Mode whenever the engine evaluates it
 (outputs, derivatives, event indicators, the engine's probes just after an event), where
@@ -139,6 +140,7 @@ class FmuSession:
         self.folder = tempfile.mkdtemp(prefix="blocksim-fmu-")  # mode 0700: private
         try:
             _unpack(data, self.folder, self.name)
+            self._probe(values, start, stop, tolerance)
             self._load()
             self._instantiate()
             self.step, self.stop_time = step, stop
@@ -153,6 +155,24 @@ class FmuSession:
         except BaseException:  # Ctrl-C while it starts: nothing left behind
             self.close()
             raise
+
+    def _probe(self, values, start, stop, tolerance) -> None:
+        """FmuError if the FMU crashes (or hangs) as it starts, found in a forked child
+        before this process loads it (`probe`)."""
+        from blocksim.fmi import probe
+
+        def start_and_free() -> None:
+            self._load()
+            self._instantiate()
+            self._initialize(values, start, stop, tolerance)
+            self.fmu.terminate()
+            self.fmu.freeInstance()
+
+        crash = probe.crashed_at_start(self.info.digest, start_and_free)
+        if crash is not None:
+            raise FmuError(f"FMU '{self.name}' crashed as it started (load, instantiate or "
+                           f"initialize), with {crash}, in a separate process: blocksim did "
+                           f"not load it")
 
     def _trusted_bytes(self) -> bytes:
         import hashlib

@@ -179,3 +179,18 @@ def test_an_fmu_that_is_a_fifo_is_one_line_and_no_hang(tmp_path, capsys):
     code, _, err = cli(["validate", path], capsys)
     line = one_line(err)
     assert code == 2 and "block 'ball'" in line and "FIFO" in line
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_an_fmu_that_crashes_as_it_starts_is_one_line(tmp_path, build_fmu, capsys, version):
+    from blocksim.fmi import probe
+
+    if not probe.can_probe():
+        pytest.skip("no fork here, or other threads run: the crash is not caught")
+    fmu = build_fmu("ball", version, "_crash", {"CRASH_INSTANTIATE": "1"})
+    name = place(fmu, tmp_path)
+    path = one_fmu(tmp_path, name)
+    code, _, err = cli(["run", path, "--trust", tmp_path / name], capsys)
+    line = one_line(err)
+    assert code == 2
+    assert "block 'ball'" in line and name in line and "segmentation fault" in line

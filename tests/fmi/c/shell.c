@@ -14,7 +14,7 @@
  * locates event indicator sign changes by bisection.
  *
  * Test variants (compile-time): TOUCH_FILE "path" writes that file in instantiate;
- * FAIL_INSTANTIATE makes instantiate return NULL; FAIL_AT_TIME t makes the derivatives
+ * FAIL_INSTANTIATE makes instantiate return NULL; CRASH_INSTANTIATE makes it crash; FAIL_AT_TIME t makes the derivatives
  * (and doStep) return Error from time t on, with a log message.
  */
 #include <math.h>
@@ -154,6 +154,9 @@ fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid,
     (void)type; (void)guid; (void)resources; (void)visible; (void)loggingOn;
 #ifdef TOUCH_FILE
     { FILE *f = fopen(TOUCH_FILE, "w"); if (f) { fputs("instantiated\n", f); fclose(f); } }
+#endif
+#ifdef CRASH_INSTANTIATE
+    *(volatile int *)0 = 1;  /* a segmentation fault, on purpose */
 #endif
 #ifdef FAIL_INSTANTIATE
     if (functions && functions->logger)
@@ -346,6 +349,9 @@ static Instance *make(fmi3String name, fmi3InstanceEnvironment env, fmi3LogMessa
     Instance *c;
 #ifdef TOUCH_FILE
     { FILE *f = fopen(TOUCH_FILE, "w"); if (f) { fputs("instantiated\n", f); fclose(f); } }
+#endif
+#ifdef CRASH_INSTANTIATE
+    *(volatile int *)0 = 1;  /* a segmentation fault, on purpose */
 #endif
 #ifdef FAIL_INSTANTIATE
     if (log) log(env, fmi3Error, "logStatusError", "this test FMU always fails to instantiate");
