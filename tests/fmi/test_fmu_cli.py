@@ -194,3 +194,16 @@ def test_an_fmu_that_crashes_as_it_starts_is_one_line(tmp_path, build_fmu, capsy
     line = one_line(err)
     assert code == 2
     assert "block 'ball'" in line and name in line and "segmentation fault" in line
+
+
+def test_without_fmpy_an_fmu_diagram_says_what_to_install(tmp_path, capsys, monkeypatch):
+    import sys
+
+    from blocksim.fmi import archive
+
+    monkeypatch.setitem(sys.modules, "fmpy", None)  # as if not installed
+    monkeypatch.setattr(archive, "_CACHE", {})
+    _zip(tmp_path / "m.fmu", {"modelDescription.xml": "<fmiModelDescription/>"})
+    path = one_fmu(tmp_path, "m.fmu")
+    code, _, err = cli(["validate", path, "--trust", tmp_path / "m.fmu"], capsys)
+    assert code == 2 and "pip install 'blocksim[fmi]'" in one_line(err)
