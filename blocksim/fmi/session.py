@@ -122,6 +122,7 @@ class FmuSession:
         self.stop_asked = False  # terminateSimulation (at initialization or a step's end)
         self.step = 0.0
         self.stop_time = float("inf")
+        self.cs_time = 0.0  # co-simulation: the FMU's time (the end of its last step)
         self.terminated = False  # co-simulation: a doStep asked to terminate
 
     # ----- the run ---------------------------------------------------------------------------
@@ -143,7 +144,7 @@ class FmuSession:
             self._probe(values, start, stop, tolerance)
             self._load()
             self._instantiate()
-            self.step, self.stop_time = step, stop
+            self.step, self.stop_time, self.cs_time = step, stop, start
             return self._initialize(values, start, stop, tolerance)
         except FmuError:
             self.close()
@@ -462,21 +463,27 @@ class FmuSession:
             raise self._fail(exc) from None
 
     def cs_step(self, t: float, u: Sequence[float]) -> int:
-        """Inputs held at their values at t, then doStep(t, step); 1 if the FMU asks to
-        terminate."""
+        """Inputs held at their values at t, then doStep from the FMU's time to t + step
+        (from t, but from the start time for a run that starts between two communication
+        points); 1 if the FMU asks to terminate."""
         if self.fmu is None:
             raise FmuRunError(f"FMU '{self.name}' is not running")
         if self.terminated:
             return 1  # it asked to terminate in the last step: no step after that
         if t >= self.stop_time:
             return 0  # the run ends here: no step beyond it
+        now = self.cs_time
+        if abs(now - t) <= 1e-9 * max(1.0, abs(t)) or now > t:
+            now = t  # on the grid: the communication point as the engine's clock has it
         try:
             self._outs = None
             self._write(self.all_inputs, u)
             if self.major == 2:
-                self.fmu.doStep(t, self.step)
+                self.fmu.doStep(now, t + self.step - now)
+                self.cs_time = t + self.step
                 return 0
-            event, terminate, early, last = self.fmu.doStep(t, self.step)
+            event, terminate, early, last = self.fmu.doStep(now, t + self.step - now)
+            self.cs_time = t + self.step
             self.terminated = bool(terminate)
             return 1 if terminate else 0
         except Exception as exc:

@@ -259,3 +259,17 @@ def test_describe_shows_an_array_variable(tmp_path, build_fmu):
 
     text = describe(build_fmu("gain3", 3))
     assert "Float64[3]" in text and "start 1 2 3" in text
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_co_simulation_from_a_start_between_communication_points(tmp_path, build_fmu,
+                                                                 version):
+    path = ball_diagram(tmp_path, build_fmu("ball", version),
+                        {"interface": "co_simulation", "communication_step": 0.1}, stop=0.6,
+                        start=0.05)
+    results = run(path)
+    assert results.status == "finished"
+    h = results["h"]
+    # free fall from h0 = 1 at t = 0.05 (the FMU's start): exact at the points after it
+    at = np.flatnonzero(np.isclose(results.time, 0.3))[-1]
+    assert h[at] == pytest.approx(1 - 9.81 / 2 * 0.25 ** 2, abs=1e-9)
