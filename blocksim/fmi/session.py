@@ -408,11 +408,11 @@ class FmuSession:
     def event(self, t: float, x: Sequence[float], u: Sequence[float], init: Any
               ) -> tuple[int, list[float], float, int]:
         """One FMU event iteration at t (module docstring): (2 if the states were reset,
-        1 if only outputs or discrete states changed, 0 if nothing; the states after it;
-        the next time event or inf; 1 if the FMU asks to terminate)."""
+        1 if only its outputs or derivatives changed (a mode switched), 0 if nothing; the
+        states after it; the next time event or inf; 1 if the FMU asks to terminate)."""
         try:
             self._ct(t, x, u)
-            before = self._read()
+            before = self._read(), self._derivatives()
             fmu = self.fmu
             fmu.enterEventMode()
             self._set, self._outs = None, None
@@ -427,7 +427,7 @@ class FmuSession:
                 reset = states != list(x)
             self._set = self._outs = None
             self._ct(t, states, u)
-            after = self._read()
+            after = self._read(), self._derivatives()
         except FmuRunError:
             raise
         except Exception as exc:
@@ -436,6 +436,16 @@ class FmuSession:
         self.stop_asked = False
         code = 2 if reset else (1 if after != before else 0)
         return code, states, next_time, 1 if stop else 0
+
+    def _derivatives(self) -> list[float]:
+        """The derivatives at what was last set (none without states)."""
+        if not self.nx:
+            return []
+        if self.major == 2:
+            self.fmu.getDerivatives(self._dx, self.nx)
+        else:
+            self.fmu.getContinuousStateDerivatives(self._dx, self.nx)
+        return self._dx[:self.nx]
 
     def _iterate(self) -> tuple[bool, bool, float, bool]:
         """newDiscreteStates / updateDiscreteStates until the FMU needs no more:
