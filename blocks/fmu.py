@@ -65,8 +65,8 @@ class FMU(BlockType):
               "(0: the FMU's DefaultExperiment stepSize)", unit="s", low=0.0),
     )
     event_kinds = (
-        EventKind("event", "the FMU changed its states or outputs in an event (a state, "
-                           "time or step event, or an input that changed at one)"),
+        EventKind("event", "the FMU changed its states, outputs or mode in an event (a "
+                           "state, time or step event, or an input that changed at one)"),
         EventKind("stop", "the FMU asked to terminate the simulation: the run stops here"),
     )
     has_time_events = True
