@@ -273,3 +273,19 @@ def test_co_simulation_from_a_start_between_communication_points(tmp_path, build
     # free fall from h0 = 1 at t = 0.05 (the FMU's start): exact at the points after it
     at = np.flatnonzero(np.isclose(results.time, 0.3))[-1]
     assert h[at] == pytest.approx(1 - 9.81 / 2 * 0.25 ** 2, abs=1e-9)
+
+
+def test_a_sweep_reaches_the_fmu_through_a_diagram_parameter(tmp_path, build_fmu):
+    import json
+
+    from blocksim.sweeps.api import sweep
+
+    path = ball_diagram(tmp_path, build_fmu("ball", 3), {"parameters": "h0 = drop"}, stop=1.0)
+    data = json.loads(path.read_text())
+    data["parameters"] = {"drop": 1.0}
+    path.write_text(json.dumps(data))
+    table = sweep(str(path), grid={"drop": [0.5, 2.0]}, metrics=["time:ball.event:1"],
+                  workers=1, trust=True)
+    times = table.column("time:ball.event:1")
+    assert times == pytest.approx([math.sqrt(2 * 0.5 / 9.81), math.sqrt(2 * 2.0 / 9.81)],
+                                  abs=1e-12)

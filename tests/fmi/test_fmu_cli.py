@@ -207,3 +207,21 @@ def test_without_fmpy_an_fmu_diagram_says_what_to_install(tmp_path, capsys, monk
     path = one_fmu(tmp_path, "m.fmu")
     code, _, err = cli(["validate", path, "--trust", tmp_path / "m.fmu"], capsys)
     assert code == 2 and "pip install 'blocksim[fmi]'" in one_line(err)
+
+
+def test_set_on_the_command_line_reaches_the_fmu(tmp_path, build_fmu, capsys):
+    import csv
+    import json
+
+    name = place(build_fmu("ball", 2), tmp_path)
+    path = one_fmu(tmp_path, name, parameters="h0 = drop")
+    data = json.loads(path.read_text())
+    data["parameters"] = {"drop": 1.0}
+    path.write_text(json.dumps(data))
+    events = tmp_path / "ev.csv"
+    code, _, err = cli(["run", path, "--trust", tmp_path / name, "--set", "drop=0.25",
+                        "--events", events, "-q"], capsys)
+    assert code == 0, err
+    with open(events) as fh:
+        first = next(float(row["time"]) for row in csv.DictReader(fh) if row["kind"] == "event")
+    assert abs(first - (2 * 0.25 / 9.81) ** 0.5) < 1e-12
