@@ -59,6 +59,12 @@ def main() -> int:
                 session.der(0.1 + k[0] * 1e-3, x[k[0]], ())
             rows.append(("block derivatives: setTime + setContinuousStates + "
                          "getDerivatives", derivative))
+
+            def output() -> None:  # the same, reading the outputs (arrays made once)
+                k[0] ^= 1
+                session.out_at(0, (), 0.1 + k[0] * 1e-3, x[k[0]], ())
+            rows.append(("block outputs: setTime + setContinuousStates + getReal of 4",
+                         output))
             for name, fn in rows:
                 print(f"{per_call(fn):8.2f} us  {name}")
         finally:
