@@ -9,6 +9,7 @@ from . import algebraic, discrete, discrete_integrator, discrete_linear, linear,
 from . import buses, continuous_more, delays, files, generators, lookup_nd, math_more, noise
 from . import nonlinear, pid, routing, second_order, slew, trig
 from . import electrical, electromechanical, rotational, thermal, translational
+from . import fmu
 
 BLOCK_TYPES = tuple(
     block_type
@@ -16,6 +17,6 @@ BLOCK_TYPES = tuple(
                    lookup, lookup_nd, continuous, second_order, continuous_more, delays, linear,
                    discontinuities, nonlinear, slew, discrete, discrete_integrator,
                    discrete_linear, pid, logic, routing, buses, sinks, ports, electrical,
-                   translational, rotational, electromechanical, thermal)
+                   translational, rotational, electromechanical, thermal, fmu)
     for block_type in module.BLOCK_TYPES
 )

@@ -88,7 +88,7 @@ class FromFile(FromTable):
     category = "Sources"  # as in Simulink; ToFile is a sink
     params = (
         Param("file", "text", "signal.csv", "the .csv or .npz file, relative to the diagram "
-              "file's folder", access="reads"),
+              "file's folder", access="reads", suffixes=SUFFIXES),
         Param("interpolation", "choice", "linear", "between the rows: straight lines "
               "(linear) or each row held until the next time (zoh)",
               choices=("linear", "zoh")),

@@ -21,12 +21,15 @@ def load(path: str | os.PathLike, *, trust: Trust = ()) -> Diagram:
 
     A diagram that names Python files of user block types imports them only if `trust`
     says so: True (every file it names) or the paths trusted; else UntrustedCodeError
-    before anything is imported.
+    before anything is imported. The same holds for the .fmu files of its FMU blocks
+    (UntrustedFmuError), whose binaries are native code.
     """
     diagram = load_diagram(diagram_path(path))
     if diagram.python:  # the import machinery of user block types only when it is needed
         from blocksim.user.trust import import_trusted
         import_trusted(diagram, trust)
+    from blocksim.fmi import trust as fmu_trust
+    fmu_trust.check_diagram(diagram, trust)  # FMUs are native code: trusted, or refused
     return diagram
 
 

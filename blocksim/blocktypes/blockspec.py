@@ -61,6 +61,7 @@ class Param:
     allow_inf: bool = False  # +-inf is a meaningful value (e.g. "no limit")
     table: bool = False  # a table or matrix, not a per-element value of a signal
     access: str = ""  # "reads" / "writes": the text names a file (relative: the diagram's folder)
+    suffixes: tuple[str, ...] = ()  # a file parameter's suffixes (the editor's file chooser)
 
     @property
     def required(self) -> bool:
@@ -422,6 +423,32 @@ class BlockType:
         1e-12 is an error naming the block rather than a run that never ends.
         """
         return 1.0 if self.has_time_events else 0.0
+
+    # A block that holds something outside the engine's arrays for the length of a run (an
+    # FMU instance): the engine calls `start_run` before the run's first evaluation and
+    # `end_run` when it has ended, however it ended (`blocksim.engine.sessions`).
+    has_run_session: ClassVar[bool] = False
+
+    def start_run(self, p: ParamValues, start: float, stop: float, rtol: float,
+                  x: np.ndarray, m: np.ndarray) -> None:
+        """Open the block's run session; `x` and `m` are views of its slots in the run's
+        state, which it may set (initial values known only now). CompileError if it
+        cannot start (the run does not begin)."""
+
+    def end_run(self, p: ParamValues) -> None:
+        """Close the block's run session (never raises)."""
+
+    def step_hook(self, p: ParamValues) -> Callable[[float, list[float]], bool] | None:
+        """A function called after each accepted continuous step with its end time and the
+        block's states there, once the model's outputs are evaluated at it: True asks for
+        an event there (an FMU's step event). None: nothing to call."""
+        return None
+
+    def instance_notes(self, p: ParamValues) -> str | None:
+        """What these parameter values make of the block, for the editor's inspector (an
+        FMU: its model, interface and parameters with start values and units); None:
+        nothing beyond the parameters."""
+        return None
 
     # ----- documentation -----
     @classmethod

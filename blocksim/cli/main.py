@@ -206,6 +206,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
     if block_type is not None:
         print(block_type.describe(), end="")
         return EXIT_OK
+    if args.type.lower().endswith(".fmu"):  # what an FMU declares (nothing of it runs)
+        from blocksim.fmi.describe import describe
+        print(describe(args.type), end="")
+        return EXIT_OK
     if args.type.endswith(".json") or find_example(args.type) or _exists(args.type):
         return _describe_diagram(diagram_path(args.type), _parse_set(args.set), args.trust)
     close = difflib.get_close_matches(args.type, registry.all_types(), n=3)
@@ -242,8 +246,8 @@ def _describe_diagram(path: Path, overrides: dict[str, str], trust: list[str]) -
     return EXIT_OK
 
 
-_TRUST = ("run this Python file of user block types that the diagram names, as it is now "
-          "(repeat for several); an untrusted file never runs")
+_TRUST = ("run this Python file of user block types (or load this .fmu) that the diagram "
+          "names, as it is now (repeat for several); an untrusted file never runs")
 _ALLOW_WRITE = ("let the diagram's blocks (ToFile) write this file, or into this folder, "
                 "outside the diagram's folder (repeatable)")
 
@@ -287,13 +291,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("examples", help="list the example diagrams shipped with blocksim"
                    ).set_defaults(func=cmd_examples)
     sub.add_parser("blocks", help="list the block types").set_defaults(func=cmd_blocks)
-    trust = sub.add_parser("trust", help="trust Python files of user block types that "
-                           "diagrams name, as they are now (an edit needs trusting again)")
+    trust = sub.add_parser("trust", help="trust Python files of user block types, or FMUs, "
+                           "that diagrams name, as they are now (an edit needs trusting again)")
     trust.add_argument("files", nargs="+", metavar="FILE")
     trust.set_defaults(func=cmd_trust)
     desc = sub.add_parser("describe", help="a block type's ports, parameters and documentation; "
-                          "or a diagram's blocks with their resolved sample times")
-    desc.add_argument("type", metavar="TYPE|DIAGRAM")
+                          "a diagram's blocks with their resolved sample times; or an .fmu's "
+                          "variables and capabilities")
+    desc.add_argument("type", metavar="TYPE|DIAGRAM|FMU")
     desc.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     desc.add_argument("--trust", action="append", default=[], metavar="FILE", help=_TRUST)
     desc.set_defaults(func=cmd_describe)

@@ -68,6 +68,18 @@ class AfterRun:
 
 
 @dataclass(frozen=True)
+class RunSession:
+    """A block that holds something outside the engine's arrays for the length of a run
+    (an FMU instance, `BlockType.has_run_session`): its slots in x and m."""
+
+    block: int
+    impl: BlockType
+    p: ParamValues
+    states: range
+    discrete: range
+
+
+@dataclass(frozen=True)
 class HistoryChannel:
     """A block's ring of input history in m (`blockspec.History`, `history_ring`): where
     it starts, its records, the width and signals of the input it keeps."""
@@ -121,6 +133,8 @@ class CompiledModel:
     trigger_slots: tuple[int, ...] = ()
     # Logging blocks whose `after_run` the engine calls when a run ends (ToFile).
     after_run: tuple[AfterRun, ...] = ()
+    # Blocks the engine opens before a run and closes after it (FMUs: `engine.sessions`).
+    run_sessions: tuple[RunSession, ...] = ()
     # Blocks that read the past of an input (transport delays): the rings the engine fills.
     history: tuple[HistoryChannel, ...] = ()
     # What an event iteration that never settles means for a block still changing there
@@ -276,7 +290,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         raise CompileError(f"code generation failed: {exc}", file=diagram.source) from exc
 
     x0, m0, state_owner, zc_owner, zc_dir = [], [], [], [], []
-    logged, time_events, after_run, history = [], [], [], []
+    logged, time_events, after_run, history, sessions = [], [], [], [], []
     unsettled: dict[str, str] = {}
     tolerances: list[tuple[float, float]] = []
     declared = False
@@ -303,6 +317,9 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
             time_events.append(TimeEventSource(i, blk.impl, blk.p))
         if blk.block_type.logs and blk.block_type.has_after_run:
             after_run.append(AfterRun(i, blk.impl, blk.p))
+        if blk.block_type.has_run_session:
+            sessions.append(RunSession(i, blk.impl, blk.p, layout.states[blk.path],
+                                       layout.discrete[blk.path]))
         hint = call_block(blk.impl.unsettled, blk.p)
         if hint:
             unsettled[blk.path] = hint
@@ -354,6 +371,7 @@ def _compile(diagram: Diagram, overrides: Mapping[str, Any] | None,
         rate_blocks=_rate_blocks(sampling),
         trigger_slots=tuple(layout.discrete[gate].start for gate in sampling.triggers),
         after_run=tuple(after_run),
+        run_sessions=tuple(sessions),
         history=tuple(history),
         files=write_rule.run_files(diagram.path, diagram.python, (
             (b.path, b.block_type, b.p) for b in flat.blocks)),

@@ -404,6 +404,7 @@ def flatten(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> Fla
 def check_blocks(diagram: Diagram, overrides: Mapping[str, Any] | None = None) -> None:
     """Resolve every block's parameters and run its `check`, connecting nothing: the
     editor's check of one block, which must not ask a lone From for its Goto."""
-    flattener = _Flattener(diagram.source, local_types=_declared_types(diagram))
+    folder = os.path.dirname(os.path.abspath(diagram.path)) if diagram.path else None
+    flattener = _Flattener(diagram.source, folder, local_types=_declared_types(diagram))
     names = flattener.scope(diagram.parameters, MappingProxyType({}), "", overrides or {})
     flattener.add(diagram, names, "")

@@ -463,6 +463,8 @@ class _Changes:
                 replace(src, p=self.p.get(src.block, src.p)) for src in model.time_events)
             changes["after_run"] = tuple(
                 replace(a, p=self.p.get(a.block, a.p)) for a in model.after_run)
+            changes["run_sessions"] = tuple(
+                replace(a, p=self.p.get(a.block, a.p)) for a in model.run_sessions)
         new = object.__new__(type(model))  # (dataclasses.replace would check every field
         new.__dict__.update(vars(model), **changes)  # again; copy.copy is 3x slower)
         return new

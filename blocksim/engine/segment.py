@@ -154,6 +154,8 @@ class PythonLoop:
             st.t, st.x = t_new, stepper.x.copy()
             if n_zc:
                 st.z[:] = s_new  # in place: the running stepper's rhs reads this array
+            if sim.sessions is not None and sim.sessions.hooks and self._step_event(st):
+                return Segment(None, True, k_grid, stepper.last_step, stepper.nfev)
             if sim.progress:
                 self._flush(batch)  # progress may look at the rows so far (live plots)
                 sim.progress(st.t)
@@ -161,6 +163,13 @@ class PythonLoop:
                 return Segment(None, time_event, k_grid, stepper.last_step, stepper.nfev)
             if sim._interrupted():
                 return Segment(None, False, k_grid, stepper.last_step, stepper.nfev, True)
+
+    def _step_event(self, st: "RunState") -> bool:
+        """Whether a block asks for an event at the end of the step just accepted (an
+        FMU's completedIntegratorStep), the model's outputs evaluated there first."""
+        sim = self.sim
+        sim._outputs(st.t, st.x, st.m, st.z)
+        return sim.sessions.step_done(st.t, st.x)
 
     def _last_grid_point(self, k: int, n_grid: int, t_end: float, at_event: bool) -> int:
         """The last grid index k_end in [k - 1, n_grid] whose time start + k_end * interval

@@ -40,7 +40,7 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import after_run, derived, failports, guards, history, \
-    nonfinite, run_plan
+    nonfinite, run_plan, sessions
 from blocksim.engine.arithmetic import describe_arithmetic
 from blocksim.engine.event_iteration import EventIteration
 from blocksim.engine.stiffness import StiffnessTest
@@ -75,6 +75,10 @@ def _native_loop(model: CompiledModel, sim: "Simulator"):
     """The compiled loop for the numba backend, or None (Python path, `sim.in_python`
     says why) if unavailable."""
     s = sim.settings
+    if model.run_sessions:
+        sim.in_python("backend numba: a diagram with an FMU block runs in Python (the FMU's "
+                      "functions are C calls through ctypes, which compiled code cannot make)")
+        return None
     if s.solver != "dopri5":
         sim.in_python(f"backend numba: it runs solver dopri5 only; solver '{s.solver}' runs "
                       f"in Python")
@@ -171,6 +175,7 @@ class Simulator(EventIteration):
         # (t, zero crossings probed one horizon after t) of the last `_signs_after`.
         self.after_values: tuple[float, "list[float] | np.ndarray"] | None = None
         self.native = None
+        self.sessions: sessions.OpenSessions | None = None  # blocks' run sessions (FMUs)
         backend = plan.backend  # python or numba: check_run saw to it
         self.horizon = plan.horizon
         self.interval = plan.interval
@@ -312,6 +317,17 @@ class Simulator(EventIteration):
                       np.zeros(self.model.n_zc))
         self._state = st
         self._started = clock.perf_counter()
+        if self.model.run_sessions:  # (FMUs) opened here, closed whatever the ending
+            self.sessions = sessions.OpenSessions(self.model)
+            self.sessions.open(self.settings, st.x, st.m)
+            try:
+                return self._run_checked(st)
+            finally:
+                self.sessions.close()
+        return self._run_checked(st)
+
+    def _run_checked(self, st: RunState) -> Results:
+        """`_run`, its failures turned into SimulationError with the results so far."""
         try:
             with np.errstate(all="ignore"):  # each case is reported, naming the block
                 return self._run(st)

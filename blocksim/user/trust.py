@@ -125,7 +125,7 @@ def read_source(path: Path, name: str, diagram_source: str | None = None) -> byt
     """The bytes of a Python file of user blocks: a regular .py file of bounded size."""
     if not str(name).endswith(".py"):
         raise DiagramFileError(f"'{shown(name)}' is not a Python source file: only .py files "
-                               f"can be trusted", file=diagram_source)
+                               f"(and .fmu files) can be trusted", file=diagram_source)
     try:
         return read_regular_file(path, MAX_SOURCE_BYTES)
     except (OSError, ValueError) as exc:
@@ -198,10 +198,15 @@ def allow_list() -> Path:
 
 def remember(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str]]:
     """Put files, with their present content, on the user's allow-list: (path, SHA-256)
-    of each. Every file is read (a regular .py file of bounded size) before any is added."""
+    of each. Every file is read (a regular .py file of bounded size, or an .fmu: FMUs
+    share the list, `blocksim.fmi.trust`) before any is added."""
     found = []
     for given in paths:
         path = _resolved(given, None)
+        if path.suffix.lower() == ".fmu":
+            from blocksim.fmi.trust import digest_of
+            found.append((path, digest_of(path, os.fspath(given))))
+            continue
         data = read_source(path, os.fspath(given))
         found.append((path, hashlib.sha256(data).hexdigest()))
     remember_digests(found)

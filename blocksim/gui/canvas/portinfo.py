@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -163,6 +164,17 @@ def subsystem_ports(inner: Diagram | None) -> tuple[tuple[str, ...], tuple[str, 
     return ordered("Inport"), ordered("Outport")
 
 
+# The folder the open diagram's relative file parameters are read from (an FMU's ports come
+# from its file): the diagram file's, set by the document when it loads or saves one.
+_FILES_FOLDER: str | None = None
+
+
+def set_files_folder(path: Any) -> None:
+    """The open diagram is the file `path` (None: not saved): where its files are."""
+    global _FILES_FOLDER
+    _FILES_FOLDER = str(Path(path).resolve().parent) if path else None
+
+
 def lenient_params(block: Block, names: Mapping[str, Any]) -> ParamValues | None:
     """The block's parameters resolved as far as possible; None for an unknown type."""
     from blocksim.compiler.flatten import resolve_param  # the compiler's own rules
@@ -180,7 +192,7 @@ def lenient_params(block: Block, names: Mapping[str, Any]) -> ParamValues | None
                 values[prm.name] = resolve_param(prm, prm.default, {}, block.id)
             except Exception:
                 values[prm.name] = 0.0 if prm.required else prm.default
-    return ParamValues(values, names=names)
+    return ParamValues(values, names=names, folder=_FILES_FOLDER)
 
 
 # The extra input of each conditional subsystem type (blocks/ports.py; the compiler names it
@@ -320,6 +332,8 @@ NAMED_PORTS = {"Switch", "ResetIntegrator", "Integrator", "SRFlipFlop",
                "SecondOrderIntegrator", "XYGraph", "Trigonometric", "RateLimiter", "Backlash",
                "DotProduct", "MinMax", "MultiportSwitch", "BusCreator", "BusSelector",
                "LookupTableND", "Merge"}
+# ... and those whose every port is named, one or many (an FMU's are its variables).
+ALWAYS_NAMED_PORTS = {"FMU"}
 
 
 def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str], list[str]]:
@@ -331,7 +345,7 @@ def port_texts(block_type: str, info: PortInfo) -> tuple[list[str], list[str], l
     component's ports none (its symbol shows what they are), a subsystem's physical ports
     their ConnectionPorts' ids.
     """
-    always = has_diagram(block_type) or not info.known
+    always = has_diagram(block_type) or not info.known or block_type in ALWAYS_NAMED_PORTS
     named = (block_type in NAMED_PORTS or always) and not (info.physical and not always)
 
     def texts(ports: tuple[str, ...]) -> list[str]:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from blocksim.gui.layout.autolayout import layout_diagram
 from blocksim.gui.layout.layoutcheck import drop_unusable_layout
-from blocksim.gui.canvas.portinfo import scope_names
+from blocksim.gui.canvas.portinfo import scope_names, set_files_folder
 from blocksim.gui.canvas.reroute import repair_saved
 from blocksim.blocktypes import registry
 from blocksim.gui.document.declared import declare_components
@@ -63,6 +63,7 @@ class DiagramDocument(QObject):
         Saved wire bends that run through a block or along another net are re-routed; that
         does mark the document unsaved (`rerouted` lists the wires).
         """
+        set_files_folder(path or diagram.path)  # (an FMU's ports come from its file)
         declare_components(self._key, diagram)  # its own component types, before drawing
         self.repaired = drop_unusable_layout(diagram)
         for message in self.repaired:
@@ -87,6 +88,7 @@ class DiagramDocument(QObject):
         """After a successful save to `path`."""
         self.path = Path(path)
         self.diagram.path = self.path
+        set_files_folder(self.path)
         self._recovered = False
         self.undo_stack.setClean()
         self.titleChanged.emit()

@@ -120,6 +120,7 @@ def check_block_params(diagram: Diagram, block: Block, params: Mapping[str, Any]
     for depth, outer in enumerate(reversed(parents)):
         level = Diagram(blocks=[Block(f"level{depth}", "Subsystem", subsystem=level)],
                         parameters=dict(outer.parameters))
+    level.path = (parents[0] if parents else diagram).path  # (files: relative to its folder)
     try:
         check_blocks(level)
     except CompileError as exc:

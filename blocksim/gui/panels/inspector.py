@@ -9,6 +9,7 @@ lives in `settings_editor` and is re-exported here.
 from __future__ import annotations
 
 import html
+import logging
 import inspect
 import re
 from typing import Any, Sequence
@@ -25,12 +26,15 @@ from PySide6.QtWidgets import (
 )
 
 from blocksim.blocktypes import registry
+from blocksim.blocktypes.blockspec import BlockType, ParamValues
 from blocksim.gui.document import validation
 from blocksim.gui.panels.forms import ErrorLine, code_font, mark_invalid, muted_label
 from blocksim.gui.panels.param_fields import LineField, ParamField, make_field, tooltip
 from blocksim.gui.panels.settings_editor import DiagramSettingsEditor
 from blocksim.gui.document.values import UNSET
 from blocksim.diagram.model import Block, Diagram
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BlockInspector", "DiagramSettingsEditor"]
 
@@ -69,6 +73,9 @@ class BlockInspector(QWidget):
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.names = muted_label("", self)
+        self.notes = muted_label("", self)  # what the values make of it (an FMU's model)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes.setWordWrap(True)
         self.error = ErrorLine(self)
         self.empty = muted_label("Select a block to see and edit its parameters.", self)
 
@@ -81,6 +88,7 @@ class BlockInspector(QWidget):
         for widget in (self.title, self.doc):
             column.addWidget(widget)
         column.addWidget(self.form_host)
+        column.addWidget(self.notes)
         column.addWidget(self.names)
         column.addWidget(self.error)
         column.addStretch(1)
@@ -124,6 +132,7 @@ class BlockInspector(QWidget):
         self.id_error.clear_message()
         self._build_form(block_type.params if block_type else ())
         self._show_names()
+        self._show_notes()
         self.empty.hide()
         self._scroll.show()
 
@@ -166,6 +175,7 @@ class BlockInspector(QWidget):
             self._params = dict(params)
             for name, field in self.fields.items():
                 field.load(params.get(name, UNSET))
+            self._show_notes()
             self.paramsEdited.emit(self._block_id, dict(params))
         return True
 
@@ -175,7 +185,10 @@ class BlockInspector(QWidget):
             self.form.removeRow(_FIXED_ROWS)
         self.fields = {}
         for prm in declared:
-            field = make_field(prm, self._params.get(prm.name, UNSET), self.form_host)
+            field = make_field(prm, self._params.get(prm.name, UNSET), self.form_host,
+                               self._folder())
+            if prm.suffixes:  # a file chooser: an FMU chosen is asked about (trust)
+                field.on_chosen = self._file_chosen
             label = QLabel(f"{prm.name}" + (f" [{prm.unit}]" if prm.unit else ""), self.form_host)
             label.setToolTip(tooltip(prm))
             self.form.addRow(label, field.widget)
@@ -194,6 +207,43 @@ class BlockInspector(QWidget):
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
         self.error.clear_message()
+
+    def _show_notes(self) -> None:
+        """The block type's notes on these values (`BlockType.instance_notes`), if any."""
+        text = None
+        block_type = registry.get(self._block.type) if self._block is not None else None
+        if block_type is not None and block_type.instance_notes is not BlockType.instance_notes:
+            from blocksim.gui.canvas.portinfo import lenient_params, scope_names
+
+            block = Block(self._block.id, self._block.type, dict(self._params))
+            names: dict[str, Any] = {}
+            for level in (*self._parents, self._diagram):
+                names = scope_names(level, names)
+            p = lenient_params(block, names)
+            if p is not None:
+                p = ParamValues(p.as_dict(), names=p.scope, folder=self._folder_text())
+                try:
+                    text = block_type().instance_notes(p)
+                except Exception:  # a block's bug must not take the inspector down
+                    log.debug("instance_notes of %s failed", self._block.type, exc_info=True)
+        self.notes.setText(text or "")
+        self.notes.setVisible(bool(text))
+
+    def _folder_text(self) -> str | None:
+        folder = self._folder()
+        return str(folder.resolve()) if folder is not None else None
+
+    def _folder(self):
+        """The folder the block's files are relative to: the diagram file's (None: the
+        current folder, for a diagram not saved yet)."""
+        top = self._parents[0] if self._parents else self._diagram
+        path = getattr(top, "path", None)
+        return path.parent if path is not None else None
+
+    def _file_chosen(self, path: str) -> None:
+        if path.lower().endswith(".fmu"):
+            from blocksim.gui.window import fmutrust
+            fmutrust.ask_about([path], self, "the chosen FMU")
 
     def _show_names(self) -> None:
         names = []

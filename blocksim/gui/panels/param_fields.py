@@ -151,10 +151,15 @@ class BoolField(ParamField):
         return self.box.isChecked()
 
 
-def make_field(prm: Param, raw: Any, parent: QWidget | None = None) -> ParamField:
-    """The editor for one parameter, showing its stored value `raw` (or UNSET)."""
-    if prm.kind == "choice":
-        field: ParamField = ChoiceField(prm, parent)
+def make_field(prm: Param, raw: Any, parent: QWidget | None = None,
+               folder: Any = None) -> ParamField:
+    """The editor for one parameter, showing its stored value `raw` (or UNSET); a file
+    parameter's has a file chooser starting in `folder` (the diagram's)."""
+    if prm.suffixes and prm.kind == "text":
+        from blocksim.gui.panels.file_field import FileField
+        field: ParamField = FileField(prm, parent, folder)
+    elif prm.kind == "choice":
+        field = ChoiceField(prm, parent)
     elif prm.kind == "bool" and (raw is UNSET or isinstance(raw, bool)):
         field = BoolField(prm, parent)
     else:  # numbers, text, and a bool that the file spells as an expression

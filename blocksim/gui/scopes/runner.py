@@ -117,6 +117,9 @@ class _Worker:
             self._publish(exc.results, self._fraction())
             self._end("error", str(exc), exc.results, exc)
             return
+        except BlocksimError as exc:  # refused as the run starts (an FMU not trusted)
+            self._end("error", str(exc), None, exc)
+            return
         except Exception as exc:
             log.exception("simulating %s failed", self.diagram.source)
             partial = self.sim.recorder.results("failed", str(exc), self.sim.stats)

@@ -18,7 +18,7 @@ from blocksim.blocktypes import registry
 from blocksim.errors import DiagramFileError
 from blocksim.diagram.examples import example_name, example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
 from blocksim.diagram.format import load_diagram, save_diagram
-from blocksim.gui.window import dialogs
+from blocksim.gui.window import dialogs, fmutrust
 from blocksim.gui.window.usercode import load_user_code
 from blocksim.gui.document.document import DiagramDocument
 from blocksim.diagram.model import Diagram
@@ -99,6 +99,7 @@ class FileController(QObject):
             dialogs.message(self.window, "Cannot open diagram", f"{path}: {exc}")
             return False
         not_loaded = load_user_code(self.window, diagram)  # before drawing: its blocks are known
+        fmutrust.ask_for_diagram(self.window, diagram)
         self.example_name = None
         self.doc.load(diagram, Path(path))
         self.add_recent(Path(path))
@@ -144,6 +145,7 @@ class FileController(QObject):
         # diagram.path stays the example's, so the data and Python files it names are found
         # while it is an untitled copy
         load_user_code(self.window, diagram)
+        fmutrust.ask_for_diagram(self.window, diagram)
         self.doc.load(diagram, None, untitled=True)
         self.example_name = Path(path).stem
         if hasattr(self.window, "statusBar"):
