@@ -1,0 +1,307 @@
+"""Analysis > Linearize: the linear model between the diagram's marked points, as a Bode plot
+with the stability margins, a step response, a pole-zero map and the matrices, and an export.
+
+The diagram linearized is the document's model when the dialog asks (unsaved edits
+included); Recompute takes the marks and parameters afresh. The computation runs in a worker
+thread (background.AnalysisTask) while the dialog says so; a failure is one message in the
+dialog, never a traceback.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QDialog, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget)
+
+from blocksim.diagram.analysis_points import AnalysisPoints, analysis_points
+from blocksim.gui.analysis import core, response
+from blocksim.gui.analysis.background import AnalysisTask
+from blocksim.gui.analysis.export import FILTER, ExportError, write_model
+from blocksim.gui.analysis.plots import BodePlot, PoleZeroPlot, StepPlot
+from blocksim.gui.analysis.response import LinearModel, Margins
+from blocksim.gui.window import dialogs
+
+if TYPE_CHECKING:
+    from blocksim.gui.window.mainwindow import MainWindow
+
+log = logging.getLogger(__name__)
+
+AT_CHOICES = ("the initial values", "the operating point (trim)")
+NO_MARKS = ("Mark the signals to linearize between first: right-click a wire and choose "
+            "Linear Analysis Input, and another for Linear Analysis Output.")
+
+
+def missing_marks(points: AnalysisPoints) -> str | None:
+    """Why the marks do not make a linearization yet, or None."""
+    if not points.inputs and not points.outputs:
+        return NO_MARKS
+    if not points.inputs:
+        return "No wire is marked as a linear analysis input (right-click a wire)."
+    if not points.outputs:
+        return "No wire is marked as a linear analysis output (right-click a wire)."
+    return None
+
+
+def loop_sign(model: LinearModel, points: AnalysisPoints) -> float:
+    """-1 when the pair is a loop transfer (input and output at one point where the loop is
+    opened: what comes back around a negative-feedback loop is -L), else 1."""
+    here = model.inputs[0]
+    return -1.0 if here == model.outputs[0] and here in points.openings else 1.0
+
+
+class LinearizeDialog(QDialog):
+    """The linearization of one window's diagram between its marked points."""
+
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.setObjectName("linearize-dialog")
+        self.setAttribute(Qt.WA_DeleteOnClose)
+        self.window_ = window
+        self.result: core.Linearization | None = None
+        self.margins: Margins | None = None
+        self.task = AnalysisTask(self)
+        self.task.finished.connect(self._computed)
+        self.task.failed.connect(self._failed)
+
+        self.at_choice = QComboBox(self)
+        self.at_choice.addItems(AT_CHOICES)
+        self.pair_choice = QComboBox(self)
+        self.recompute_button = QPushButton("Recompute", self)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)  # busy, of unknown length
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Linearize at", self))
+        top.addWidget(self.at_choice)
+        top.addSpacing(16)
+        top.addWidget(QLabel("Input → output", self))
+        top.addWidget(self.pair_choice, 1)
+        top.addWidget(self.recompute_button)
+        top.addWidget(self.progress)
+
+        self.status = QLabel(self)
+        self.status.setObjectName("linearize-status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.bode = BodePlot(self)
+        self.step = StepPlot(self)
+        self.pole_zero = PoleZeroPlot(self)
+        self.matrices = QPlainTextEdit(self)
+        self.matrices.setReadOnly(True)
+        self.matrices.setLineWrapMode(QPlainTextEdit.NoWrap)
+        font = self.matrices.font()
+        font.setFamily("monospace")
+        font.setStyleHint(font.StyleHint.Monospace)
+        self.matrices.setFont(font)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self.bode, "Bode")
+        self.tabs.addTab(self.step, "Step response")
+        self.tabs.addTab(self.pole_zero, "Poles and zeros")
+        self.tabs.addTab(self.matrices, "Model")
+        self.summary = QLabel(self)
+        self.summary.setObjectName("linearize-summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        self.export_button = QPushButton("Export Model…", self)
+        self.export_button.setToolTip("Write A, B, C, D with their names to .npz, .mat or .json")
+        close = QPushButton("Close", self)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.summary)
+        layout.addLayout(buttons)
+        self.resize(900, 720)
+
+        self.recompute_button.clicked.connect(self.compute)
+        self.at_choice.currentIndexChanged.connect(lambda _: self.compute())
+        self.pair_choice.currentIndexChanged.connect(lambda _: self.show_pair())
+        self.export_button.clicked.connect(self.export)
+        close.clicked.connect(self.close)
+        self._set_result(None)
+
+    # ----- computing -----
+    def compute(self) -> bool:
+        """Linearize the diagram as it is now, in the background; False (and the reason in
+        the dialog) if its marks do not allow it."""
+        if self.task.is_running():
+            return False
+        diagram = self.window_.doc.diagram
+        points = analysis_points(diagram)
+        problem = missing_marks(points)
+        if problem:
+            self._failed(problem)
+            return False
+        trim = self.at_choice.currentIndex() == 1
+        self._busy(True, f"Linearizing from {', '.join(points.inputs)} to "
+                         f"{', '.join(points.outputs)}"
+                         + (" at the operating point…" if trim else "…"))
+        frozen = copy.deepcopy(diagram)  # here: the worker must not read a model being edited
+        self.task.start(lambda: core.linearize(frozen, points, trim))
+        return True
+
+    def _busy(self, on: bool, text: str = "") -> None:
+        self.progress.setVisible(on)
+        self.recompute_button.setEnabled(not on)
+        self.at_choice.setEnabled(not on)
+        if text:
+            self.status.setText(text)
+
+    def _computed(self, result: core.Linearization) -> None:
+        self._busy(False)
+        self._set_result(result)
+
+    def _failed(self, message: str) -> None:
+        self._busy(False)
+        self._set_result(None)
+        self.status.setText(f"<span style='color:#C00000'>Cannot linearize:</span> "
+                            f"{_html(message)}")
+        dialogs.message(self, "Cannot linearize", message)
+
+    # ----- showing -----
+    def _set_result(self, result: core.Linearization | None) -> None:
+        self.result = result
+        self.export_button.setEnabled(result is not None)
+        self.pair_choice.blockSignals(True)
+        self.pair_choice.clear()
+        if result is not None:
+            model = result.model
+            for o, output in enumerate(model.outputs):
+                for i, input_ in enumerate(model.inputs):
+                    self.pair_choice.addItem(f"{input_} → {output}", (o, i))
+            kind = "continuous" if not model.discrete else f"sampled every {model.dt:g} s"
+            at = "at the operating point" if result.at is not None else "at the initial values"
+            self.status.setText(f"{len(model.states)} state{'s' * (len(model.states) != 1)}, "
+                                f"{kind}, {len(model.inputs)} input(s), "
+                                f"{len(model.outputs)} output(s), {at}.")
+            self.matrices.setPlainText(matrices_text(model))
+        else:
+            self.matrices.setPlainText("")
+        self.pair_choice.setEnabled(self.pair_choice.count() > 1)
+        self.pair_choice.blockSignals(False)
+        self.show_pair()
+
+    def show_pair(self) -> None:
+        """Draw the chosen input-output pair in every tab and sum it up below them."""
+        if self.result is None or self.pair_choice.currentData() is None:
+            self.summary.setText("")
+            self.margins = None
+            return
+        o, i = self.pair_choice.currentData()
+        pair = self.result.model.pair(o, i)
+        sign = loop_sign(pair, self.result.points)
+        try:
+            self.margins = response.margins(pair, sign) if pair.A.size else None
+        except (ValueError, ArithmeticError):
+            log.debug("no margins for %s", self.pair_choice.currentText(), exc_info=True)
+            self.margins = None
+        label = self.pair_choice.currentText()
+        self.bode.show_model(pair, label, self.margins)
+        self.step.show_model(pair, label)
+        self.pole_zero.show_model(pair)
+        self.summary.setText(summary_text(pair, self.margins, sign))
+
+    # ----- export -----
+    def export(self) -> None:
+        if self.result is None:
+            return
+        stem = self.window_.doc.path.stem if self.window_.doc.path else "model"
+        path = dialogs.save_path(self, f"{stem}_linear.npz", FILTER)
+        if not path:
+            return
+        try:
+            write_model(self.result.model, path)
+        except ExportError as exc:
+            dialogs.message(self, "Cannot export the model", str(exc))
+            return
+        self.status.setText(f"Saved the model to {_html(path)}")
+
+    def closeEvent(self, event) -> None:
+        self.task.finished.disconnect(self._computed)  # a late result has nowhere to go
+        self.task.failed.disconnect(self._failed)
+        super().closeEvent(event)
+
+
+def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> str:
+    """Poles, zeros, DC gain and margins of one pair, in a few lines."""
+    p, z = response.poles(model), response.zeros(model)
+    stable = response.is_stable(model)
+    lines = [f"Poles: {_numbers(p)} — {'stable' if stable else 'not stable'}",
+             f"Zeros: {_numbers(z) if z.size else 'none'}"]
+    gain = response.dc_gain(model)[0, 0]
+    lines.append(f"{'DC gain' if not model.discrete else 'Static gain'}: {gain:.6g}")
+    if margins is not None:
+        loop = " of the loop −G (a loop transfer)" if sign < 0 else ""
+        gm = ("∞ (the phase never crosses −180°)" if not math.isfinite(margins.gain_db)
+              else f"{margins.gain_db:.4g} dB at {margins.phase_crossover:.4g} rad/s")
+        pm = ("∞ (the gain never crosses 0 dB)" if not math.isfinite(margins.phase)
+              else f"{margins.phase:.4g}° at {margins.gain_crossover:.4g} rad/s")
+        lines.append(f"Gain margin{loop}: {gm}; phase margin: {pm}")
+    return "<br>".join(_html(line) for line in lines)
+
+
+def _numbers(values: np.ndarray, limit: int = 8) -> str:
+    ordered = sorted(values, key=lambda v: (abs(v), v.imag))
+    shown = [_complex(v) for v in ordered[:limit]]
+    more = len(ordered) - limit
+    return ", ".join(shown) + (f" and {more} more (Model tab)" if more > 0 else "")
+
+
+def _complex(v: complex) -> str:
+    if abs(v.imag) <= 1e-12 * max(1.0, abs(v)):
+        return f"{v.real:.5g}"
+    return f"{v.real:.5g} {'+' if v.imag > 0 else '−'} {abs(v.imag):.5g}j"
+
+
+def matrices_text(model: LinearModel) -> str:
+    """A, B, C, D with their rows and columns named, and the poles, as plain text."""
+    def table(name: str, matrix: np.ndarray, rows: list[str], columns: list[str]) -> str:
+        if matrix.size == 0:
+            return f"{name}: (empty)\n"
+        width = max([12] + [len(c) + 1 for c in columns])
+        left = max([len(r) for r in rows] + [1])
+        head = " " * (left + 1) + "".join(f"{c:>{width}}" for c in columns)
+        body = [f"{r:<{left}} " + "".join(f"{v:>{width}.6g}" for v in row)
+                for r, row in zip(rows, matrix)]
+        return "\n".join([f"{name} =", head, *body]) + "\n"
+
+    kind = "continuous" if not model.discrete else f"discrete, dt = {model.dt:g} s"
+    parts = [f"{kind}: dx/dt = A x + B u, y = C x + D u" if not model.discrete else
+             f"{kind}: x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]",
+             table("A", model.A, model.states, model.states),
+             table("B", model.B, model.states, model.inputs),
+             table("C", model.C, model.outputs, model.states),
+             table("D", model.D, model.outputs, model.inputs),
+             "poles: " + ", ".join(_complex(v) for v in response.poles(model))]
+    return "\n".join(parts)
+
+
+def _html(text: str) -> str:
+    from html import escape
+
+    return escape(text).replace("\n", "<br>")
+
+
+def open_linearize_dialog(window: "MainWindow") -> LinearizeDialog | None:
+    """Analysis > Linearize: a message if nothing is marked, else the dialog, computing."""
+    problem = missing_marks(analysis_points(window.doc.diagram))
+    if problem:
+        dialogs.message(window, "Linearize", problem, "information")
+        return None
+    dialog = LinearizeDialog(window)
+    window.linearize_dialog = dialog
+    dialog.show()
+    dialog.compute()
+    return dialog

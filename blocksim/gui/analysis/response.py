@@ -1,0 +1,246 @@
+"""What the Linearize dialog shows of a linear model, computed with numpy and scipy only, so
+the editor works with or without python-control: frequency response, step response, poles,
+transmission zeros and stability margins of one input-output pair.
+
+A model is continuous (dt == 0) or sampled with period dt (frequency response on the unit
+circle, z = exp(j w dt), up to the Nyquist frequency; step response at the sample instants).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+from scipy.optimize import brentq
+
+FREQUENCIES = 600  # points of the Bode plot
+STEP_POINTS = 600  # samples of a continuous step response
+
+
+@dataclass
+class LinearModel:
+    """A, B, C, D with names and a sample period (0: continuous)."""
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    dt: float = 0.0
+    states: list[str] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_system(cls, system: Any) -> "LinearModel":
+        """From a python-control StateSpace or any object with A, B, C, D (and optionally
+        dt and state, input and output names)."""
+        D = np.atleast_2d(np.asarray(system.D, dtype=float))
+        n_out, n_in = D.shape
+        A = np.asarray(system.A, dtype=float)
+        n = A.shape[0] if A.ndim == 2 else math.isqrt(A.size)
+        B = np.asarray(system.B, dtype=float).reshape(n, n_in)
+        C = np.asarray(system.C, dtype=float).reshape(n_out, n)
+        dt = getattr(system, "dt", 0.0)
+        dt = 0.0 if dt is None or dt is False else (1.0 if dt is True else float(dt))
+        return cls(A.reshape(n, n), B, C, D, dt,
+                   _names(system, ("state_labels", "states", "state_names"), n, "x"),
+                   _names(system, ("input_labels", "inputs", "input_names"), n_in, "u"),
+                   _names(system, ("output_labels", "outputs", "output_names"), n_out, "y"))
+
+    @property
+    def discrete(self) -> bool:
+        return self.dt > 0
+
+    def pair(self, output: int, input: int) -> "LinearModel":
+        """The single-input single-output model from input `input` to output `output`."""
+        return LinearModel(self.A, self.B[:, [input]], self.C[[output], :],
+                           self.D[[output]][:, [input]], self.dt, list(self.states),
+                           [self.inputs[input]], [self.outputs[output]])
+
+
+def _names(system: Any, attributes: tuple[str, ...], count: int, stem: str) -> list[str]:
+    for attribute in attributes:
+        names = getattr(system, attribute, None)
+        if isinstance(names, (list, tuple)) and len(names) == count \
+                and all(isinstance(n, str) for n in names):
+            return list(names)
+    return [f"{stem}[{i}]" for i in range(count)]
+
+
+def poles(model: LinearModel) -> np.ndarray:
+    return np.linalg.eigvals(model.A) if model.A.size else np.zeros(0, complex)
+
+
+def zeros(model: LinearModel) -> np.ndarray:
+    """Transmission zeros of a single-input single-output model: the finite generalized
+    eigenvalues of the Rosenbrock pencil [[A, B], [C, D]] - s [[I, 0], [0, 0]]."""
+    n = model.A.shape[0]
+    if n == 0:
+        return np.zeros(0, complex)
+    pencil = np.block([[model.A, model.B], [model.C, model.D]])
+    mass = np.zeros_like(pencil)
+    mass[:n, :n] = np.eye(n)
+    values = scipy.linalg.eigvals(pencil, mass)
+    finite = values[np.isfinite(values)]
+    scale = max(1.0, float(np.max(np.abs(poles(model)), initial=1.0)))
+    return finite[np.abs(finite) < 1e8 * scale]
+
+
+def evaluate(model: LinearModel, w: np.ndarray) -> np.ndarray:
+    """The frequency response at angular frequencies `w` [rad/s]: shape (outputs, inputs, w)."""
+    w = np.atleast_1d(np.asarray(w, dtype=float))
+    n = model.A.shape[0]
+    points = np.exp(1j * w * model.dt) if model.discrete else 1j * w
+    out = np.empty(model.D.shape + (len(w),), complex)
+    eye = np.eye(n)
+    for k, s in enumerate(points):
+        if n:
+            with np.errstate(all="ignore"):
+                try:
+                    x = np.linalg.solve(s * eye - model.A, model.B)
+                except np.linalg.LinAlgError:  # exactly on a pole
+                    out[:, :, k] = np.inf
+                    continue
+            out[:, :, k] = model.C @ x + model.D
+        else:
+            out[:, :, k] = model.D
+    return out
+
+
+def frequency_grid(model: LinearModel, points: int = FREQUENCIES) -> np.ndarray:
+    """Log-spaced frequencies two decades either side of the model's poles and zeros
+    (0.01 to 100 rad/s when it has none); a sampled model stops at its Nyquist frequency."""
+    corners = np.abs(np.concatenate([poles(model), zeros(model)]))
+    if model.discrete:  # where the poles and zeros sit as continuous frequencies
+        with np.errstate(divide="ignore"):
+            corners = np.abs(np.log(np.concatenate([poles(model), zeros(model)])
+                                    .astype(complex))) / model.dt
+    corners = corners[np.isfinite(corners) & (corners > 1e-12)]
+    low = float(corners.min()) / 100 if corners.size else 0.01
+    high = float(corners.max()) * 100 if corners.size else 100.0
+    if model.discrete:
+        high = math.pi / model.dt
+        low = min(low, high / 1e3)
+    return np.logspace(math.log10(low), math.log10(high), points)
+
+
+def bode(model: LinearModel, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Magnitude in dB and unwrapped phase in degrees of each pair, shape (outputs, inputs, w)."""
+    h = evaluate(model, w)
+    with np.errstate(divide="ignore"):
+        magnitude = 20 * np.log10(np.abs(h))
+    phase = np.degrees(np.unwrap(np.angle(h), axis=-1))
+    # start the phase in (-180, 180] at the lowest frequency, as Bode plots usually do
+    first = phase[..., :1]
+    phase = phase - 360 * np.round((first - np.clip(first, -180, 180)) / 360)
+    return magnitude, phase
+
+
+def step(model: LinearModel, stop: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The response of each output to a unit step on each input from rest: times and an
+    array (outputs, inputs, times). Exact at the points (zero-order hold of a constant).
+    Without `stop`, a stable model is shown until it has settled within 2 % of its final
+    value (doubling the span from `settle_time`, at most 16 times longer)."""
+    if stop is None:
+        stop = settle_time(model)
+        final = dc_gain(model)
+        for _ in range(4):
+            t, y = step(model, stop)
+            spread = np.maximum(np.ptp(y, axis=-1), np.abs(final))
+            if not is_stable(model) or np.all(np.abs(y[..., -1] - final) <= 0.02 * spread):
+                return t, y
+            stop *= 2
+    n = model.A.shape[0]
+    if model.discrete:
+        count = int(min(max(math.ceil(stop / model.dt), 10), 20000)) + 1
+        dt, Ad, Bd = model.dt, model.A, model.B
+    else:
+        count = STEP_POINTS
+        dt = stop / (count - 1)
+        big = np.zeros((n + model.B.shape[1],) * 2)
+        big[:n, :n], big[:n, n:] = model.A, model.B
+        phi = scipy.linalg.expm(big * dt)
+        Ad, Bd = phi[:n, :n], phi[:n, n:]
+    t = np.arange(count) * dt
+    y = np.empty(model.D.shape + (count,))
+    x = np.zeros((n, model.B.shape[1]))  # one column per input stepped
+    for k in range(count):
+        y[:, :, k] = model.C @ x + model.D
+        x = Ad @ x + Bd
+    return t, y
+
+
+def is_stable(model: LinearModel) -> bool:
+    """Every pole in the open left half-plane (inside the unit circle when sampled)."""
+    p = poles(model)
+    return bool(np.all(np.abs(p) < 1)) if model.discrete else bool(np.all(p.real < 0))
+
+
+def settle_time(model: LinearModel) -> float:
+    """How long to show a step response at first: seven time constants of the slowest
+    stable pole (ten seconds with no usable pole, or a hundred samples)."""
+    p = poles(model)
+    if model.discrete:
+        p = np.log(p[np.abs(p) > 1e-12].astype(complex)) / model.dt
+    decay = -p.real[p.real < -1e-9]
+    if decay.size:
+        return float(min(7.0 / decay.min(), 1e4 * 7.0 / decay.max()))
+    return 100 * model.dt if model.discrete else 10.0
+
+
+@dataclass
+class Margins:
+    """Gain margin (a factor; inf when the phase never crosses -180°) at `phase_crossover`
+    and phase margin in degrees (inf when the gain never crosses 1) at `gain_crossover`."""
+
+    gain: float = math.inf
+    phase: float = math.inf
+    phase_crossover: float = math.nan
+    gain_crossover: float = math.nan
+
+    @property
+    def gain_db(self) -> float:
+        return 20 * math.log10(self.gain) if 0 < self.gain < math.inf else math.inf
+
+
+def margins(model: LinearModel, sign: float = 1.0) -> Margins:
+    """Stability margins of the loop transfer L = sign * G of a single-input single-output
+    model, closed by unit negative feedback: the gain margin and the phase margin (in
+    [-180°, 180°)) nearest instability over all crossovers, as python-control's margin()
+    chooses them."""
+    grid = frequency_grid(model, 4000)
+    if not model.discrete:
+        grid = np.logspace(math.log10(grid[0]) - 1, math.log10(grid[-1]) + 1, 5000)
+
+    def value(w: float) -> complex:
+        return sign * complex(evaluate(model, np.array([w]))[0, 0, 0])
+
+    h = sign * evaluate(model, grid)[0, 0]
+    result = Margins()
+    finite = np.isfinite(h)
+    magnitude = np.where(finite, np.abs(h), np.inf)
+    for k in np.nonzero(np.diff(np.sign(magnitude - 1)) != 0)[0]:
+        if not (finite[k] and finite[k + 1]):
+            continue
+        w = brentq(lambda f: abs(value(f)) - 1, grid[k], grid[k + 1], xtol=1e-14, rtol=1e-12)
+        pm = math.degrees(np.angle(value(w))) % 360 - 180
+        if abs(pm) < abs(result.phase):
+            result.phase, result.gain_crossover = pm, w
+    for k in np.nonzero(np.diff(np.sign(h.imag)) != 0)[0]:
+        if not (finite[k] and finite[k + 1]) or h.real[k] + h.real[k + 1] >= 0:
+            continue  # crossing the positive real axis, or through infinity
+        w = brentq(lambda f: value(f).imag, grid[k], grid[k + 1], xtol=1e-14, rtol=1e-12)
+        crossing = value(w)
+        if crossing.real >= 0:
+            continue
+        gm = 1 / abs(crossing)
+        if abs(math.log(gm)) < abs(math.log(result.gain)) or result.gain == math.inf:
+            result.gain, result.phase_crossover = gm, w
+    return result
+
+
+def dc_gain(model: LinearModel) -> np.ndarray:
+    """G(0) (G(1) when sampled); inf where a pole sits there."""
+    return evaluate(model, np.array([0.0]))[:, :, 0].real

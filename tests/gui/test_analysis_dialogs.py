@@ -1,0 +1,189 @@
+"""Analysis > Linearize and Analysis > Operating Point (issue 29) against stand-ins for
+blocksim.linearize and blocksim.operating_point that keep the library's contract: the dialogs
+pass the marked points, show the Bode plot with margins, the step response, poles and zeros
+and the matrices, export them, say failures in a message box, and write an operating point
+as the initial values in one undo step."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pyqtgraph")
+
+import blocksim  # noqa: E402
+from blocksim.errors import CompileError  # noqa: E402
+
+
+class StandIn:
+    """A linear model as blocksim.linearize returns it without python-control."""
+
+    def __init__(self, A, B, C, D, states, inputs, outputs, dt=0):
+        self.A, self.B, self.C, self.D = map(np.atleast_2d, (A, B, C, D))
+        self.states, self.inputs, self.outputs, self.dt = states, inputs, outputs, dt
+
+
+def loop_model(inputs, outputs):
+    """4 / (s + 1)^3 between any points: gain margin 2 (6.02 dB) at sqrt(3) rad/s."""
+    A = [[-1, 1, 0], [0, -1, 1], [0, 0, -1]]
+    return StandIn(A, [[0], [0], [4]], [[1, 0, 0]], [[0]], ["a", "b", "c"], inputs, outputs)
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    seen = []
+
+    def linearize(model, *, inputs, outputs, at=None, **options):
+        seen.append({"inputs": inputs, "outputs": outputs, "at": at, **options})
+        return loop_model(inputs, outputs)
+    monkeypatch.setattr(blocksim, "linearize", linearize, raising=False)
+    return seen
+
+
+def mark(window, src, *roles):
+    from blocksim.diagram.model import PortRef
+    from blocksim.gui.document.commands import SetAnalysisMarks
+
+    window.doc.push(SetAnalysisMarks(window.doc, (), PortRef.parse(src), roles, "mark"))
+
+
+def linearized(window, qtbot):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    dialog = open_analysis(window, "linearize")
+    assert dialog is not None
+    qtbot.addWidget(dialog)
+    assert dialog.task.wait(30)
+    return dialog
+
+
+def test_the_analysis_menu_offers_linearize_and_operating_point(window):
+    menus = {m.title().replace("&", ""): m for m in window.menuBar().findChildren(
+        type(window.recent_menu)) if m.title()}
+    texts = [a.text().replace("&", "") for a in menus["Analysis"].actions()]
+    assert texts == ["Linearize…", "Operating Point…"]
+
+
+def test_linearize_without_marks_says_how_to_mark(window, env, calls):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    assert open_analysis(window, "linearize") is None
+    assert env and env[-1][0] == "Linearize" and "right-click a wire" in env[-1][1]
+    mark(window, "sum.y", "input")
+    assert open_analysis(window, "linearize") is None
+    assert "output" in env[-1][1]
+    assert calls == []
+
+
+def test_the_dialog_shows_bode_margins_step_and_poles_of_the_marked_pair(window, qtbot,
+                                                                         calls, tmp_path):
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    dialog = linearized(window, qtbot)
+    assert calls == [{"inputs": ["sum.y"], "outputs": ["integ.y"], "at": None}]
+    assert dialog.pair_choice.currentText() == "sum.y → integ.y"
+    assert "3 states, continuous" in dialog.status.text()
+    # Bode: 4/(s+1)^3 is 12.04 dB at low frequency, the phase starts at 0 and falls to -270°
+    magnitude, phase = dialog.bode.curves["sum.y → integ.y"]
+    w = dialog.bode.w
+    assert w[0] == pytest.approx(0.01) and w[-1] == pytest.approx(100)  # 2 decades around -1
+    assert np.allclose(magnitude, 20 * np.log10(4 / (1 + w ** 2) ** 1.5), atol=1e-9)
+    assert np.allclose(phase, -3 * np.degrees(np.arctan(w)), atol=1e-9)  # 0 to -270°
+    assert dialog.margins.gain_db == pytest.approx(20 * math.log10(2), rel=1e-9)
+    assert dialog.margins.phase_crossover == pytest.approx(math.sqrt(3), rel=1e-9)
+    summary = dialog.summary.text()
+    assert "Gain margin: 6.021 dB at 1.732 rad/s" in summary and "stable" in summary
+    assert dialog.step.y[-1] == pytest.approx(4, rel=0.02)  # shown until settled
+    assert np.allclose(np.sort(dialog.pole_zero.poles.real), [-1, -1, -1], atol=1e-4)
+    assert "A =" in dialog.matrices.toPlainText()
+
+    from blocksim.gui.window import dialogs
+    for suffix in (".npz", ".json", ".mat"):
+        path = tmp_path / f"plant{suffix}"
+        dialogs_save = dialogs.save_path
+        dialogs.save_path = lambda *a, **k: str(path)
+        try:
+            dialog.export()
+        finally:
+            dialogs.save_path = dialogs_save
+        assert path.exists()
+    saved = json.loads((tmp_path / "plant.json").read_text())
+    assert saved["inputs"] == ["sum.y"] and saved["A"][0] == [-1, 1, 0]
+    with np.load(tmp_path / "plant.npz") as arrays:
+        assert arrays["B"][2, 0] == 4 and list(arrays["outputs"]) == ["integ.y"]
+    import scipy.io
+    assert scipy.io.loadmat(tmp_path / "plant.mat")["C"].tolist() == [[1, 0, 0]]
+
+
+def test_a_loop_transfer_point_takes_the_margins_of_minus_g(window, qtbot, calls):
+    mark(window, "integ.y", "input", "output", "open")
+    dialog = linearized(window, qtbot)
+    assert calls[-1]["openings"] == ["integ.y"]
+    assert "of the loop −G" in dialog.summary.text()
+
+
+def test_a_refused_linearization_is_a_message_not_a_traceback(window, qtbot, env,
+                                                              monkeypatch):
+    def refuse(model, **arguments):
+        raise CompileError("linearize: no port 'nope' on block 'sum'")
+    monkeypatch.setattr(blocksim, "linearize", refuse, raising=False)
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    dialog = linearized(window, qtbot)
+    assert env[-1] == ("Cannot linearize", "linearize: no port 'nope' on block 'sum'")
+    assert "Cannot linearize" in dialog.status.text() and dialog.result is None
+    assert not dialog.export_button.isEnabled()
+
+
+class Point:
+    """An OperatingPoint as the library promises it."""
+
+    def __init__(self, converged=True):
+        self.states = {"integ.x": 1.5}
+        self.inputs, self.outputs, self.discrete = {}, {"y": 1.5}, {}
+        self.residuals = {"integ.x": 1e-13 if converged else 0.4}
+        self.converged = converged
+
+    def report(self):
+        return "integ.x = 1.5" if self.converged else "did not converge"
+
+    def apply_to(self, diagram):
+        diagram.block("integ").params["x0"] = 1.5  # as the library would
+        return [("integ", "x0", np.float64(1.5))]
+
+
+def test_the_operating_point_is_written_as_initial_values_in_one_undo_step(
+        window, qtbot, monkeypatch):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    monkeypatch.setattr(blocksim, "operating_point", lambda model, **k: Point(), raising=False)
+    dialog = open_analysis(window, "operating_point")
+    qtbot.addWidget(dialog)
+    assert dialog.task.wait(30)
+    cells = [[dialog.table.item(r, c).text() for c in range(3)]
+             for r in range(dialog.table.rowCount())]
+    assert ["state", "integ.x", "1.5"] in cells and ["residual", "integ.x", "1e-13"] in cells
+    assert dialog.write_button.isEnabled()
+    doc = window.doc
+    depth = doc.undo_stack.count()
+    dialog.write_button.click()
+    assert doc.diagram.block("integ").params["x0"] == 1.5
+    assert type(doc.diagram.block("integ").params["x0"]) is float  # JSON-ready
+    assert doc.undo_stack.count() == depth + 1
+    doc.undo_stack.undo()
+    assert doc.diagram.block("integ").params["x0"] == 0
+
+
+def test_a_trim_that_does_not_converge_is_said_and_cannot_be_written(window, qtbot, env,
+                                                                     monkeypatch):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    monkeypatch.setattr(blocksim, "operating_point", lambda model, **k: Point(False),
+                        raising=False)
+    dialog = open_analysis(window, "operating_point")
+    qtbot.addWidget(dialog)
+    assert dialog.task.wait(30)
+    assert env[-1][0] == "Operating point" and "did not converge" in env[-1][1]
+    assert not dialog.write_button.isEnabled()
+    assert "did not converge" in dialog.status.text()

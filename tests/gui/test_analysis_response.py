@@ -1,0 +1,70 @@
+"""What the Linearize dialog plots, computed with numpy and scipy (blocksim.gui.analysis.
+response), against python-control on continuous and sampled models: frequency response,
+step response, zeros, stability margins, DC gain."""
+import math
+
+import numpy as np
+import pytest
+
+from blocksim.gui.analysis import response
+from blocksim.gui.analysis.response import LinearModel
+
+control = pytest.importorskip("control")
+
+SYSTEMS = {
+    "third-order lag": control.ss(control.tf([4], [1, 3, 3, 1])),
+    "lead with a zero": control.ss(control.tf([10, 10], [0.1, 1.3, 3.2, 2])),
+    "lightly damped": control.ss(control.tf([1, 0.5], [1, 0.2, 4])),
+    "sampled": control.c2d(control.ss(control.tf([10, 10], [0.1, 1.3, 3.2, 2])), 0.05),
+}
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_frequency_step_zeros_and_gain_agree_with_python_control(name):
+    system = SYSTEMS[name]
+    model = LinearModel.from_system(system)
+    assert model.discrete == (name == "sampled")
+    w = response.frequency_grid(model)
+    expected = control.frequency_response(system, w).complex
+    assert np.allclose(response.evaluate(model, w)[0, 0], expected, rtol=1e-10, atol=1e-12)
+    t, y = response.step(model)
+    assert np.allclose(y[0, 0], control.step_response(system, T=t).outputs, atol=1e-10)
+    assert np.allclose(np.sort_complex(response.zeros(model)),
+                       np.sort_complex(control.zeros(system)), atol=1e-8)
+    assert response.dc_gain(model)[0, 0] == pytest.approx(control.dcgain(system), rel=1e-10)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_margins_agree_with_python_control(name):
+    system = SYSTEMS[name]
+    gm, pm, wpc, wgc = control.margin(system)
+    mine = response.margins(LinearModel.from_system(system))
+    assert mine.gain == pytest.approx(gm, rel=1e-8)
+    assert mine.phase == pytest.approx(pm, rel=1e-8)
+    if math.isfinite(gm):
+        assert mine.phase_crossover == pytest.approx(wpc, rel=1e-8)
+    assert mine.gain_crossover == pytest.approx(wgc, rel=1e-8)
+
+
+def test_a_loop_transfer_sign_turns_the_margins_of_minus_g():
+    system = SYSTEMS["third-order lag"]
+    plain = response.margins(LinearModel.from_system(system))
+    flipped = response.margins(LinearModel.from_system(-system), sign=-1.0)
+    assert flipped.gain == pytest.approx(plain.gain, rel=1e-10) == 2.0
+
+
+def test_a_step_response_is_shown_until_it_settles():
+    slow = LinearModel.from_system(control.ss(control.tf([1], [1, 3, 3, 1])))
+    t, y = response.step(slow)
+    assert abs(y[0, 0, -1] - 1) <= 0.02
+
+
+def test_names_come_from_python_control_or_default():
+    named = control.ss([[-1]], [[1]], [[1]], [[0]], inputs=["volts"], outputs=["speed"],
+                       states=["w"])
+    model = LinearModel.from_system(named)
+    assert (model.states, model.inputs, model.outputs) == (["w"], ["volts"], ["speed"])
+    gain = LinearModel.from_system(type("Plain", (), {"A": np.zeros((0, 0)), "B": np.zeros((0, 1)),
+                                                       "C": np.zeros((1, 0)), "D": [[2.0]]})())
+    assert gain.states == [] and gain.inputs == ["u[0]"] and gain.outputs == ["y[0]"]
+    assert response.poles(gain).size == 0 and response.step(gain)[1][0, 0, -1] == 2.0
