@@ -237,8 +237,7 @@ class LinearizeDialog(QDialog):
 def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> str:
     """Poles, zeros, DC gain and margins of one pair, in a few lines."""
     p, z = response.poles(model), response.zeros(model)
-    stable = response.is_stable(model)
-    lines = [f"Poles: {_numbers(p)} — {'stable' if stable else 'not stable'}",
+    lines = [f"Poles: {_numbers(p)} — {stability(model)}",
              f"Zeros: {_numbers(z) if z.size else 'none'}"]
     gain = response.dc_gain(model)[0, 0]
     lines.append(f"{'DC gain' if not model.discrete else 'Static gain'}: {gain:.6g}")
@@ -252,6 +251,17 @@ def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> st
     return "<br>".join(_html(line) for line in lines)
 
 
+def stability(model: LinearModel) -> str:
+    """'stable', 'marginally stable' (poles on the stability boundary, none beyond) or
+    'unstable', with a relative tolerance for poles computed in floating point."""
+    p = response.poles(model)
+    if p.size == 0 or response.is_stable(model):
+        return "stable"
+    scale = max(1.0, float(np.max(np.abs(p))))
+    edge = np.abs(p) - 1 if model.discrete else p.real
+    return "unstable" if np.any(edge > 1e-9 * scale) else "marginally stable"
+
+
 def _numbers(values: np.ndarray, limit: int = 8) -> str:
     ordered = sorted(values, key=lambda v: (abs(v), v.imag))
     shown = [_complex(v) for v in ordered[:limit]]
@@ -261,8 +271,8 @@ def _numbers(values: np.ndarray, limit: int = 8) -> str:
 
 def _complex(v: complex) -> str:
     if abs(v.imag) <= 1e-12 * max(1.0, abs(v)):
-        return f"{v.real:.5g}"
-    return f"{v.real:.5g} {'+' if v.imag > 0 else '−'} {abs(v.imag):.5g}j"
+        return f"{v.real + 0.0:.5g}"
+    return f"{v.real + 0.0:.5g} {'+' if v.imag > 0 else '−'} {abs(v.imag):.5g}j"
 
 
 def matrices_text(model: LinearModel) -> str:
@@ -273,7 +283,7 @@ def matrices_text(model: LinearModel) -> str:
         width = max([12] + [len(c) + 1 for c in columns])
         left = max([len(r) for r in rows] + [1])
         head = " " * (left + 1) + "".join(f"{c:>{width}}" for c in columns)
-        body = [f"{r:<{left}} " + "".join(f"{v:>{width}.6g}" for v in row)
+        body = [f"{r:<{left}} " + "".join(f"{v + 0.0:>{width}.6g}" for v in row)
                 for r, row in zip(rows, matrix)]
         return "\n".join([f"{name} =", head, *body]) + "\n"
 
