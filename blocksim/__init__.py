@@ -8,6 +8,9 @@
     d = blocksim.DiagramBuilder(stop=5)        # a diagram built in Python (docs/python.md)
     d.add("Step", id="s").y >> d.add("Scope", id="out").u
 
+    op = blocksim.operating_point(diagram)     # trim (docs/analysis.md)
+    sys = blocksim.linearize(diagram, inputs=["u"], outputs=["y"], at=op)
+
 The names below are imported on first use (PEP 562), so that `blocksim --help` and a
 command that needs only part of the package do not pay for importing all of it.
 """
@@ -29,6 +32,9 @@ _PUBLIC = {
     "blocksim.sweeps": ("sweep", "SweepInterrupted", "SweepTable"),
     "blocksim.user": ("UserBlock",),
     "blocksim.files.write_rule": ("WriteRefused",),
+    "blocksim.analysis": ("operating_point", "steady_state", "linearize", "frequency_response",
+                          "OperatingPoint", "FrequencyResponse", "LinearModel",
+                          "AnalysisError", "OperatingPointError"),
 }
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
@@ -38,6 +44,9 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
 __all__ += ["CompiledModel", "StructuralParameterError", "WriteRefused"]
+__all__ += ["operating_point", "steady_state", "linearize", "frequency_response",
+            "OperatingPoint", "FrequencyResponse", "LinearModel", "AnalysisError",
+            "OperatingPointError"]
 
 
 def __getattr__(name: str) -> Any:
@@ -64,3 +73,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
     from blocksim.user import UserBlock
     from blocksim.files.write_rule import WriteRefused
+    from blocksim.analysis import (AnalysisError, FrequencyResponse, LinearModel,
+                                   OperatingPoint, OperatingPointError, frequency_response,
+                                   linearize, operating_point, steady_state)
