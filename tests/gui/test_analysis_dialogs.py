@@ -81,7 +81,8 @@ def test_the_dialog_shows_bode_margins_step_and_poles_of_the_marked_pair(window,
     mark(window, "sum.y", "input")
     mark(window, "integ.y", "output")
     dialog = linearized(window, qtbot)
-    assert calls == [{"inputs": ["sum.y"], "outputs": ["integ.y"], "at": None}]
+    assert calls == [{"inputs": ["sum.y"], "outputs": ["integ.y"], "at": None,
+                      "open_loops": []}]
     assert dialog.pair_choice.currentText() == "sum.y → integ.y"
     assert "3 states, continuous" in dialog.status.text()
     # Bode: 4/(s+1)^3 is 12.04 dB at low frequency, the phase starts at 0 and falls to -270°
@@ -119,7 +120,7 @@ def test_the_dialog_shows_bode_margins_step_and_poles_of_the_marked_pair(window,
 def test_a_loop_transfer_point_takes_the_margins_of_minus_g(window, qtbot, calls):
     mark(window, "integ.y", "input", "output", "open")
     dialog = linearized(window, qtbot)
-    assert calls[-1]["openings"] == ["integ.y"]
+    assert calls[-1]["open_loops"] == ["integ.y"]
     assert "of the loop −G" in dialog.summary.text()
 
 
@@ -157,7 +158,7 @@ def test_the_operating_point_is_written_as_initial_values_in_one_undo_step(
         window, qtbot, monkeypatch):
     from blocksim.gui.analysis.menu import open_analysis
 
-    monkeypatch.setattr(blocksim, "operating_point", lambda model, **k: Point(), raising=False)
+    monkeypatch.setattr(blocksim, "operating_point", lambda model, check: Point(), raising=False)
     dialog = open_analysis(window, "operating_point")
     qtbot.addWidget(dialog)
     assert dialog.task.wait(30)
@@ -179,7 +180,7 @@ def test_a_trim_that_does_not_converge_is_said_and_cannot_be_written(window, qtb
                                                                      monkeypatch):
     from blocksim.gui.analysis.menu import open_analysis
 
-    monkeypatch.setattr(blocksim, "operating_point", lambda model, **k: Point(False),
+    monkeypatch.setattr(blocksim, "operating_point", lambda model, check: Point(False),
                         raising=False)
     dialog = open_analysis(window, "operating_point")
     qtbot.addWidget(dialog)
@@ -187,3 +188,72 @@ def test_a_trim_that_does_not_converge_is_said_and_cannot_be_written(window, qtb
     assert env[-1][0] == "Operating point" and "did not converge" in env[-1][1]
     assert not dialog.write_button.isEnabled()
     assert "did not converge" in dialog.status.text()
+
+
+# ----- with the library's own linearize and operating_point, on the DC motor example -----
+
+def open_motor(window, qtbot):
+    from blocksim.diagram.examples import example_paths
+
+    path = next(p for p in example_paths() if p.name == "dc_motor_pid.json")
+    assert window.files.open_path(str(path))
+    return window.doc.diagram
+
+
+def test_the_motor_plant_from_voltage_to_speed_is_the_analytic_model(window, qtbot):
+    diagram = open_motor(window, qtbot)
+    mark(window, "pid.u", "input", "open")
+    mark(window, "speed.y", "output")
+    dialog = linearized(window, qtbot)
+    assert dialog.result is not None, dialog.status.text()
+    p = diagram.parameters
+    R, L, Ke, J, B, Kt = (p[k] for k in ("R", "L", "Ke", "J", "B", "Kt"))
+    motor = np.array([[-R / L, -Ke / L], [Kt / J, -B / J]])
+    # the opened loop leaves the PID's own states, which pid.u no longer reaches
+    poles = dialog.pole_zero.poles
+    for pole in np.linalg.eigvals(motor):
+        assert np.min(np.abs(poles - pole)) <= 1e-9 * abs(pole)
+    w = dialog.bode.w
+    s = 1j * w
+    analytic = Kt / ((L * s + R) * (J * s + B) + Kt * Ke)  # speed / voltage
+    magnitude, phase = dialog.bode.curves["pid.u → speed.y"]
+    assert np.allclose(magnitude, 20 * np.log10(np.abs(analytic)), atol=1e-9)
+    assert dialog.model_names() == (["pid.u"], ["speed.y"])
+    assert "loop opened at pid.u" in dialog.status.text()
+
+
+def test_the_motor_loop_at_its_operating_point_has_the_librarys_margins(window, qtbot):
+    control = pytest.importorskip("control")
+    diagram = open_motor(window, qtbot)
+    mark(window, "pid.u", "input", "output", "open")
+    dialog = linearized(window, qtbot)
+    dialog.at_choice.setCurrentIndex(1)  # at the operating point: the PID no longer saturated
+    assert dialog.task.wait(30)
+    assert "at the operating point" in dialog.status.text()
+    at = blocksim.operating_point(diagram)
+    loop = -blocksim.linearize(diagram, inputs=["pid.u"], outputs=["pid.u"],
+                               open_loops=["pid.u"], at=at)
+    gm, pm, wpc, wgc = control.margin(loop)
+    assert dialog.margins.phase == pytest.approx(pm, rel=1e-9)
+    assert dialog.margins.gain_crossover == pytest.approx(wgc, rel=1e-9)
+    assert "of the loop −G" in dialog.summary.text()
+
+
+def test_the_motor_operating_point_dialog_shows_the_trim(window, qtbot):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    diagram = open_motor(window, qtbot)
+    dialog = open_analysis(window, "operating_point")
+    qtbot.addWidget(dialog)
+    assert dialog.task.wait(30)
+    cells = {(dialog.table.item(r, 0).text(), dialog.table.item(r, 1).text()):
+             dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())}
+    assert float(cells[("state", "speed")]) == pytest.approx(50)  # the set point at t = 0
+    assert float(cells[("output", "w")]) == pytest.approx(50)
+    assert any(kind == "residual" for kind, _ in cells)
+    assert "converged" in dialog.report.toPlainText()
+    pytest.importorskip("blocksim.analysis.initial_values")
+    dialog.write_button.click()
+    assert diagram.block("speed").params.get("x0") == pytest.approx(50)
+    window.doc.undo_stack.undo()
+    assert diagram.block("speed").params.get("x0", 0) == 0

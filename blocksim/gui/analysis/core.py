@@ -8,7 +8,7 @@ neither reach the computation nor race with it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from blocksim.diagram.analysis_points import AnalysisPoints
@@ -32,6 +32,7 @@ class Linearization:
     model: LinearModel
     points: AnalysisPoints
     at: Any = None  # the OperatingPoint linearized at, or None (the diagram's initial values)
+    notes: list[str] = field(default_factory=list)  # which blocks were linearized how
 
 
 def _library(name: str) -> Any:
@@ -45,32 +46,25 @@ def _library(name: str) -> Any:
 
 def operating_point(diagram: Diagram) -> Any:
     """blocksim.operating_point of `diagram` (its states and inputs free, its outputs
-    unconstrained): the OperatingPoint, converged or not (the dialog says which)."""
-    return _library("operating_point")(diagram)
+    unconstrained): the OperatingPoint, converged or not (the dialog shows its residuals
+    either way, and says when the conditions do not hold)."""
+    return _library("operating_point")(diagram, check=False)
 
 
 def linearize(diagram: Diagram, points: AnalysisPoints, trim: bool) -> Linearization:
     """blocksim.linearize of `diagram` between its marked points, opening the loops marked
-    open, at the operating point (`trim`) or at the initial values."""
-    frozen = diagram
-    at = None
-    if trim:
-        at = _library("operating_point")(frozen)
-        if not getattr(at, "converged", True):
-            raise NotConverged(at)
-    arguments: dict[str, Any] = {"inputs": list(points.inputs),
-                                 "outputs": list(points.outputs), "at": at}
-    if points.openings:
-        arguments["openings"] = list(points.openings)
-    system = _library("linearize")(frozen, **arguments)
-    return Linearization(system, LinearModel.from_system(system), points, at)
-
-
-class NotConverged(BlocksimError):
-    """The trim found no operating point; the dialog shows its residuals."""
-
-    def __init__(self, point: Any):
-        self.point = point
-        report = point.report() if hasattr(point, "report") else ""
-        super().__init__("no operating point found (the trim did not converge)"
-                         + (f":\n{report}" if report else ""))
+    open, at the operating point (`trim`; OperatingPointError naming the worst residuals
+    if there is none) or at the initial values."""
+    at = _library("operating_point")(diagram) if trim else None
+    system = _library("linearize")(diagram, inputs=list(points.inputs),
+                                   outputs=list(points.outputs), at=at,
+                                   open_loops=list(points.openings))
+    model = LinearModel.from_system(system)
+    # python-control spells "pid.u" as "pid:u" (its "." separates subsystems); the dialog
+    # names the points as the diagram does
+    model.states = [name.replace(":", ".") for name in model.states]
+    if len(model.inputs) == len(points.inputs):
+        model.inputs = list(points.inputs)
+    if len(model.outputs) == len(points.outputs):
+        model.outputs = list(points.outputs)
+    return Linearization(system, model, points, at, list(getattr(system, "notes", []) or []))

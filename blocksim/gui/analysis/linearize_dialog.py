@@ -185,8 +185,10 @@ class LinearizeDialog(QDialog):
             at = "at the operating point" if result.at is not None else "at the initial values"
             self.status.setText(f"{len(model.states)} state{'s' * (len(model.states) != 1)}, "
                                 f"{kind}, {len(model.inputs)} input(s), "
-                                f"{len(model.outputs)} output(s), {at}.")
-            self.matrices.setPlainText(matrices_text(model))
+                                f"{len(model.outputs)} output(s), {at}."
+                                + "".join(f"<br>{_html(note)}" for note in result.notes))
+            notes = "".join(f"note: {note}\n" for note in result.notes)
+            self.matrices.setPlainText(notes + ("\n" if notes else "") + matrices_text(model))
         else:
             self.matrices.setPlainText("")
         self.pair_choice.setEnabled(self.pair_choice.count() > 1)
@@ -212,6 +214,12 @@ class LinearizeDialog(QDialog):
         self.step.show_model(pair, label)
         self.pole_zero.show_model(pair)
         self.summary.setText(summary_text(pair, self.margins, sign))
+
+    def model_names(self) -> tuple[list[str], list[str]]:
+        """The inputs and outputs of the model shown (empty without one)."""
+        if self.result is None:
+            return [], []
+        return list(self.result.model.inputs), list(self.result.model.outputs)
 
     # ----- export -----
     def export(self) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderV
                                QPlainTextEdit, QProgressBar, QPushButton, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout)
 
+from blocksim.errors import BlocksimError
 from blocksim.gui.analysis import core
 from blocksim.gui.analysis.background import AnalysisTask
 from blocksim.gui.document.commands import Composite, SetParams
@@ -63,7 +64,10 @@ def initial_value_edits(window: "MainWindow", point: Any) -> Composite | None:
     whose parameters change (blocks in subsystems by their slash-qualified ids), or None
     when nothing would change."""
     doc = window.doc
-    changes = point.apply_to(copy.deepcopy(doc.diagram))  # the document changes only by undo
+    if hasattr(point, "initial_value_changes"):  # what apply_to would do, nothing done
+        changes = point.initial_value_changes(doc.diagram)
+    else:  # on a copy: the document changes only through the undo stack
+        changes = point.apply_to(copy.deepcopy(doc.diagram))
     by_block: dict[str, dict[str, Any]] = {}
     for block_id, parameter, value in changes:
         value = value.tolist() if hasattr(value, "tolist") else value
@@ -81,6 +85,14 @@ def initial_value_edits(window: "MainWindow", point: Any) -> Composite | None:
         return None
     return Composite(f"Write the operating point as initial values ({len(parts)} "
                      f"block{'s' * (len(parts) != 1)})", parts)
+
+
+def unapplied(point: Any, diagram: Any) -> list[str]:
+    """The states no block parameter can start a run at (the library says which), if any."""
+    try:
+        return list(point.unapplied(diagram)) if hasattr(point, "unapplied") else []
+    except (KeyError, ValueError):
+        return []
 
 
 class OperatingPointDialog(QDialog):
@@ -204,16 +216,27 @@ class OperatingPointDialog(QDialog):
             return
         try:
             command = initial_value_edits(self.window_, self.point)
-        except (KeyError, ValueError) as exc:
+        except KeyError as exc:
             dialogs.message(self, "Cannot write the initial values",
                             f"the operating point names a block the diagram no longer has "
                             f"({exc}); recompute it")
+            return
+        except BlocksimError as exc:
+            dialogs.message(self, "Cannot write the initial values", str(exc))
+            return
+        except Exception as exc:  # a bug: a message and the log, never a traceback
+            log.exception("writing the operating point as initial values failed")
+            dialogs.message(self, "Cannot write the initial values",
+                            f"internal error: {type(exc).__name__}: {exc}")
             return
         if command is None:
             self.status.setText("The initial values are the operating point already.")
             return
         self.window_.doc.push(command)
-        self.status.setText(f"{command.text()}; Edit > Undo takes it back.")
+        left = unapplied(self.point, self.window_.doc.diagram)
+        self.status.setText(f"{command.text()}; Edit > Undo takes it back."
+                            + (f" No block parameter starts {', '.join(left)}: those keep "
+                               f"their initial values." if left else ""))
 
     def closeEvent(self, event) -> None:
         self.task.finished.disconnect(self._computed)
