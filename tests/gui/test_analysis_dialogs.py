@@ -227,6 +227,9 @@ def test_the_motor_loop_at_its_operating_point_has_the_librarys_margins(window, 
     diagram = open_motor(window, qtbot)
     mark(window, "pid.u", "input", "output", "open")
     dialog = linearized(window, qtbot)
+    # at the initial values the PID saturates (error 50 rad/s): nothing comes back around
+    assert "The transfer is zero" in dialog.summary.text() and dialog.margins is None
+    assert "latched mode" in dialog.status.text()
     dialog.at_choice.setCurrentIndex(1)  # at the operating point: the PID no longer saturated
     assert dialog.task.wait(30)
     assert "at the operating point" in dialog.status.text()

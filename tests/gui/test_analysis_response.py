@@ -68,3 +68,11 @@ def test_names_come_from_python_control_or_default():
                                                        "C": np.zeros((1, 0)), "D": [[2.0]]})())
     assert gain.states == [] and gain.inputs == ["u[0]"] and gain.outputs == ["y[0]"]
     assert response.poles(gain).size == 0 and response.step(gain)[1][0, 0, -1] == 2.0
+
+
+def test_a_zero_transfer_is_recognised_and_has_no_zeros():
+    zero = LinearModel(np.array([[-1.0, 2.0], [0.0, -3.0]]), np.array([[1.0], [0.0]]),
+                       np.array([[0.0, 1.0]]), np.zeros((1, 1)))  # the input never reaches y
+    assert response.is_zero(zero) and response.zeros(zero).size == 0
+    tiny = LinearModel(zero.A, np.array([[0.0], [1e-6]]), zero.C, zero.D)
+    assert not response.is_zero(tiny)

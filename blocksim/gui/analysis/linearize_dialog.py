@@ -205,7 +205,8 @@ class LinearizeDialog(QDialog):
         pair = self.result.model.pair(o, i)
         sign = loop_sign(pair, self.result.points)
         try:
-            self.margins = response.margins(pair, sign) if pair.A.size else None
+            self.margins = (response.margins(pair, sign)
+                            if pair.A.size and not response.is_zero(pair) else None)
         except (ValueError, ArithmeticError):
             log.debug("no margins for %s", self.pair_choice.currentText(), exc_info=True)
             self.margins = None
@@ -245,6 +246,10 @@ class LinearizeDialog(QDialog):
 def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> str:
     """Poles, zeros, DC gain and margins of one pair, in a few lines."""
     p, z = response.poles(model), response.zeros(model)
+    if response.is_zero(model):
+        return _html(f"The transfer is zero: {model.outputs[0]} does not depend on "
+                     f"{model.inputs[0]} here (a block saturated in its latched mode? try "
+                     f"the operating point). Poles: {_numbers(p)} — {stability(model)}")
     lines = [f"Poles: {_numbers(p)} — {stability(model)}",
              f"Zeros: {_numbers(z) if z.size else 'none'}"]
     gain = response.dc_gain(model)[0, 0]

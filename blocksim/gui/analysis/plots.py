@@ -57,6 +57,16 @@ class BodePlot(QWidget):
         self.curves = {label: (magnitude[0, 0], phase[0, 0])}
         pen = pg.mkPen(COLORS[0], width=2)
         finite = np.isfinite(magnitude[0, 0])
+        if response.is_zero(model):  # -inf dB everywhere: nothing to draw but the reason
+            finite[:] = False
+            for widget in (self.magnitude, self.phase):
+                widget.getPlotItem().setXRange(math.log10(self.w[0]), math.log10(self.w[-1]))
+                widget.getPlotItem().setYRange(-1, 1)
+            note = pg.TextItem("zero transfer: the output does not depend on the input",
+                               color=MARGIN_COLOUR, anchor=(0.5, 0.5))
+            note.setPos(math.log10(math.sqrt(self.w[0] * self.w[-1])), 0)
+            self.magnitude.addItem(note)
+            return
         self.magnitude.plot(self.w[finite], magnitude[0, 0][finite], pen=pen, name=label)
         self.phase.plot(self.w[finite], phase[0, 0][finite], pen=pen)
         if margins is not None:

@@ -73,11 +73,31 @@ def poles(model: LinearModel) -> np.ndarray:
     return np.linalg.eigvals(model.A) if model.A.size else np.zeros(0, complex)
 
 
+def is_zero(model: LinearModel) -> bool:
+    """Whether the transfer is identically zero (D and every Markov parameter C A^k B
+    negligible): the output does not depend on the input, say through a saturated block
+    in its latched mode."""
+    scale = max(1.0, float(np.abs(model.A).max(initial=0.0)))
+    size = (np.abs(model.B).max(initial=0.0) * np.abs(model.C).max(initial=0.0)
+            + np.abs(model.D).max(initial=0.0))
+    if size == 0.0:
+        return True
+    term = model.B / scale
+    if np.abs(model.D).max(initial=0.0) > 1e-12 * size:
+        return False
+    for _ in range(model.A.shape[0]):
+        if np.abs(model.C @ term).max(initial=0.0) > 1e-12 * size:
+            return False
+        term = model.A @ term / scale
+    return True
+
+
 def zeros(model: LinearModel) -> np.ndarray:
     """Transmission zeros of a single-input single-output model: the finite generalized
-    eigenvalues of the Rosenbrock pencil [[A, B], [C, D]] - s [[I, 0], [0, 0]]."""
+    eigenvalues of the Rosenbrock pencil [[A, B], [C, D]] - s [[I, 0], [0, 0]] (none for
+    an identically zero transfer, whose pencil is singular everywhere)."""
     n = model.A.shape[0]
-    if n == 0:
+    if n == 0 or is_zero(model):
         return np.zeros(0, complex)
     pencil = np.block([[model.A, model.B], [model.C, model.D]])
     mass = np.zeros_like(pencil)
