@@ -121,7 +121,12 @@ def test_a_loop_transfer_point_takes_the_margins_of_minus_g(window, qtbot, calls
     mark(window, "integ.y", "input", "output", "open")
     dialog = linearized(window, qtbot)
     assert calls[-1]["open_loops"] == ["integ.y"]
-    assert "of the loop −G" in dialog.summary.text()
+    # every tab shows L = -G: the phase of -4/(s+1)^3 starts at -180°, the step goes to -4
+    magnitude, phase = dialog.bode.curves["L at integ.y (−G)"]
+    w = dialog.bode.w
+    assert np.allclose(phase, -180 - 3 * np.degrees(np.arctan(w)), atol=1e-9)
+    assert dialog.step.y[-1] == pytest.approx(-4, rel=0.02)
+    assert "of the loop transfer L = −G" in dialog.summary.text()
 
 
 def test_a_refused_linearization_is_a_message_not_a_traceback(window, qtbot, env,
@@ -239,7 +244,7 @@ def test_the_motor_loop_at_its_operating_point_has_the_librarys_margins(window, 
     gm, pm, wpc, wgc = control.margin(loop)
     assert dialog.margins.phase == pytest.approx(pm, rel=1e-9)
     assert dialog.margins.gain_crossover == pytest.approx(wgc, rel=1e-9)
-    assert "of the loop −G" in dialog.summary.text()
+    assert "of the loop transfer L = −G" in dialog.summary.text()
 
 
 def test_the_motor_operating_point_dialog_shows_the_trim(window, qtbot):

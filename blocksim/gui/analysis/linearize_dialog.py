@@ -9,6 +9,7 @@ dialog, never a traceback.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import math
 from typing import TYPE_CHECKING
@@ -203,14 +204,17 @@ class LinearizeDialog(QDialog):
             return
         o, i = self.pair_choice.currentData()
         pair = self.result.model.pair(o, i)
+        label = self.pair_choice.currentText()
         sign = loop_sign(pair, self.result.points)
+        if sign < 0:  # a loop transfer point: every tab shows L = -G, what the margins judge
+            pair = dataclasses.replace(pair, C=-pair.C, D=-pair.D)
+            label = f"L at {pair.inputs[0]} (−G)"
         try:
-            self.margins = (response.margins(pair, sign)
+            self.margins = (response.margins(pair)
                             if pair.A.size and not response.is_zero(pair) else None)
         except (ValueError, ArithmeticError):
-            log.debug("no margins for %s", self.pair_choice.currentText(), exc_info=True)
+            log.debug("no margins for %s", label, exc_info=True)
             self.margins = None
-        label = self.pair_choice.currentText()
         self.bode.show_model(pair, label, self.margins)
         self.step.show_model(pair, label)
         self.pole_zero.show_model(pair)
@@ -255,7 +259,7 @@ def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> st
     gain = response.dc_gain(model)[0, 0]
     lines.append(f"{'DC gain' if not model.discrete else 'Static gain'}: {gain:.6g}")
     if margins is not None:
-        loop = " of the loop −G (a loop transfer)" if sign < 0 else ""
+        loop = " of the loop transfer L = −G" if sign < 0 else ""
         gm = ("∞ (the phase never crosses −180°)" if not math.isfinite(margins.gain_db)
               else f"{margins.gain_db:.4g} dB at {margins.phase_crossover:.4g} rad/s")
         pm = ("∞ (the gain never crosses 0 dB)" if not math.isfinite(margins.phase)

@@ -152,9 +152,11 @@ def bode(model: LinearModel, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore"):
         magnitude = 20 * np.log10(np.abs(h))
     phase = np.degrees(np.unwrap(np.angle(h), axis=-1))
-    # start the phase in (-180, 180] at the lowest frequency, as Bode plots usually do
+    # start the phase in (-270°, 90°] at the lowest frequency: lags and integrators start
+    # at 0°, -90°, -180°, a differentiator at 90°, and a negative gain (a loop transfer -L)
+    # at -180°, where the phase margin is read
     first = phase[..., :1]
-    phase = phase - 360 * np.round((first - np.clip(first, -180, 180)) / 360)
+    phase = phase - 360 * np.ceil((first - 90) / 360)
     return magnitude, phase
 
 
