@@ -76,3 +76,16 @@ def test_a_zero_transfer_is_recognised_and_has_no_zeros():
     assert response.is_zero(zero) and response.zeros(zero).size == 0
     tiny = LinearModel(zero.A, np.array([[0.0], [1e-6]]), zero.C, zero.D)
     assert not response.is_zero(tiny)
+
+
+def test_the_minimal_pair_drops_modes_the_input_does_not_reach_or_the_output_does_not_see():
+    plant = control.ss(control.tf([10], [1, 2, 10]))
+    hidden = control.append(plant, control.ss([[-0.0]], [[1.0]], [[1.0]], [[0.0]]))
+    model = LinearModel.from_system(hidden).pair(0, 0)  # an integrator on the side
+    reduced = response.minimal(model)
+    assert reduced.A.shape == (2, 2)
+    assert np.allclose(np.sort_complex(response.poles(reduced)),
+                       np.sort_complex(control.poles(plant)), rtol=1e-12)
+    assert response.dc_gain(reduced)[0, 0] == pytest.approx(1.0, rel=1e-12)
+    w = np.logspace(-2, 2, 30)
+    assert np.allclose(response.evaluate(reduced, w), response.evaluate(model, w), rtol=1e-12)

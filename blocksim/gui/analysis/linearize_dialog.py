@@ -181,7 +181,9 @@ class LinearizeDialog(QDialog):
             model = result.model
             for o, output in enumerate(model.outputs):
                 for i, input_ in enumerate(model.inputs):
-                    self.pair_choice.addItem(f"{input_} → {output}", (o, i))
+                    loop = (" (loop transfer)" if input_ == output
+                            and input_ in result.points.openings else "")
+                    self.pair_choice.addItem(f"{input_} → {output}{loop}", (o, i))
             kind = "continuous" if not model.discrete else f"sampled every {model.dt:g} s"
             at = "at the operating point" if result.at is not None else "at the initial values"
             self.status.setText(f"{len(model.states)} state{'s' * (len(model.states) != 1)}, "
@@ -209,6 +211,8 @@ class LinearizeDialog(QDialog):
         if sign < 0:  # a loop transfer point: every tab shows L = -G, what the margins judge
             pair = dataclasses.replace(pair, C=-pair.C, D=-pair.D)
             label = f"L at {pair.inputs[0]} (−G)"
+        full = pair
+        pair = response.minimal(full)  # without the modes this input and output do not see
         try:
             self.margins = (response.margins(pair)
                             if pair.A.size and not response.is_zero(pair) else None)
@@ -218,7 +222,7 @@ class LinearizeDialog(QDialog):
         self.bode.show_model(pair, label, self.margins)
         self.step.show_model(pair, label)
         self.pole_zero.show_model(pair)
-        self.summary.setText(summary_text(pair, self.margins, sign))
+        self.summary.setText(summary_text(pair, self.margins, sign, full))
 
     def model_names(self) -> tuple[list[str], list[str]]:
         """The inputs and outputs of the model shown (empty without one)."""
@@ -247,14 +251,24 @@ class LinearizeDialog(QDialog):
         super().closeEvent(event)
 
 
-def summary_text(model: LinearModel, margins: Margins | None, sign: float) -> str:
-    """Poles, zeros, DC gain and margins of one pair, in a few lines."""
+def summary_text(model: LinearModel, margins: Margins | None, sign: float,
+                 full: LinearModel | None = None) -> str:
+    """Poles, zeros, DC gain and margins of one pair (`model`, minimal), in a few lines;
+    `full` is the pair with every state of the model, to say what is hidden."""
     p, z = response.poles(model), response.zeros(model)
+    hidden = ""
+    if full is not None and full.A.shape[0] > model.A.shape[0]:
+        count = full.A.shape[0] - model.A.shape[0]
+        kind = stability(full) if stability(full) != "stable" else ""
+        hidden = (f" ({count} more mode{'s' * (count != 1)} of the model "
+                  f"{'are' if count != 1 else 'is'} not seen between this input and output"
+                  + (f"; with them the model is {kind}" if kind and kind != stability(model)
+                     else "") + ": Model tab)")
     if response.is_zero(model):
         return _html(f"The transfer is zero: {model.outputs[0]} does not depend on "
                      f"{model.inputs[0]} here (a block saturated in its latched mode? try "
                      f"the operating point). Poles: {_numbers(p)} — {stability(model)}")
-    lines = [f"Poles: {_numbers(p)} — {stability(model)}",
+    lines = [f"Poles: {_numbers(p) if p.size else 'none'} — {stability(model)}{hidden}",
              f"Zeros: {_numbers(z) if z.size else 'none'}"]
     gain = response.dc_gain(model)[0, 0]
     lines.append(f"{'DC gain' if not model.discrete else 'Static gain'}: {gain:.6g}")

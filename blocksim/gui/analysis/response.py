@@ -69,6 +69,42 @@ def _names(system: Any, attributes: tuple[str, ...], count: int, stem: str) -> l
     return [f"{stem}[{i}]" for i in range(count)]
 
 
+def minimal(model: LinearModel, tolerance: float = 1e-10) -> LinearModel:
+    """The same transfer with only the states the inputs reach and the outputs see (an
+    orthogonal staircase: reachable subspace, then its observable part). A loop opened at
+    the input leaves the controller's states in the model, driven by the plant but unseen
+    at its output; they would put poles where the transfer has none (a DC gain of inf)."""
+    V = _reachable(model.A, model.B, tolerance)
+    A, B, C = V.T @ model.A @ V, V.T @ model.B, model.C @ V
+    W = _reachable(A.T, C.T, tolerance)
+    return LinearModel(W.T @ A @ W, W.T @ B, C @ W, model.D.copy(), model.dt,
+                       [f"z[{k}]" for k in range(W.shape[1])], list(model.inputs),
+                       list(model.outputs))
+
+
+def _reachable(A: np.ndarray, B: np.ndarray, tolerance: float) -> np.ndarray:
+    """An orthonormal basis of the subspace B, AB, A²B, ... span (columns)."""
+    n = A.shape[0]
+    basis = np.zeros((n, 0))
+    block = B
+    floor = tolerance * max(np.linalg.norm(B, 2) if B.size else 0.0, 1e-300)
+    for _ in range(n):
+        for _ in range(2):  # twice: orthogonal to working precision
+            block = block - basis @ (basis.T @ block)
+        if block.size == 0:
+            break
+        u, sv, _ = np.linalg.svd(block, full_matrices=False)
+        new = u[:, sv > floor]
+        if new.shape[1] == 0:
+            break
+        basis = np.hstack([basis, new])
+        if basis.shape[1] >= n:
+            break
+        block = A @ new
+        floor = tolerance * max(np.linalg.norm(A, 2), 1e-300)
+    return basis
+
+
 def poles(model: LinearModel) -> np.ndarray:
     return np.linalg.eigvals(model.A) if model.A.size else np.zeros(0, complex)
 
