@@ -98,8 +98,8 @@ def _one(am: AnalysisModel, t0: float, x: np.ndarray, m: np.ndarray, w: float,
 
     amp, hz, phase = names
     # u = amplitude sin(w (t - t0)): the integral of amplitude w cos(w (t - t0)).
-    model = am.model.with_params({amp: amplitude * w, hz: w / (2 * math.pi),
-                                  phase: math.pi / 2 - w * t0})
+    shift = math.fmod(math.pi / 2 - w * t0, 2 * math.pi) or 2 * math.pi  # (never 0)
+    model = am.model.with_params({amp: amplitude * w, hz: w / (2 * math.pi), phase: shift})
     model = with_initial(model, x, m)
     span = 2 * math.pi / w
     wait = settle_periods
@@ -109,34 +109,47 @@ def _one(am: AnalysisModel, t0: float, x: np.ndarray, m: np.ndarray, w: float,
                                            output_interval=span / points, rtol=rtol,
                                            atol=atol, backend="python")
         results = Simulator(model, settings).run()
-        times, values = _on_grid(results.time, results[probe], t0, span / points)
-        n = periods * points
-        tail = values[-n - 1:-1] if len(values) > n else values
-        before = values[-2 * n - 1:-n - 1]
-        last = _harmonic(tail, times[-n - 1:-1] - t0, w) / amplitude
-        prior = _harmonic(before, times[-2 * n - 1:-n - 1] - t0, w) / amplitude
+        times, values = results.time, np.asarray(results[probe], dtype=float)
+        end = t0 + total * span
+        last = _window(times, values, end - periods * span, end, t0, w, span / points)
+        prior = _window(times, values, end - 2 * periods * span, end - periods * span, t0,
+                        w, span / points)
+        last, prior = last / amplitude, prior / amplitude
         ok = abs(last - prior) <= tolerance * max(abs(last), 1e-300)
         if ok or total * 2 > max_periods:
             return complex(last), bool(ok)
         wait = 2 * wait + 2 * periods
 
 
-def _on_grid(times: np.ndarray, values: np.ndarray, t0: float, dt: float
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """The rows on the output grid t0 + k dt (at an event on the grid: its right limit,
-    the last row of that time)."""
-    k = np.rint((times - t0) / dt)
-    on = np.abs(times - (t0 + k * dt)) <= 1e-9 * dt + 4 * np.spacing(np.abs(times) + 1)
-    times, values, k = times[on], np.asarray(values)[on], k[on]
-    last = np.ones(len(k), dtype=bool)
-    last[:-1] = k[1:] != k[:-1]
-    return times[last], values[last]
+def _window(times: np.ndarray, values: np.ndarray, start: float, stop: float, t0: float,
+            w: float, dt: float) -> complex:
+    """The first harmonic over [start, stop] (whole periods), as the complex gain of a
+    sine about t0: y ~ Re(c) sin(w (t - t0)) + Im(c) cos(w (t - t0)). A smooth window (no
+    event rows) by the discrete Fourier sum on the output grid; a window with events (a
+    relay's jumps, a hold's steps: two rows at one time) by the exact integral of the
+    rows joined by straight lines, which keeps the jumps where they happened."""
+    tol = 1e-9 * dt
+    inside = (times >= start - tol) & (times <= stop + tol)
+    t, y = times[inside], values[inside]
+    if len(t) > 1 and np.any(np.diff(t) <= tol):
+        return _segments(t - t0, y, w) * 2.0 / (stop - start)
+    k = np.rint((t - t0) / dt)
+    on = np.abs(t - (t0 + k * dt)) <= tol + 4 * np.spacing(np.abs(t) + 1)
+    on &= t < stop - tol
+    tau, y = t[on] - t0, y[on]
+    n = len(y)
+    return complex(2.0 / n * np.sum(y * np.sin(w * tau)), 2.0 / n * np.sum(y * np.cos(w * tau)))
 
 
-def _harmonic(values: np.ndarray, tau: np.ndarray, w: float) -> complex:
-    """The first harmonic of a sampled response, as the complex gain of a sine:
-    y ~ Re(c) sin(w tau) + Im(c) cos(w tau)."""
-    n = len(values)
-    s = 2.0 / n * np.sum(values * np.sin(w * tau))
-    c = 2.0 / n * np.sum(values * np.cos(w * tau))
-    return complex(s, c)
+def _segments(tau: np.ndarray, y: np.ndarray, w: float) -> complex:
+    """The integral of y sin(w tau) + i y cos(w tau) for y linear between the rows
+    (segments of zero length, the jumps, contribute nothing)."""
+    h = np.diff(tau)
+    keep = h > 0
+    a, b, h = tau[:-1][keep], tau[1:][keep], h[keep]
+    y0, y1 = y[:-1][keep], y[1:][keep]
+    ea, eb = np.exp(-1j * w * a), np.exp(-1j * w * b)
+    flat = (ea - eb) / (1j * w)  # integral of e^{-i w tau} over the segment
+    ramp = -h * eb / (1j * w) + (ea - eb) / (1j * w) ** 2  # of (tau - a) e^{-i w tau}
+    total = np.sum(y0 * flat + (y1 - y0) / h * ramp)  # integral of y e^{-i w tau}
+    return complex(-total.imag, total.real)  # (integral of y sin, of y cos)

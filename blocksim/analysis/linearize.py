@@ -35,8 +35,8 @@ from blocksim.errors import shown
 def linearize(model: Diagram | CompiledModel, inputs: Sequence[str], outputs: Sequence[str],
               *, at: OperatingPoint | float | None = None, open_loops: Sequence[str] = (),
               params: Mapping[str, Any] | None = None,
-              delay_order: int = DEFAULT_DELAY_ORDER, use_control: bool | None = None
-              ) -> Any:
+              delay_order: int = DEFAULT_DELAY_ORDER, reduce: bool = True,
+              use_control: bool | None = None) -> Any:
     """The linear model from `inputs` to `outputs` (analysis points: an Inport's or
     Output's id, "block.port" for a signal, "block.inport" for one branch) at `at`: an
     OperatingPoint, a time (the state a run from the initial values reaches then), or
@@ -44,7 +44,9 @@ def linearize(model: Diagram | CompiledModel, inputs: Sequence[str], outputs: Se
     readers see only the injected value (the loop cut there; with the same point as
     input and output, the loop transfer at it, with its sign). A python-control
     StateSpace (or `statespace.LinearModel` without python-control, or `use_control`
-    False), with names; `.notes` says which blocks were linearised how."""
+    False), with names; `.notes` says which blocks were linearised how. `reduce`: only
+    the states on a path from an input to an output (`statespace.on_path`; False keeps
+    every continuous state)."""
     inputs, outputs = _names(inputs, "inputs"), _names(outputs, "outputs")
     am = AnalysisModel(model, params, inputs=inputs, outputs=outputs, open_loops=open_loops,
                        delay_order=delay_order)
@@ -59,6 +61,10 @@ def linearize(model: Diagram | CompiledModel, inputs: Sequence[str], outputs: Se
             A, B, C, D, names = _sampled(am, t, x, m, z, in_slots, out_signals, period)
     for what, matrix in (("A", A), ("B", B), ("C", C), ("D", D)):
         finite_or_fail(matrix.ravel(), f"an entry of {what}", [], am.source)
+    if reduce:
+        keep = statespace.on_path(A, B, C)
+        A, B, C = A[np.ix_(keep, keep)], B[keep, :], C[:, keep]
+        names = [names[i] for i in keep]
     return statespace.make(A, B, C, D, period or 0.0, names, inputs, outputs,
                            _notes(am, z, period), use_control)
 

@@ -53,6 +53,10 @@ class OperatingPoint:
     method: str = "trim"
     source: str = ""
     modes: dict[str, str] = field(default_factory=dict)
+    # (block path, parameter, value) that start a run here, and the blocks with states
+    # no parameter sets (`initial_values.py`)
+    initial_values: list[tuple[str, str, Any]] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)
 
     @property
     def x(self) -> np.ndarray:
@@ -77,6 +81,8 @@ class OperatingPoint:
             if values:
                 lines.append(f"{title}:")
                 lines += [f"  {name:<24} {value: .12g}" for name, value in values.items()]
+        if self.unwritten:
+            lines.append("not writable as initial values: " + ", ".join(self.unwritten))
         if self.modes:
             lines.append("modes (latched zero-crossing signs):")
             lines += [f"  {name:<24} {mode}" for name, mode in self.modes.items()]
@@ -87,26 +93,20 @@ class OperatingPoint:
         return "\n".join(lines)
 
     def initial_value_changes(self, diagram: Diagram) -> list[tuple[str, str, Any]]:
-        """The block parameters that would start a run at this point: (block path,
-        parameter, value), for the blocks whose initial state is a parameter (Integrator,
-        StateSpace, PID; `initial_values.py` lists them); nothing is changed."""
-        from blocksim.analysis.initial_values import changes
+        """The block parameters that would start a run at this point, as (block path,
+        parameter, value), for the blocks of `diagram` whose initial state is a parameter
+        (`initial_values.py` lists them; `unwritten` names the others); nothing is
+        changed: an editor applies them as undoable commands."""
+        from blocksim.analysis.initial_values import present
 
-        return changes(self, diagram)
+        return present(self.initial_values, diagram)
 
     def apply_to(self, diagram: Diagram) -> list[tuple[str, str, Any]]:
         """Write this point as the diagram's initial values (what
         `initial_value_changes` lists) and return the changes made."""
         from blocksim.analysis.initial_values import apply
 
-        return apply(self, diagram)
-
-    def unapplied(self, diagram: Diagram) -> list[str]:
-        """The states and slots no block parameter can start a run at (a
-        TransferFunction's states, most discrete blocks' slots)."""
-        from blocksim.analysis.initial_values import unapplied
-
-        return unapplied(self, diagram)
+        return apply(self.initial_values, diagram)
 
 
 def operating_point(model: Diagram | CompiledModel, *,
@@ -172,10 +172,10 @@ def _trim(am: AnalysisModel, inputs: dict, outputs: dict, states: dict, derivati
     free_x = [i for name, i in zip(am.state_names, am.state_index) if name not in states]
     free_x += [am.injected[name] for name in am.plan.inports if name not in inputs]
     sampled = _sampled_slots(am)
-    if not free_x and not sampled:
-        raise AnalysisError("nothing to solve for: the model has no states, free inputs "
-                            "or sampled discrete states (its operating point is any "
-                            "point)", file=am.source)
+    if not free_x and not sampled and not inputs:
+        raise AnalysisError("the model has no states, no inputs (top-level Inports) and no "
+                            "sampled discrete states: it has no operating point to find",
+                            file=am.source)
     targets = np.array([derivatives.get(name, 0.0) for name in am.state_names])
     out_index = [am.measured[name] for name in outputs]
     out_values = np.array(list(outputs.values()), dtype=float)
@@ -277,7 +277,10 @@ def _point(am: AnalysisModel, t: float, x: np.ndarray, m: np.ndarray, z: np.ndar
         else:
             for k, i in enumerate(indices):
                 out.setdefault(f"{name}[{k}]", float(signals[i]))
-    converged = bool(residuals) and all(np.isfinite(v) and abs(v) <= tolerance
+    from blocksim.analysis.initial_values import candidates
+
+    initial, unwritten = candidates(am, x, m)
+    converged = all(np.isfinite(v) and abs(v) <= tolerance
                                         for v in residuals.values())
     return OperatingPoint(
         time=float(t),
@@ -286,7 +289,8 @@ def _point(am: AnalysisModel, t: float, x: np.ndarray, m: np.ndarray, z: np.ndar
         outputs=out,
         discrete={n: float(m[i]) for n, i in zip(am.discrete_names, am.discrete_index)},
         residuals=residuals, converged=converged, tolerance=tolerance, method=method,
-        source=am.source, modes=modes_of(am, z))
+        source=am.source, modes=modes_of(am, z), initial_values=initial,
+        unwritten=unwritten)
 
 
 def modes_of(am: AnalysisModel, z: np.ndarray) -> dict[str, str]:

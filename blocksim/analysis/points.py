@@ -5,9 +5,9 @@ measurable and drivable.
 The copy adds, for every point, blocks with reserved ids (`__lin_...`) that a run never
 sees otherwise: an Output that measures the signal as its source makes it (before any
 perturbation), and for an input or an opened loop an Integrator whose state is the
-injected value, fed by a Sine of amplitude 0 (so the value is constant along the flow,
-and between sample hits a zero-order hold; `frequency_response` gives the Sine an
-amplitude, the Integrator's output is then a sine wave). A perturbation is added to the signal by a Sum; an opened loop's
+injected value, fed by 0 times a sine (so the value is constant along the flow, and
+between sample hits a zero-order hold; `frequency_response` sets the factor, the
+Integrator's output is then a sine wave). A perturbation is added to the signal by a Sum; an opened loop's
 readers read the injected value alone. Top-level Inports (which have no signal in a run)
 become such injected values too: the model's inputs. A TransportDelay becomes its Pade
 approximation (`pade.py`). The user's diagram is never changed.
@@ -190,16 +190,22 @@ def rewrite(diagram: Diagram, inject: Iterable[Point], measure: Iterable[Point],
 
 def _injection(top: Diagram, level: Diagram, k: int,
                excitation: dict[str, tuple[str, str, str]], name: str) -> str:
-    """Add an injected value to `level`: an Integrator (state 0) of a Sine whose
-    amplitude, frequency and phase are diagram parameters (amplitude 0: the value stays
-    put; `frequency_response` sets them without compiling again). Its id."""
-    wave, state = f"{PREFIX}wave{k}", f"{PREFIX}in{k}"
+    """Add an injected value to `level`: an Integrator (state 0) of amplitude x a unit
+    sine, the amplitude, frequency and phase diagram parameters (amplitude 0: the value
+    stays put; `frequency_response` sets them without compiling again, the generated
+    code keeping its shape whatever their values). Its id."""
+    wave, gain, times, state = (f"{PREFIX}{what}{k}" for what in ("wave", "gain", "times",
+                                                                   "in"))
     amp, freq, phase = (f"{PREFIX}{what}{k}" for what in ("amplitude", "hz", "phase"))
-    top.parameters.update({amp: 0.0, freq: 1.0, phase: 0.0})
-    level.blocks += [Block(wave, "Sine", {"amplitude": amp, "frequency": freq,
+    top.parameters.update({amp: 0.0, freq: 1.0, phase: 1.0})
+    level.blocks += [Block(wave, "Sine", {"amplitude": 1.0, "frequency": freq,
                                           "phase": phase}),
+                     Block(gain, "Constant", {"value": amp}),
+                     Block(times, "Product", {}),
                      Block(state, "Integrator", {"x0": 0.0})]
-    level.wires.append(Wire(PortRef(wave, "y"), PortRef(state, "u")))
+    level.wires += [Wire(PortRef(wave, "y"), PortRef(times, "u1")),
+                    Wire(PortRef(gain, "y"), PortRef(times, "u2")),
+                    Wire(PortRef(times, "y"), PortRef(state, "u"))]
     excitation[name] = (amp, freq, phase)
     return state
 

@@ -57,6 +57,28 @@ def transmission_zeros(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarra
     return values[np.isfinite(values)]
 
 
+def on_path(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> list[int]:
+    """The states between the inputs and the outputs, by the matrices' nonzero pattern:
+    reached from an input (through B and A) and reaching an output (through A and C).
+    The others cannot change the transfer from inputs to outputs (Simulink's block
+    reduction): a controller's states behind an opened loop, a branch to a Scope."""
+    n = A.shape[0]
+    graph = A != 0.0
+
+    def closure(start: np.ndarray, step: np.ndarray) -> np.ndarray:
+        seen = start.copy()
+        frontier = start.copy()
+        while frontier.any():
+            nxt = step[:, frontier].any(axis=1) & ~seen
+            seen |= nxt
+            frontier = nxt
+        return seen
+
+    reached = closure(B.any(axis=1) if B.size else np.zeros(n, bool), graph)
+    reaching = closure(C.any(axis=0) if C.size else np.zeros(n, bool), graph.T)
+    return [i for i in range(n) if reached[i] and reaching[i]]
+
+
 def control_label(name: str) -> str:
     """A name as python-control allows it: "." (its separator of subsystem and signal)
     becomes ":" ("pid.u" -> "pid:u", the discrete slot "pi.d[1]" -> "pi:d[1]")."""

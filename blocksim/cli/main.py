@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from blocksim.sweeps.command import add_parser as add_sweep_parser  # (its own package)
     add_sweep_parser(sub)
+    from blocksim.cli.linearize import add_parser as add_linearize_parser
+    add_linearize_parser(sub)
     return parser
 
 
