@@ -109,12 +109,16 @@ def test_the_dialog_shows_bode_margins_step_and_poles_of_the_marked_pair(window,
         finally:
             dialogs.save_path = dialogs_save
         assert path.exists()
+    # the layouts of `blocksim linearize --json` and `--mat`
     saved = json.loads((tmp_path / "plant.json").read_text())
     assert saved["inputs"] == ["sum.y"] and saved["A"][0] == [-1, 1, 0]
+    assert saved["at"] == "initial" and saved["poles"] == [[-1, 0]] * 3
     with np.load(tmp_path / "plant.npz") as arrays:
-        assert arrays["B"][2, 0] == 4 and list(arrays["outputs"]) == ["integ.y"]
+        assert arrays["B"][2, 0] == 4 and list(arrays["OutputName"]) == ["integ.y"]
+        assert arrays["Ts"] == 0
     import scipy.io
-    assert scipy.io.loadmat(tmp_path / "plant.mat")["C"].tolist() == [[1, 0, 0]]
+    mat = scipy.io.loadmat(tmp_path / "plant.mat")
+    assert mat["C"].tolist() == [[1, 0, 0]] and mat["StateName"][2, 0][0] == "c"
 
 
 def test_a_loop_transfer_point_takes_the_margins_of_minus_g(window, qtbot, calls):
@@ -214,12 +218,11 @@ def test_the_motor_plant_from_voltage_to_speed_is_the_analytic_model(window, qtb
     p = diagram.parameters
     R, L, Ke, J, B, Kt = (p[k] for k in ("R", "L", "Ke", "J", "B", "Kt"))
     motor = np.array([[-R / L, -Ke / L], [Kt / J, -B / J]])
-    # the opened loop leaves the PID's states in the model, unseen at speed.y: the pair
-    # shown is the motor alone, its poles and DC gain those of the analytic model
+    # the pair shown is the motor alone (an opened loop may leave the PID's states in the
+    # model, unseen at speed.y): its poles and DC gain are the analytic model's
     poles = np.sort_complex(dialog.pole_zero.poles)
     assert np.allclose(poles, np.sort_complex(np.linalg.eigvals(motor)), rtol=1e-9, atol=0)
     assert dialog.pole_zero.zeros.size == 0
-    assert "2 more modes of the model are not seen" in dialog.summary.text()
     dc = Kt / (R * B + Kt * Ke)
     assert f"DC gain: {dc:.6g}" in dialog.summary.text()
     w = dialog.bode.w
@@ -269,3 +272,19 @@ def test_the_motor_operating_point_dialog_shows_the_trim(window, qtbot):
     assert diagram.block("speed").params.get("x0") == pytest.approx(50)
     window.doc.undo_stack.undo()
     assert diagram.block("speed").params.get("x0", 0) == 0
+
+
+def test_an_export_that_cannot_be_written_is_a_message(window, qtbot, env, calls, tmp_path,
+                                                       monkeypatch):
+    from blocksim.gui.window import dialogs
+
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    dialog = linearized(window, qtbot)
+    for path, says in ((tmp_path / "missing" / "m.json", "cannot write"),
+                       (tmp_path / "m.txt", "unknown file type '.txt'")):
+        monkeypatch.setattr(dialogs, "save_path", lambda *a, p=path, **k: str(p))
+        dialog.export()
+        assert env[-1][0] == "Cannot export the model"
+        assert env[-1][1].startswith(str(path)) and says in env[-1][1]
+        assert not path.exists()

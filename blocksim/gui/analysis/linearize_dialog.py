@@ -238,8 +238,10 @@ class LinearizeDialog(QDialog):
         path = dialogs.save_path(self, f"{stem}_linear.npz", FILTER)
         if not path:
             return
+        source = self.window_.doc.diagram.source
         try:
-            write_model(self.result.model, path)
+            write_model(self.result.model, path, self.result.notes, source,
+                        "trim" if self.result.at is not None else "initial")
         except ExportError as exc:
             dialogs.message(self, "Cannot export the model", str(exc))
             return
