@@ -155,6 +155,7 @@ class LinearizeDialog(QDialog):
 
     def _busy(self, on: bool, text: str = "") -> None:
         self.progress.setVisible(on)
+        self.tabs.setEnabled(not on)  # greyed while the plots are out of date
         self.recompute_button.setEnabled(not on)
         self.at_choice.setEnabled(not on)
         if text:

@@ -38,8 +38,6 @@ class BodePlot(QWidget):
         for widget in (self.magnitude, self.phase):
             widget.getPlotItem().setLogMode(x=True, y=False)
         self.phase.setXLink(self.magnitude)
-        self.magnitude_legend = self.magnitude.getPlotItem().addLegend(
-            offset=(-10, 10), labelTextColor=FOREGROUND)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -51,7 +49,8 @@ class BodePlot(QWidget):
     def show_model(self, model: LinearModel, label: str, margins: Margins | None) -> None:
         for widget in (self.magnitude, self.phase):
             widget.getPlotItem().clear()
-        self.magnitude_legend.clear()
+        # the pair as a title, not a legend: a legend covers the curve or the Nyquist label
+        self.magnitude.getPlotItem().setTitle(label, color=FOREGROUND, size="9pt")
         self.w = response.frequency_grid(model)
         magnitude, phase = response.bode(model, self.w)
         self.curves = {label: (magnitude[0, 0], phase[0, 0])}
@@ -67,7 +66,7 @@ class BodePlot(QWidget):
             note.setPos(math.log10(math.sqrt(self.w[0] * self.w[-1])), 0)
             self.magnitude.addItem(note)
             return
-        self.magnitude.plot(self.w[finite], magnitude[0, 0][finite], pen=pen, name=label)
+        self.magnitude.plot(self.w[finite], magnitude[0, 0][finite], pen=pen)
         self.phase.plot(self.w[finite], phase[0, 0][finite], pen=pen)
         if margins is not None:
             self._mark(margins, phase[0, 0])
@@ -120,8 +119,8 @@ class StepPlot(QWidget):
         item.setLabel("left", f"{model.outputs[0]}", color=FOREGROUND, **NO_SI_SCALING)
         item.setTitle(f"unit step on {model.inputs[0]}", color=FOREGROUND)
         pen = pg.mkPen(COLORS[0], width=2)
-        if model.discrete:
-            item.plot(self.t, self.y, pen=pen, stepMode=None, symbol="o", symbolSize=4,
+        if model.discrete and len(self.t) <= 200:  # the samples, while they can be told apart
+            item.plot(self.t, self.y, pen=pen, symbol="o", symbolSize=4,
                       symbolBrush=COLORS[0], symbolPen=None)
         else:
             item.plot(self.t, self.y, pen=pen)
@@ -166,5 +165,7 @@ class PoleZeroPlot(QWidget):
         item.plot(self.zeros.real, self.zeros.imag, pen=None, symbol="o", symbolSize=10,
                   symbolPen=pg.mkPen(COLORS[0], width=2), symbolBrush=None,
                   name=f"zeros ({len(self.zeros)})")
-        item.getViewBox().setAspectLocked(False)
+        # a sampled model's unit circle stays round; a continuous model's poles can lie
+        # decades apart on the real axis, where equal scales would flatten the plot
+        item.getViewBox().setAspectLocked(model.discrete)
         item.enableAutoRange()
