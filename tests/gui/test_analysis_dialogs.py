@@ -266,6 +266,7 @@ def test_the_motor_operating_point_dialog_shows_the_trim(window, qtbot):
     assert float(cells[("output", "w")]) == pytest.approx(50)
     assert any(kind == "residual" for kind, _ in cells)
     assert "converged" in dialog.report.toPlainText()
+    assert dialog.status.text().startswith("Operating point found: the largest residual is")
     pytest.importorskip("blocksim.analysis.initial_values")
     dialog.write_button.click()
     assert diagram.block("speed").params.get("x0") == pytest.approx(50)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from html import escape
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -200,12 +201,17 @@ class OperatingPointDialog(QDialog):
         self.write_button.setEnabled(converged and hasattr(point, "apply_to"))
         if point is None:
             return
+        worst = getattr(point, "worst", None)
+        tolerance = getattr(point, "tolerance", None)
+        largest = (f": the largest residual is {abs(worst[1]):.3g} ({worst[0]})"
+                   + (f", within the tolerance {tolerance:g}" if tolerance else "")
+                   if worst and worst[0] else "")
         if converged:
-            self.status.setText("Operating point found: the derivatives vanish "
-                                "(see the residuals).")
+            self.status.setText(f"Operating point found{largest}.")
         else:
-            self.status.setText("<span style='color:#C00000'>The trim did not converge.</span> "
-                                "The values found and their residuals are below.")
+            self.status.setText("<span style='color:#C00000'>The trim did not converge"
+                                f"</span>{escape(largest)}. The values found and their "
+                                "residuals are below.")
             for r, (kind, _, _) in enumerate(rows):
                 if kind == "residual":
                     self.table.item(r, 2).setForeground(BAD)
