@@ -13,6 +13,7 @@ two agree to `settle_tolerance` (relative); `settled` says where they did.
 """
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -82,11 +83,17 @@ def frequency_response(model: Diagram | CompiledModel, input: str, output: str,
     names = am.plan.excitation[input]
     probe = am.plan.measured[output]
     responses, settled = [], []
-    for w in omega:
-        value, ok = _one(am, t0, x, m, w, amplitude, names, probe, periods, points,
-                         settle_periods, max_periods, settle_tolerance, rtol, atol)
-        responses.append(value)
-        settled.append(ok)
+    quiet = _NoStiffness()
+    engine = logging.getLogger("blocksim.engine")
+    engine.addFilter(quiet)
+    try:
+        for w in omega:
+            value, ok = _one(am, t0, x, m, w, amplitude, names, probe, periods, points,
+                             settle_periods, max_periods, settle_tolerance, rtol, atol)
+            responses.append(value)
+            settled.append(ok)
+    finally:
+        engine.removeFilter(quiet)
     return FrequencyResponse(omega, np.array(responses), np.array(settled), input, output)
 
 
@@ -119,6 +126,14 @@ def _one(am: AnalysisModel, t0: float, x: np.ndarray, m: np.ndarray, w: float,
         if ok or total * 2 > max_periods:
             return complex(last), bool(ok)
         wait = 2 * wait + 2 * periods
+
+
+class _NoStiffness(logging.Filter):
+    """The runs at low frequencies last thousands of time constants, where dopri5 finds
+    the model stiff: true, and no news to someone measuring a frequency response."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "looks stiff" not in record.getMessage()
 
 
 def _window(times: np.ndarray, values: np.ndarray, start: float, stop: float, t0: float,

@@ -25,6 +25,10 @@ from blocksim.errors import shown
 DEFAULT_DELAY_ORDER = 6  # Pade order of a TransportDelay (`pade.py`)
 
 
+class EvaluationError(AnalysisError):
+    """A block's formula failed where the analysis evaluated the model."""
+
+
 def diagram_of(model: Diagram | CompiledModel) -> tuple[Diagram, dict[str, Any],
                                                          SimulationSettings]:
     """The diagram, parameter overrides and settings behind `model`: a CompiledModel is
@@ -86,6 +90,11 @@ class AnalysisModel:
             plan = pts.rewrite(diagram, self.inputs, measure, self.opened, delays,
                                delay_order)
             compiled = compile_diagram(plan.diagram, overrides, settings)
+        if delay_order is not None and compiled.history:
+            owner = compiled.block_ids[compiled.history[0].block]
+            raise AnalysisError(f"block '{shown(owner)}' reads its input's past (a variable "
+                                f"delay): it has no linearization; frequency_response "
+                                f"simulates it", file=self.source)
         self.plan = plan
         self.model = compiled
         self.delay_order = delay_order
@@ -98,11 +107,12 @@ class AnalysisModel:
         logged = {sig.name: sig.indices for sig in compiled.logged}
         self.measured = {name: logged[probe][0] for name, probe in plan.measured.items()
                          if len(logged[probe]) == 1}
-        for point in self.outputs:
-            if point.name not in self.measured:
+        for point in self.outputs + self.opened + self.inputs:
+            if point.name in plan.measured and point.name not in self.measured or (
+                    point.name in self.injected and not self._scalar_sum(point.name)):
                 raise AnalysisError(f"analysis point '{shown(point.name)}' is a vector "
-                                    f"signal: name one element's source, or add a Selector",
-                                    file=self.source)
+                                    f"signal: the analysis takes scalar points (pick an "
+                                    f"element with a Selector)", file=self.source)
         own = set(self.injected.values())
         self.state_index = [i for i in range(compiled.n_states) if i not in own]
         self.state_names = self._names("states")
@@ -111,6 +121,14 @@ class AnalysisModel:
         self.discrete_names = self._names("discrete")
         self.logged = {sig.name: list(sig.indices) for sig in compiled.logged
                        if not sig.name.split("/")[-1].startswith(pts.PREFIX)}
+
+    def _scalar_sum(self, name: str) -> bool:
+        """Whether the Sum adding an input's value to its signal is scalar (a scalar
+        injection added to a vector would move every element at once)."""
+        path = self.plan.injected[name]
+        total = path.replace(f"{pts.PREFIX}in", f"{pts.PREFIX}sum") + ".y"
+        names = self.model.signal_names
+        return total in names or total + "[0]" not in names
 
     def _names(self, kind: str) -> list[str]:
         names = []
@@ -145,11 +163,24 @@ class AnalysisModel:
                                 f"linearize supports one", file=self.source)
         return float(model.rates[0].period)
 
+    def _call(self, name: str, *args: Any) -> Any:
+        """A generated function; a block formula's failure (log of a negative number, a
+        division by zero) as an EvaluationError naming the block."""
+        try:
+            return self.model.functions[name](*args)
+        except (ArithmeticError, ValueError) as exc:
+            from blocksim.engine.arithmetic import describe_arithmetic
+
+            block = self.model.block_of_exception(exc)
+            where = f"block '{shown(block)}': " if block else ""
+            raise EvaluationError(f"{where}{describe_arithmetic(exc)} (evaluating the "
+                                  f"model at t = {args[0]:g})", file=self.source) from None
+
     def deriv(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return np.array(self.model.functions["deriv"](t, x, m, z), dtype=float)
+        return np.array(self._call("deriv", t, x, m, z), dtype=float)
 
     def signals(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return np.array(self.model.functions["outputs"](t, x, m, z), dtype=float)
+        return np.array(self._call("outputs", t, x, m, z), dtype=float)
 
     def hit(self, t: float, x: np.ndarray, m: np.ndarray, z: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +189,7 @@ class AnalysisModel:
         x2, m2 = np.array(x, dtype=float), np.array(m, dtype=float)
         if "sample" not in self.model.empty:
             hits = [1.0] * len(self.model.rates) + [0.0] * len(self.model.trigger_slots)
-            self.model.functions["sample"](t, x2, m2, z, hits)
+            self._call("sample", t, x2, m2, z, hits)
         return x2, m2
 
     def settle(self, t: float, x: np.ndarray, m: np.ndarray

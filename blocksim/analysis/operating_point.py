@@ -238,9 +238,9 @@ def _solve(f, u0: np.ndarray) -> np.ndarray:
     central-difference Jacobians."""
     import scipy.optimize
 
-    r0 = f(u0)
     if not len(u0):
         return u0
+    r0 = f(u0)
     if not np.all(np.isfinite(r0)):
         return u0
 
@@ -260,7 +260,7 @@ def _solve(f, u0: np.ndarray) -> np.ndarray:
             sol = scipy.optimize.least_squares(f, u0, jac=jac, method=method, xtol=1e-15,
                                                ftol=1e-15, gtol=1e-15,
                                                max_nfev=200 * (len(u0) + 1))
-        except (ArithmeticError, ValueError) as exc:
+        except (ArithmeticError, ValueError, AnalysisError) as exc:
             log.debug("operating point solver stopped: %s", exc)
             return u0
     return sol.x if np.all(np.isfinite(sol.x)) else u0
@@ -314,7 +314,7 @@ def steady_state(model: Diagram | CompiledModel, *, stop_time: float | None = No
     residuals are the states' derivatives there (and, sampled, how far a hit moves the
     discrete slots). OperatingPointError if they exceed `tolerance`, unless `check` is
     False (a model that has not settled yet, or never does)."""
-    am = AnalysisModel(model, params)
+    am = AnalysisModel(model, params, delay_order=None)  # delays simulated as they are
     t, x, m = simulate_to(am, stop_time)
     x, m, z = am.settle(t, x, m)
     res = dict(zip([f"d {n}/dt" for n in am.state_names],

@@ -3,18 +3,21 @@
 C, D with the names of states, inputs and outputs, its poles and zeros (docs/analysis.md).
 
 Exit 2 for bad input (an unknown point, a model it cannot linearise), 1 when no operating
-point is found (`--at trim` that does not converge: the residuals are printed).
+point is found (`--at trim` that does not converge: the residuals are printed). numpy is
+imported by the command, not by the parser (`blocksim --help` stays light).
 """
 from __future__ import annotations
 
 import argparse
 import io
 import json
+import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from blocksim.errors import BlocksimError
 
@@ -104,12 +107,14 @@ def _at_time(text: str) -> float | None:
     except ValueError:
         raise BlocksimError(f"--at expects initial, trim, steady or a time in seconds, "
                             f"got '{text}'") from None
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise BlocksimError(f"--at: the time must be finite, got '{text}'")
     return value
 
 
 def _complex_list(values: np.ndarray) -> list[list[float]]:
+    import numpy as np
+
     return [[float(v.real), float(v.imag)] for v in np.sort_complex(np.asarray(values))]
 
 
@@ -124,6 +129,7 @@ def _as_dict(model: Any, poles: np.ndarray, zeros: np.ndarray, source: str, at: 
 
 
 def _write_mat(path: Path, model: Any, poles: np.ndarray, zeros: np.ndarray) -> None:
+    import numpy as np
     import scipy.io
 
     from blocksim.files.safe import atomic_write
@@ -159,6 +165,8 @@ def _matrix(name: str, values: np.ndarray, rows: list[str], cols: list[str]) -> 
 
 
 def _as_text(model: Any, poles: np.ndarray, zeros: np.ndarray, source: str, at: str) -> str:
+    import numpy as np
+
     kind = (f"discrete-time, sample time {model.dt:g} s" if model.dt else "continuous-time")
     s, u, y = model.state_labels, model.input_labels, model.output_labels
     lines = [f"{source} linearised at {at}: {kind}, {len(s)} states, {len(u)} inputs, "

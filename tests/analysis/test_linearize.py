@@ -118,3 +118,20 @@ def test_discrete_model_state_names_and_first_hit_flags_left_out():
     sys = blocksim.linearize(d, ["r"], ["y"])  # at the initial values: no trim needed
     assert sys.dt == 0.001 and sys.state_labels == ["plant", "pi:d[1]"]
     assert any("zero-order hold" in n for n in sys.notes)
+
+
+def test_vector_points_are_refused_in_one_line():
+    d = diagram([block("c", "Constant", value=[1.0, 2.0]), block("g", "Gain", k=2.0),
+                 block("i", "Integrator", x0=[0.0, 0.0]), block("y", "Output")],
+                [("c.y", "g.u"), ("g.y", "i.u"), ("i.y", "y.u")], stop=1.0)
+    for inputs, outputs in ((["g.y"], ["y"]), (["c"], ["i.y"])):
+        with pytest.raises(blocksim.AnalysisError, match="is a vector signal"):
+            blocksim.linearize(d, inputs, outputs)
+
+
+def test_a_step_out_of_a_formulas_domain_is_shrunk():
+    d = diagram([block("u", "Inport"), block("f", "Expression", inputs="x", formula="log(x)"),
+                 block("y", "Output")], [("u.y", "f.x"), ("f.y", "y.u")], stop=1.0)
+    op = blocksim.operating_point(d, inputs={"u": 1e-3})
+    sys = blocksim.linearize(d, ["u"], ["y"], at=op)  # the first step, 0.01, reaches log(-0.009)
+    assert sys.D[0, 0] == pytest.approx(1e3, rel=1e-10)

@@ -125,3 +125,12 @@ def test_compiled_model_from_a_file_is_read_again_with_its_parameters():
                                      [("c.y", "i.u")], stop=1.0))
     with pytest.raises(AnalysisError, match="pass its Diagram"):
         blocksim.operating_point(built)
+
+
+def test_a_formula_failing_at_the_guess_names_its_block():
+    d = diagram([block("f", "Expression", inputs="x", formula="-log(x)"),
+                 block("x", "Integrator", x0=-1.0), block("y", "Output")],
+                [("x.y", "f.x"), ("f.y", "x.u"), ("x.y", "y.u")], stop=1.0)
+    with pytest.raises(AnalysisError) as info:
+        blocksim.operating_point(d)
+    assert "block 'f'" in str(info.value) and "\n" not in str(info.value)
