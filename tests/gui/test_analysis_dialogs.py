@@ -288,3 +288,23 @@ def test_an_export_that_cannot_be_written_is_a_message(window, qtbot, env, calls
         assert env[-1][0] == "Cannot export the model"
         assert env[-1][1].startswith(str(path)) and says in env[-1][1]
         assert not path.exists()
+
+
+def test_linearizing_at_a_trim_that_fails_is_a_message_with_the_residuals(
+        window, qtbot, env, calls, monkeypatch):
+    from blocksim.analysis import OperatingPointError
+
+    def no_point(model, **arguments):
+        raise OperatingPointError("no operating point: d integ/dt = 0.4 does not vanish",
+                                  Point(False), file="lag.json")
+    monkeypatch.setattr(blocksim, "operating_point", no_point)
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    dialog = linearized(window, qtbot)
+    assert dialog.result is not None  # at the initial values first
+    dialog.at_choice.setCurrentIndex(1)
+    assert dialog.task.wait(30)
+    assert env[-1] == ("Cannot linearize",
+                       "lag.json: no operating point: d integ/dt = 0.4 does not vanish")
+    assert dialog.result is None and not dialog.export_button.isEnabled()
+    assert len(calls) == 1  # linearize was not asked at a point that does not exist

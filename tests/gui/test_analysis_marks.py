@@ -91,3 +91,15 @@ def test_marks_follow_a_paste_and_a_grouping(shown):
     editor.group()
     group = next(b for b in doc.diagram.blocks if b.type == "Subsystem")
     assert analysis_points(doc.diagram).openings == (f"{group.id}/integ.y",)
+
+
+def test_a_renamed_block_keeps_its_marks(shown):
+    from blocksim.gui.document.commands import RenameBlock
+
+    doc = shown.doc
+    choose(right_click(shown, wire_point(shown, "integ.y->y.u")), "Linear Analysis Output")
+    doc.push(RenameBlock(doc, (), "integ", "plant"))
+    assert analysis_points(doc.diagram).outputs == ("plant.y",)
+    assert shown.canvas.scene.analysis_marks.shown() == {"plant.y": ("output",)}
+    doc.undo_stack.undo()
+    assert analysis_points(doc.diagram).outputs == ("integ.y",)
