@@ -128,7 +128,7 @@ class Plan:
 
     diagram: Diagram
     injected: dict[str, str]  # point name -> Integrator path of its injected value
-    measured: dict[str, str]  # point name -> signal name of its measurement ("...y")
+    measured: dict[str, str]  # point name -> path of the Output that measures it
     opened: frozenset[str]  # point names whose readers read the injected value alone
     inports: tuple[str, ...]  # top-level Inport ids (all of them: the model's inputs)
     delays: tuple[str, ...]  # TransportDelay paths replaced by their Pade approximation
@@ -219,7 +219,10 @@ def _source(level: Diagram, point: Point) -> tuple[str, str]:
 
 
 def _readers(level: Diagram, point: Point) -> list[Wire]:
-    """The wires whose signal the point injects into (not the analysis blocks' own)."""
+    """The wires whose signal the point injects into (not the analysis blocks' own, but
+    every reader of an Inport, which goes away)."""
+    if point.kind == "inport":
+        return [w for w in level.wires if w.src.block == point.block]
     if point.kind == "branch":
         return [w for w in level.wires
                 if w.dst.block == point.block and w.dst.port == point.port]

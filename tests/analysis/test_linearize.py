@@ -135,3 +135,9 @@ def test_a_step_out_of_a_formulas_domain_is_shrunk():
     op = blocksim.operating_point(d, inputs={"u": 1e-3})
     sys = blocksim.linearize(d, ["u"], ["y"], at=op)  # the first step, 0.01, reaches log(-0.009)
     assert sys.D[0, 0] == pytest.approx(1e3, rel=1e-10)
+
+
+def test_an_inport_as_input_and_output():
+    sys = blocksim.linearize(lag_chain(), inputs=["u"], outputs=["u", "y"])
+    assert ct.dcgain(sys)[0, 0] == pytest.approx(1.0, rel=1e-14)  # u itself, a feedthrough
+    assert ct.dcgain(sys)[1, 0] == pytest.approx(2.0, rel=1e-12)
