@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QTabWidget, QVBoxLayout)
 
 from blocksim.diagram.analysis_points import AnalysisPoints, analysis_points
 from blocksim.gui.analysis import core, response
@@ -215,9 +215,8 @@ class LinearizeDialog(QDialog):
         full = pair
         pair = response.minimal(full)  # without the modes this input and output do not see
         try:
-            self.margins = (response.margins(pair)
-                            if pair.A.size and not response.is_zero(pair) else None)
-        except (ValueError, ArithmeticError):
+            self.margins = response.margins(pair) if pair.A.size else None
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             log.debug("no margins for %s", label, exc_info=True)
             self.margins = None
         self.bode.show_model(pair, label, self.margins)
@@ -277,10 +276,10 @@ def summary_text(model: LinearModel, margins: Margins | None, sign: float,
     lines.append(f"{'DC gain' if not model.discrete else 'Static gain'}: {gain:.6g}")
     if margins is not None:
         loop = " of the loop transfer L = −G" if sign < 0 else ""
-        gm = ("∞ (the phase never crosses −180°)" if not math.isfinite(margins.gain_db)
-              else f"{margins.gain_db:.4g} dB at {margins.phase_crossover:.4g} rad/s")
-        pm = ("∞ (the gain never crosses 0 dB)" if not math.isfinite(margins.phase)
-              else f"{margins.phase:.4g}° at {margins.gain_crossover:.4g} rad/s")
+        gm = ("∞ (the phase never crosses −180°)" if not math.isfinite(margins.gain_margin_db)
+              else f"{margins.gain_margin_db:.4g} dB at {margins.phase_crossover:.4g} rad/s")
+        pm = ("∞ (the gain never crosses 0 dB)" if not math.isfinite(margins.phase_margin_deg)
+              else f"{margins.phase_margin_deg:.4g}° at {margins.gain_crossover:.4g} rad/s")
         lines.append(f"Gain margin{loop}: {gm}; phase margin: {pm}")
     return "<br>".join(_html(line) for line in lines)
 

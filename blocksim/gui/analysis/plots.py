@@ -85,12 +85,12 @@ class BodePlot(QWidget):
             self.magnitude.addItem(pg.InfiniteLine(0.0, angle=0, pen=dashed))
             self.phase.addItem(pg.InfiniteLine(
                 math.log10(margins.gain_crossover), angle=90, pen=dashed,
-                label=f"PM {margins.phase:.3g}°",
+                label=f"PM {margins.phase_margin_deg:.3g}°",
                 labelOpts={"color": MARGIN_COLOUR, "position": 0.85}))
         if math.isfinite(margins.phase_crossover):
             self.magnitude.addItem(pg.InfiniteLine(
                 math.log10(margins.phase_crossover), angle=90, pen=dashed,
-                label=f"GM {margins.gain_db:.3g} dB",
+                label=f"GM {margins.gain_margin_db:.3g} dB",
                 labelOpts={"color": MARGIN_COLOUR, "position": 0.15}))
             # the -180° line on the branch of the plotted phase that crosses it
             drawn = float(np.interp(math.log10(margins.phase_crossover), np.log10(self.w),

@@ -1,6 +1,8 @@
-"""What the Linearize dialog shows of a linear model, computed with numpy and scipy only, so
-the editor works with or without python-control: frequency response, step response, poles,
-transmission zeros and stability margins of one input-output pair.
+"""What the Linearize dialog shows of a linear model, on top of the library's responses
+without python-control (blocksim.analysis.response: frequency response, step, margins):
+which frequencies and how long a step to show, the Bode phase's starting branch, poles,
+transmission zeros, the minimal realization of one input-output pair, and whether its
+transfer is zero.
 
 A model is continuous (dt == 0) or sampled with period dt (frequency response on the unit
 circle, z = exp(j w dt), up to the Nyquist frequency; step response at the sample instants).
@@ -12,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.linalg
-from scipy.optimize import brentq
+
+from blocksim.analysis import response as library
+from blocksim.analysis.response import Margins
+from blocksim.analysis.statespace import transmission_zeros
 
 FREQUENCIES = 600  # points of the Bode plot
 STEP_POINTS = 600  # samples of a continuous step response
@@ -132,37 +136,28 @@ def zeros(model: LinearModel) -> np.ndarray:
     """Transmission zeros of a single-input single-output model: the finite generalized
     eigenvalues of the Rosenbrock pencil [[A, B], [C, D]] - s [[I, 0], [0, 0]] (none for
     an identically zero transfer, whose pencil is singular everywhere)."""
-    n = model.A.shape[0]
-    if n == 0 or is_zero(model):
+    if model.A.shape[0] == 0 or is_zero(model):
         return np.zeros(0, complex)
-    pencil = np.block([[model.A, model.B], [model.C, model.D]])
-    mass = np.zeros_like(pencil)
-    mass[:n, :n] = np.eye(n)
-    values = scipy.linalg.eigvals(pencil, mass)
-    finite = values[np.isfinite(values)]
+    values = transmission_zeros(model.A, model.B, model.C, model.D)
     scale = max(1.0, float(np.max(np.abs(poles(model)), initial=1.0)))
-    return finite[np.abs(finite) < 1e8 * scale]
+    return values[np.abs(values) < 1e8 * scale]  # not the pencil's near-infinite ones
 
 
 def evaluate(model: LinearModel, w: np.ndarray) -> np.ndarray:
-    """The frequency response at angular frequencies `w` [rad/s]: shape (outputs, inputs, w)."""
+    """The frequency response at angular frequencies `w` [rad/s]: shape (outputs, inputs, w);
+    inf at a frequency that is exactly a pole (an integrator's DC gain)."""
     w = np.atleast_1d(np.asarray(w, dtype=float))
-    n = model.A.shape[0]
-    points = np.exp(1j * w * model.dt) if model.discrete else 1j * w
-    out = np.empty(model.D.shape + (len(w),), complex)
-    eye = np.eye(n)
-    for k, s in enumerate(points):
-        if n:
-            with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        try:
+            return library.frequency(model, w)
+        except np.linalg.LinAlgError:  # on a pole: one frequency at a time
+            out = np.full(model.D.shape + (len(w),), complex(np.inf))
+            for k in range(len(w)):
                 try:
-                    x = np.linalg.solve(s * eye - model.A, model.B)
-                except np.linalg.LinAlgError:  # exactly on a pole
-                    out[:, :, k] = np.inf
-                    continue
-            out[:, :, k] = model.C @ x + model.D
-        else:
-            out[:, :, k] = model.D
-    return out
+                    out[:, :, k] = library.frequency(model, w[k:k + 1])[:, :, 0]
+                except np.linalg.LinAlgError:
+                    pass
+            return out
 
 
 def frequency_grid(model: LinearModel, points: int = FREQUENCIES) -> np.ndarray:
@@ -210,23 +205,12 @@ def step(model: LinearModel, stop: float | None = None) -> tuple[np.ndarray, np.
             if not is_stable(model) or np.all(np.abs(y[..., -1] - final) <= 0.02 * spread):
                 return t, y
             stop *= 2
-    n = model.A.shape[0]
     if model.discrete:
         count = int(min(max(math.ceil(stop / model.dt), 10), 20000)) + 1
-        dt, Ad, Bd = model.dt, model.A, model.B
+        t = np.arange(count) * model.dt
     else:
-        count = STEP_POINTS
-        dt = stop / (count - 1)
-        big = np.zeros((n + model.B.shape[1],) * 2)
-        big[:n, :n], big[:n, n:] = model.A, model.B
-        phi = scipy.linalg.expm(big * dt)
-        Ad, Bd = phi[:n, :n], phi[:n, n:]
-    t = np.arange(count) * dt
-    y = np.empty(model.D.shape + (count,))
-    x = np.zeros((n, model.B.shape[1]))  # one column per input stepped
-    for k in range(count):
-        y[:, :, k] = model.C @ x + model.D
-        x = Ad @ x + Bd
+        t = np.linspace(0.0, stop, STEP_POINTS)
+    y = np.stack([library.step(model, t, input=i) for i in range(model.B.shape[1])], axis=1)
     return t, y
 
 
@@ -248,55 +232,13 @@ def settle_time(model: LinearModel) -> float:
     return 100 * model.dt if model.discrete else 10.0
 
 
-@dataclass
-class Margins:
-    """Gain margin (a factor; inf when the phase never crosses -180°) at `phase_crossover`
-    and phase margin in degrees (inf when the gain never crosses 1) at `gain_crossover`."""
-
-    gain: float = math.inf
-    phase: float = math.inf
-    phase_crossover: float = math.nan
-    gain_crossover: float = math.nan
-
-    @property
-    def gain_db(self) -> float:
-        return 20 * math.log10(self.gain) if 0 < self.gain < math.inf else math.inf
-
-
-def margins(model: LinearModel, sign: float = 1.0) -> Margins:
-    """Stability margins of the loop transfer L = sign * G of a single-input single-output
-    model, closed by unit negative feedback: the gain margin and the phase margin (in
-    [-180°, 180°)) nearest instability over all crossovers, as python-control's margin()
-    chooses them."""
-    grid = frequency_grid(model, 4000)
-    if not model.discrete:
-        grid = np.logspace(math.log10(grid[0]) - 1, math.log10(grid[-1]) + 1, 5000)
-
-    def value(w: float) -> complex:
-        return sign * complex(evaluate(model, np.array([w]))[0, 0, 0])
-
-    h = sign * evaluate(model, grid)[0, 0]
-    result = Margins()
-    finite = np.isfinite(h)
-    magnitude = np.where(finite, np.abs(h), np.inf)
-    for k in np.nonzero(np.diff(np.sign(magnitude - 1)) != 0)[0]:
-        if not (finite[k] and finite[k + 1]):
-            continue
-        w = brentq(lambda f: abs(value(f)) - 1, grid[k], grid[k + 1], xtol=1e-14, rtol=1e-12)
-        pm = math.degrees(np.angle(value(w))) % 360 - 180
-        if abs(pm) < abs(result.phase):
-            result.phase, result.gain_crossover = pm, w
-    for k in np.nonzero(np.diff(np.sign(h.imag)) != 0)[0]:
-        if not (finite[k] and finite[k + 1]) or h.real[k] + h.real[k + 1] >= 0:
-            continue  # crossing the positive real axis, or through infinity
-        w = brentq(lambda f: value(f).imag, grid[k], grid[k + 1], xtol=1e-14, rtol=1e-12)
-        crossing = value(w)
-        if crossing.real >= 0:
-            continue
-        gm = 1 / abs(crossing)
-        if abs(math.log(gm)) < abs(math.log(result.gain)) or result.gain == math.inf:
-            result.gain, result.phase_crossover = gm, w
-    return result
+def margins(model: LinearModel) -> Margins | None:
+    """The library's stability margins of a single-input single-output loop transfer
+    (unit negative feedback); None for a zero transfer, which has none."""
+    if is_zero(model):
+        return None
+    with np.errstate(all="ignore"):
+        return library.margins(model)
 
 
 def dc_gain(model: LinearModel) -> np.ndarray:
