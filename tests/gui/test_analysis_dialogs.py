@@ -154,6 +154,7 @@ class Point:
         self.inputs, self.outputs, self.discrete = {}, {"y": 1.5}, {}
         self.residuals = {"integ.x": 1e-13 if converged else 0.4}
         self.converged = converged
+        self.unwritten = ["lag"]  # say, a TransferFunction: no parameter starts its state
 
     def report(self):
         return "integ.x = 1.5" if self.converged else "did not converge"
@@ -181,6 +182,8 @@ def test_the_operating_point_is_written_as_initial_values_in_one_undo_step(
     assert doc.diagram.block("integ").params["x0"] == 1.5
     assert type(doc.diagram.block("integ").params["x0"]) is float  # JSON-ready
     assert doc.undo_stack.count() == depth + 1
+    assert "Edit > Undo takes it back" in dialog.status.text()
+    assert "No block parameter starts the state of lag" in dialog.status.text()
     doc.undo_stack.undo()
     assert doc.diagram.block("integ").params["x0"] == 0
 

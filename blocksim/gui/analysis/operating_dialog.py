@@ -88,14 +88,6 @@ def initial_value_edits(window: "MainWindow", point: Any) -> Composite | None:
                      f"block{'s' * (len(parts) != 1)})", parts)
 
 
-def unapplied(point: Any, diagram: Any) -> list[str]:
-    """The states no block parameter can start a run at (the library says which), if any."""
-    try:
-        return list(point.unapplied(diagram)) if hasattr(point, "unapplied") else []
-    except (KeyError, ValueError):
-        return []
-
-
 class OperatingPointDialog(QDialog):
     """The operating point of one window's diagram."""
 
@@ -239,10 +231,11 @@ class OperatingPointDialog(QDialog):
             self.status.setText("The initial values are the operating point already.")
             return
         self.window_.doc.push(command)
-        left = unapplied(self.point, self.window_.doc.diagram)
+        left = list(getattr(self.point, "unwritten", []) or [])
         self.status.setText(f"{command.text()}; Edit > Undo takes it back."
-                            + (f" No block parameter starts {', '.join(left)}: those keep "
-                               f"their initial values." if left else ""))
+                            + (f" No block parameter starts the state of "
+                               f"{', '.join(left)}: a run from the diagram starts those "
+                               f"elsewhere." if left else ""))
 
     def closeEvent(self, event) -> None:
         self.task.finished.disconnect(self._computed)
