@@ -78,3 +78,12 @@ def test_the_minimal_pair_drops_modes_the_input_does_not_reach_or_the_output_doe
     assert response.dc_gain(reduced)[0, 0] == pytest.approx(1.0, rel=1e-12)
     w = np.logspace(-2, 2, 30)
     assert np.allclose(response.evaluate(reduced, w), response.evaluate(model, w), rtol=1e-12)
+
+
+def test_zeros_are_as_many_as_the_numerator_has():
+    # (s + 2)(s + 30) / (s (s + 1)(s + 100)(s + 1000)): two zeros, two at infinity
+    system = control.ss(control.tf([1, 32, 60], [1, 1101, 101100, 100000, 0]))
+    model = response.minimal(LinearModel.from_system(system).pair(0, 0))
+    assert np.allclose(np.sort(response.zeros(model).real), [-30, -2], rtol=1e-8)
+    assert response.relative_degree(model) == 2
+    assert math.isinf(response.dc_gain(model)[0, 0])  # the integrator, after the transform

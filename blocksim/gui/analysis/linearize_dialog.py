@@ -267,9 +267,12 @@ def summary_text(model: LinearModel, margins: Margins | None, sign: float,
                   + (f"; with them the model is {kind}" if kind and kind != stability(model)
                      else "") + ": Model tab)")
     if response.is_zero(model):
+        whole = full if full is not None else model
+        poles = response.poles(whole)
         return _html(f"The transfer is zero: {model.outputs[0]} does not depend on "
                      f"{model.inputs[0]} here (a block saturated in its latched mode? try "
-                     f"the operating point). Poles: {_numbers(p)} — {stability(model)}")
+                     f"the operating point). The model's poles: "
+                     f"{_numbers(poles) if poles.size else 'none'} — {stability(whole)}")
     lines = [f"Poles: {_numbers(p) if p.size else 'none'} — {stability(model)}{hidden}",
              f"Zeros: {_numbers(z) if z.size else 'none'}"]
     gain = response.dc_gain(model)[0, 0]
@@ -296,8 +299,10 @@ def stability(model: LinearModel) -> str:
 
 
 def _numbers(values: np.ndarray, limit: int = 8) -> str:
+    """Up to `limit` complex numbers, smallest first; rounding noise around 0 shown as 0."""
     ordered = sorted(values, key=lambda v: (abs(v), v.imag))
-    shown = [_complex(v) for v in ordered[:limit]]
+    scale = max([1.0] + [abs(v) for v in ordered])
+    shown = [_complex(v if abs(v) > 1e-9 * scale else 0j) for v in ordered[:limit]]
     more = len(ordered) - limit
     return ", ".join(shown) + (f" and {more} more (Model tab)" if more > 0 else "")
 

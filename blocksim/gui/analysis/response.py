@@ -113,34 +113,43 @@ def poles(model: LinearModel) -> np.ndarray:
     return np.linalg.eigvals(model.A) if model.A.size else np.zeros(0, complex)
 
 
-def is_zero(model: LinearModel) -> bool:
-    """Whether the transfer is identically zero (D and every Markov parameter C A^k B
-    negligible): the output does not depend on the input, say through a saturated block
-    in its latched mode."""
+def relative_degree(model: LinearModel) -> int | None:
+    """How many integrations separate a single-input single-output pair's output from its
+    input: 0 with a direct feedthrough, else the first k with C A^(k-1) B not negligible
+    (Markov parameters, scaled by the size of A); None when every one is negligible, an
+    identically zero transfer."""
     scale = max(1.0, float(np.abs(model.A).max(initial=0.0)))
     size = (np.abs(model.B).max(initial=0.0) * np.abs(model.C).max(initial=0.0)
             + np.abs(model.D).max(initial=0.0))
     if size == 0.0:
-        return True
-    term = model.B / scale
+        return None
     if np.abs(model.D).max(initial=0.0) > 1e-12 * size:
-        return False
-    for _ in range(model.A.shape[0]):
+        return 0
+    term = model.B  # C A^(k-1) B / |A|^(k-1): rounding makes it about 1e-16 |B| |C|
+    for k in range(1, model.A.shape[0] + 1):
         if np.abs(model.C @ term).max(initial=0.0) > 1e-12 * size:
-            return False
+            return k
         term = model.A @ term / scale
-    return True
+    return None
+
+
+def is_zero(model: LinearModel) -> bool:
+    """Whether the transfer is identically zero: the output does not depend on the input,
+    say through a saturated block in its latched mode."""
+    return relative_degree(model) is None
 
 
 def zeros(model: LinearModel) -> np.ndarray:
-    """Transmission zeros of a single-input single-output model: the finite generalized
-    eigenvalues of the Rosenbrock pencil [[A, B], [C, D]] - s [[I, 0], [0, 0]] (none for
-    an identically zero transfer, whose pencil is singular everywhere)."""
-    if model.A.shape[0] == 0 or is_zero(model):
+    """Transmission zeros of a single-input single-output pair (minimal): the finite
+    generalized eigenvalues of its Rosenbrock pencil (statespace.transmission_zeros), as
+    many as it has (states minus relative degree), the smallest; the pencil's others are
+    rounding images of the zeros at infinity. None for an identically zero transfer."""
+    degree = relative_degree(model)
+    count = model.A.shape[0] - (degree or 0)
+    if degree is None or count <= 0:
         return np.zeros(0, complex)
     values = transmission_zeros(model.A, model.B, model.C, model.D)
-    scale = max(1.0, float(np.max(np.abs(poles(model)), initial=1.0)))
-    return values[np.abs(values) < 1e8 * scale]  # not the pencil's near-infinite ones
+    return np.asarray(sorted(values, key=abs)[:count], dtype=complex)
 
 
 def evaluate(model: LinearModel, w: np.ndarray) -> np.ndarray:
@@ -242,5 +251,11 @@ def margins(model: LinearModel) -> Margins | None:
 
 
 def dc_gain(model: LinearModel) -> np.ndarray:
-    """G(0) (G(1) when sampled); inf where a pole sits there."""
+    """G(0) (G(1) when sampled); inf where a pole sits there, to rounding (an integrator
+    after a change of coordinates is a pole of 1e-13, not 0)."""
+    p = poles(model)
+    scale = max(1.0, float(np.max(np.abs(p), initial=1.0)))
+    at = 1.0 if model.discrete else 0.0
+    if np.any(np.abs(p - at) <= 1e-9 * scale):
+        return np.full(model.D.shape, np.inf)
     return evaluate(model, np.array([0.0]))[:, :, 0].real
