@@ -312,3 +312,26 @@ def test_linearizing_at_a_trim_that_fails_is_a_message_with_the_residuals(
                        "lag.json: no operating point: d integ/dt = 0.4 does not vanish")
     assert dialog.result is None and not dialog.export_button.isEnabled()
     assert len(calls) == 1  # linearize was not asked at a point that does not exist
+
+
+def test_closing_the_dialog_while_it_computes_drops_the_late_result(window, qtbot, env,
+                                                                    monkeypatch):
+    import threading
+
+    release = threading.Event()
+
+    def slow(model, **arguments):
+        release.wait(10)
+        return loop_model(arguments["inputs"], arguments["outputs"])
+    monkeypatch.setattr(blocksim, "linearize", slow)
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    window.actions_.linearize.trigger()
+    dialog = window.linearize_dialog
+    assert dialog.progress.isVisible() and not dialog.tabs.isEnabled()  # busy, and says so
+    assert window.isEnabled()  # the window stays usable meanwhile
+    task = dialog.task
+    dialog.close()
+    release.set()
+    assert task.wait(10)
+    assert env == []

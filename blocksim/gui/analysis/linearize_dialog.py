@@ -245,11 +245,14 @@ class LinearizeDialog(QDialog):
         except ExportError as exc:
             dialogs.message(self, "Cannot export the model", str(exc))
             return
-        self.status.setText(f"Saved the model to {_html(path)}")
+        self.window_.statusBar().showMessage(f"Saved the linear model to {path}", 10000)
 
     def closeEvent(self, event) -> None:
-        self.task.finished.disconnect(self._computed)  # a late result has nowhere to go
-        self.task.failed.disconnect(self._failed)
+        try:  # a late result has nowhere to go
+            self.task.finished.disconnect(self._computed)
+            self.task.failed.disconnect(self._failed)
+        except (RuntimeError, TypeError):  # closed before: disconnected already
+            pass
         super().closeEvent(event)
 
 

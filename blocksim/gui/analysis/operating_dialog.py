@@ -238,8 +238,11 @@ class OperatingPointDialog(QDialog):
                                f"elsewhere." if left else ""))
 
     def closeEvent(self, event) -> None:
-        self.task.finished.disconnect(self._computed)
-        self.task.failed.disconnect(self._failed)
+        try:  # a late result has nowhere to go
+            self.task.finished.disconnect(self._computed)
+            self.task.failed.disconnect(self._failed)
+        except (RuntimeError, TypeError):  # closed before: disconnected already
+            pass
         super().closeEvent(event)
 
 
