@@ -103,3 +103,18 @@ def test_a_renamed_block_keeps_its_marks(shown):
     assert shown.canvas.scene.analysis_marks.shown() == {"plant.y": ("output",)}
     doc.undo_stack.undo()
     assert analysis_points(doc.diagram).outputs == ("integ.y",)
+
+
+def test_a_wire_inside_a_subsystem_is_marked_at_its_level(shown):
+    doc, scene = shown.doc, shown.canvas.scene
+    scene.select_only(["integ"])
+    shown.canvas.editor.group()
+    group = next(b for b in doc.diagram.blocks if b.type == "Subsystem")
+    shown.canvas.open_subsystem(group.id)
+    inner = next(f"{w.src}->{w.dst}" for w in doc.level((group.id,)).wires
+                 if str(w.src) == "integ.y")
+    choose(right_click(shown, wire_point(shown, inner)), "Linear Analysis Output")
+    assert scene.analysis_marks.shown() == {"integ.y": ("output",)}
+    assert analysis_points(doc.diagram).outputs == (f"{group.id}/integ.y",)
+    doc.undo_stack.undo()
+    assert not analysis_points(doc.diagram)
