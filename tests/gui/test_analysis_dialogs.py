@@ -335,3 +335,22 @@ def test_closing_the_dialog_while_it_computes_drops_the_late_result(window, qtbo
     release.set()
     assert task.wait(10)
     assert env == []
+
+
+def test_a_point_the_library_refuses_is_its_one_line_message(window, qtbot, env):
+    """A vector signal marked: blocksim.linearize's own AnalysisError, in a message box."""
+    from blocksim.diagram.format import diagram_from_dict
+
+    vector = diagram_from_dict({
+        "format": "blocksim", "version": 1,
+        "blocks": [{"id": "c", "type": "Constant", "params": {"value": [1, 2]}},
+                   {"id": "g", "type": "Gain", "params": {"k": 2}},
+                   {"id": "y", "type": "Output"}],
+        "wires": [{"src": "c.y", "dst": "g.u", "analysis": ["input"]},
+                  {"src": "g.y", "dst": "y.u", "analysis": ["output"]}]})
+    window.doc.load(vector)
+    dialog = linearized(window, qtbot)
+    title, text = env[-1]
+    assert title == "Cannot linearize"
+    assert "is a vector signal" in text and "\n" not in text
+    assert dialog.result is None
