@@ -155,6 +155,8 @@ class Point:
         self.residuals = {"integ.x": 1e-13 if converged else 0.4}
         self.converged = converged
         self.unwritten = ["lag"]  # say, a TransferFunction: no parameter starts its state
+        self.worst = ("d integ.x/dt", self.residuals["integ.x"])
+        self.tolerance = 1e-9
 
     def report(self):
         return "integ.x = 1.5" if self.converged else "did not converge"
@@ -197,9 +199,10 @@ def test_a_trim_that_does_not_converge_is_said_and_cannot_be_written(window, qtb
     dialog = open_analysis(window, "operating_point")
     qtbot.addWidget(dialog)
     assert dialog.task.wait(30)
-    assert env[-1][0] == "Operating point" and "did not converge" in env[-1][1]
+    assert env[-1][0] == "Operating point" and "do not hold" in env[-1][1]
     assert not dialog.write_button.isEnabled()
-    assert "did not converge" in dialog.status.text()
+    assert ("The conditions do not hold</span>: the largest residual is 0.4 (d integ.x/dt), "
+            "above the tolerance 1e-09" in dialog.status.text())
 
 
 # ----- with the library's own linearize and operating_point, on the DC motor example -----
@@ -354,3 +357,30 @@ def test_a_point_the_library_refuses_is_its_one_line_message(window, qtbot, env)
     assert title == "Cannot linearize"
     assert "is a vector signal" in text and "\n" not in text
     assert dialog.result is None
+
+
+def test_the_steady_state_by_simulation_is_the_other_method(window, qtbot, monkeypatch):
+    from blocksim.gui.analysis.menu import open_analysis
+
+    asked = []
+    monkeypatch.setattr(blocksim, "operating_point", lambda model, check: Point())
+    monkeypatch.setattr(blocksim, "steady_state",
+                        lambda model, check: asked.append(check) or Point())
+    dialog = open_analysis(window, "operating_point")
+    qtbot.addWidget(dialog)
+    assert dialog.task.wait(30)
+    dialog.method.setCurrentIndex(dialog.method.findData("steady"))
+    assert dialog.task.wait(30)
+    assert asked == [False] and dialog.write_button.isEnabled()
+
+
+def test_linearize_at_the_steady_state_simulates_first(window, qtbot, calls, monkeypatch):
+    steady = Point()
+    monkeypatch.setattr(blocksim, "steady_state", lambda model: steady)
+    mark(window, "sum.y", "input")
+    mark(window, "integ.y", "output")
+    dialog = linearized(window, qtbot)
+    dialog.at_choice.setCurrentIndex(dialog.at_choice.findData("steady"))
+    assert dialog.task.wait(30)
+    assert calls[-1]["at"] is steady
+    assert "at the steady state (simulated)" in dialog.status.text()

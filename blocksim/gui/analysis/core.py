@@ -31,7 +31,8 @@ class Linearization:
     system: Any
     model: LinearModel
     points: AnalysisPoints
-    at: Any = None  # the OperatingPoint linearized at, or None (the diagram's initial values)
+    at: str = "initial"  # where (AT)
+    point: Any = None  # the OperatingPoint linearized at, None at the initial values
     notes: list[str] = field(default_factory=list)  # which blocks were linearized how
 
 
@@ -44,20 +45,31 @@ def _library(name: str) -> Any:
     return function
 
 
-def operating_point(diagram: Diagram) -> Any:
-    """blocksim.operating_point of `diagram` (its states and inputs free, its outputs
-    unconstrained): the OperatingPoint, converged or not (the dialog shows its residuals
-    either way, and says when the conditions do not hold)."""
+AT = {"initial": "the initial values", "trim": "the operating point (trim)",
+      "steady": "the steady state (simulated)"}  # the CLI's --at words, and what they mean
+
+
+def operating_point(diagram: Diagram, method: str = "trim") -> Any:
+    """Where `diagram` rests: blocksim.operating_point (trim: its states and inputs free,
+    its outputs unconstrained) or blocksim.steady_state (simulated to its stop time), the
+    OperatingPoint converged or not (the dialog shows its residuals either way and says
+    when the conditions do not hold)."""
+    if method == "steady":
+        return _library("steady_state")(diagram, check=False)
     return _library("operating_point")(diagram, check=False)
 
 
-def linearize(diagram: Diagram, points: AnalysisPoints, trim: bool) -> Linearization:
+def linearize(diagram: Diagram, points: AnalysisPoints, at: str = "initial") -> Linearization:
     """blocksim.linearize of `diagram` between its marked points, opening the loops marked
-    open, at the operating point (`trim`; OperatingPointError naming the worst residuals
-    if there is none) or at the initial values."""
-    at = _library("operating_point")(diagram) if trim else None
+    open, at `at` (AT): the initial values, the trimmed operating point or the simulated
+    steady state (OperatingPointError naming the worst residuals if there is none)."""
+    point = None
+    if at == "trim":
+        point = _library("operating_point")(diagram)
+    elif at == "steady":
+        point = _library("steady_state")(diagram)
     system = _library("linearize")(diagram, inputs=list(points.inputs),
-                                   outputs=list(points.outputs), at=at,
+                                   outputs=list(points.outputs), at=point,
                                    open_loops=list(points.openings))
     model = LinearModel.from_system(system)
     # python-control spells "pid.u" as "pid:u" (its "." separates subsystems); the dialog
@@ -67,4 +79,5 @@ def linearize(diagram: Diagram, points: AnalysisPoints, trim: bool) -> Lineariza
         model.inputs = list(points.inputs)
     if len(model.outputs) == len(points.outputs):
         model.outputs = list(points.outputs)
-    return Linearization(system, model, points, at, list(getattr(system, "notes", []) or []))
+    return Linearization(system, model, points, at, point,
+                         list(getattr(system, "notes", []) or []))

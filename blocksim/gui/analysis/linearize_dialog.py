@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AT_CHOICES = ("the initial values", "the operating point (trim)")
 NO_MARKS = ("Mark the signals to linearize between first: right-click a wire and choose "
             "Linear Analysis Input, and another for Linear Analysis Output.")
 
@@ -70,7 +69,8 @@ class LinearizeDialog(QDialog):
         self.task.failed.connect(self._failed)
 
         self.at_choice = QComboBox(self)
-        self.at_choice.addItems(AT_CHOICES)
+        for key, text in core.AT.items():
+            self.at_choice.addItem(text, key)
         self.pair_choice = QComboBox(self)
         self.recompute_button = QPushButton("Recompute", self)
         self.progress = QProgressBar(self)
@@ -145,12 +145,11 @@ class LinearizeDialog(QDialog):
         if problem:
             self._failed(problem)
             return False
-        trim = self.at_choice.currentIndex() == 1
+        at = self.at_choice.currentData()
         self._busy(True, f"Linearizing from {', '.join(points.inputs)} to "
-                         f"{', '.join(points.outputs)}"
-                         + (" at the operating point…" if trim else "…"))
+                         f"{', '.join(points.outputs)} at {core.AT[at]}…")
         frozen = copy.deepcopy(diagram)  # here: the worker must not read a model being edited
-        self.task.start(lambda: core.linearize(frozen, points, trim))
+        self.task.start(lambda: core.linearize(frozen, points, at))
         return True
 
     def _busy(self, on: bool, text: str = "") -> None:
@@ -186,7 +185,7 @@ class LinearizeDialog(QDialog):
                             and input_ in result.points.openings else "")
                     self.pair_choice.addItem(f"{input_} → {output}{loop}", (o, i))
             kind = "continuous" if not model.discrete else f"sampled every {model.dt:g} s"
-            at = "at the operating point" if result.at is not None else "at the initial values"
+            at = f"at {core.AT[result.at]}"
             self.status.setText(f"{len(model.states)} state{'s' * (len(model.states) != 1)}, "
                                 f"{kind}, {len(model.inputs)} input(s), "
                                 f"{len(model.outputs)} output(s), {at}."
@@ -240,8 +239,7 @@ class LinearizeDialog(QDialog):
             return
         source = self.window_.doc.diagram.source
         try:
-            write_model(self.result.model, path, self.result.notes, source,
-                        "trim" if self.result.at is not None else "initial")
+            write_model(self.result.model, path, self.result.notes, source, self.result.at)
         except ExportError as exc:
             dialogs.message(self, "Cannot export the model", str(exc))
             return

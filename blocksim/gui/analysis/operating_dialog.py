@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QHBoxLayout,
+                               QHeaderView, QLabel,
                                QPlainTextEdit, QProgressBar, QPushButton, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout)
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+METHODS = {"trim": "Trim: solve for where the derivatives vanish",
+           "steady": "Steady state: simulate to the stop time and take where it is"}
 SECTIONS = (("states", "state"), ("discrete", "discrete state"), ("inputs", "input"),
             ("outputs", "output"), ("residuals", "residual"))
 BAD = QColor("#C00000")
@@ -109,9 +112,17 @@ class OperatingPointDialog(QDialog):
         self.progress.setRange(0, 0)
         self.progress.setMaximumWidth(160)
         self.progress.hide()
-        top = QHBoxLayout()
-        top.addWidget(self.status, 1)
-        top.addWidget(self.progress)
+        self.method = QComboBox(self)
+        for key, text in METHODS.items():
+            self.method.addItem(text, key)
+        self.method.currentIndexChanged.connect(lambda _: self.compute())
+        choose = QHBoxLayout()
+        choose.addWidget(QLabel("Method", self))
+        choose.addWidget(self.method, 1)
+        choose.addWidget(self.progress)
+        top = QVBoxLayout()
+        top.addLayout(choose)
+        top.addWidget(self.status)
 
         self.table = QTableWidget(0, 3, self)
         self.table.setHorizontalHeaderLabels(["kind", "name", "value"])
@@ -156,21 +167,26 @@ class OperatingPointDialog(QDialog):
         self.progress.show()
         self.recompute_button.setEnabled(False)
         self.write_button.setEnabled(False)
-        self.status.setText("Finding the operating point…")
-        self.task.start(lambda: core.operating_point(frozen))
+        method = self.method.currentData()
+        self.method.setEnabled(False)
+        self.status.setText("Finding the operating point…" if method == "trim" else
+                            "Simulating to the stop time…")
+        self.task.start(lambda: core.operating_point(frozen, method))
         return True
 
     def _computed(self, point: Any) -> None:
         self.progress.hide()
+        self.method.setEnabled(True)
         self.recompute_button.setEnabled(True)
         self._show(point)
         if not getattr(point, "converged", True):
             dialogs.message(self, "Operating point",
-                            "The trim did not converge: the values found are shown with "
+                            "The conditions do not hold: the values found are shown with "
                             "their residuals, and cannot be written as initial values.")
 
     def _failed(self, message: str) -> None:
         self.progress.hide()
+        self.method.setEnabled(True)
         self.recompute_button.setEnabled(True)
         self._show(None)
         self.status.setText(f"Cannot find the operating point: {message}")
@@ -196,12 +212,15 @@ class OperatingPointDialog(QDialog):
         worst = getattr(point, "worst", None)
         tolerance = getattr(point, "tolerance", None)
         largest = (f": the largest residual is {abs(worst[1]):.3g} ({worst[0]})"
-                   + (f", within the tolerance {tolerance:g}" if tolerance else "")
+                   + (f", {'within' if converged else 'above'} the tolerance {tolerance:g}"
+                      if tolerance else "")
                    if worst and worst[0] else "")
         if converged:
-            self.status.setText(f"Operating point found{largest}.")
+            found = ("Operating point found" if getattr(point, "method", "trim") == "trim"
+                     else "Steady state reached")
+            self.status.setText(f"{found}{largest}.")
         else:
-            self.status.setText("<span style='color:#C00000'>The trim did not converge"
+            self.status.setText("<span style='color:#C00000'>The conditions do not hold"
                                 f"</span>{escape(largest)}. The values found and their "
                                 "residuals are below.")
             for r, (kind, _, _) in enumerate(rows):
