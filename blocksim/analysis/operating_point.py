@@ -146,6 +146,13 @@ def start_vectors(am: AnalysisModel, guess: Any, time: float | None
     """(t, x, m) of a guess: an OperatingPoint, values by name, or None (the initial
     values at the start time)."""
     if isinstance(guess, OperatingPoint):
+        # (a TransportDelay's Pade states, where this model simulates the delay itself)
+        blocks = {b.path for b in am.blocks}
+        states = {k: v for k, v in guess.states.items() if k.split("[")[0] not in blocks
+                  or k in am.state_names}
+        _check_names(am, states, am.state_names, "state of this operating point")
+        _check_names(am, guess.inputs, list(am.plan.inports),
+                     "input of this operating point")
         t = guess.time if time is None else float(time)
         x, m = am.vectors(guess.states, guess.discrete, guess.inputs)
         return t, x, m

@@ -40,6 +40,9 @@ def add_parser(sub: Any) -> None:
                    help="open the loop at this point (its readers see only the input "
                         "injected there); repeatable")
     p.add_argument("--at", default="initial", metavar="WHERE", help=_AT)
+    p.add_argument("--all-states", action="store_true",
+                   help="keep every continuous state (default: only those on a path from "
+                        "an input to an output)")
     p.add_argument("--delay-order", type=int, default=None, metavar="N",
                    help="Pade order of TransportDelays (default 6)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -84,7 +87,7 @@ def cmd_linearize(args: argparse.Namespace) -> int:
         print(exc.point.report(), file=sys.stderr)
         return EXIT_FAILED
     model = linearize(diagram, args.input, args.output, at=at, open_loops=args.open,
-                      params=params, use_control=False,
+                      params=params, use_control=False, reduce=not args.all_states,
                       delay_order=DEFAULT_DELAY_ORDER if args.delay_order is None
                       else args.delay_order)
     poles = model.poles()

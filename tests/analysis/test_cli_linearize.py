@@ -92,3 +92,24 @@ def test_no_operating_point_is_exit_1_with_the_residuals(tmp_path, capsys):
                             f"'d x/dt' is off by")
     assert "conditions (residual):" in err and "<- does not hold" in err
     assert "Traceback" not in err
+
+
+def test_at_a_time_and_at_the_steady_state(capsys):
+    square = str(DIAGRAMS / "pid_trim_square.json")
+    outs = []
+    for at in ("steady", "trim", "15"):
+        code, out, err = cli(["linearize", square, "--input", "r", "--output", "x",
+                              "--at", at, "--json"], capsys)
+        assert code == 0, err
+        outs.append(json.loads(out))
+    for data in outs[1:]:  # the run has settled by 15 s (to 1e-5): the same model
+        np.testing.assert_allclose(data["A"], outs[0]["A"], rtol=1e-4, atol=1e-6)
+    code, _, err = cli(["linearize", square, "--input", "r", "--output", "x", "--at",
+                        "inf"], capsys)
+    assert code == 2 and "--at: the time must be finite" in err
+
+
+def test_all_states(capsys):
+    code, out, _ = cli(["linearize", MOTOR, "--input", "pid.u", "--output", "w", "--open",
+                        "pid.u", "--at", "trim", "--all-states", "--json"], capsys)
+    assert code == 0 and json.loads(out)["states"] == ["pid[0]", "pid[1]", "current", "speed"]

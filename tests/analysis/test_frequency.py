@@ -46,3 +46,12 @@ def test_bad_frequencies_and_points():
         blocksim.frequency_response(relay(), "u", "y", [0.0, 1.0])
     with pytest.raises(AnalysisError, match="unknown analysis point 'nope'"):
         blocksim.frequency_response(relay(), "nope", "y", [1.0])
+
+
+def test_a_delay_is_simulated_from_a_trimmed_point():
+    d = diagram([block("u", "Inport"), block("d", "TransportDelay", delay=0.5),
+                 block("y", "Output")], [("u.y", "d.u"), ("d.y", "y.u")], stop=1.0)
+    op = blocksim.operating_point(d, inputs={"u": 0.0})  # trimmed with the Pade states
+    assert "d[0]" in op.states
+    fr = blocksim.frequency_response(d, "u", "y", [2.0], at=op, periods=1, settle_periods=1)
+    assert fr.response[0] == pytest.approx(np.exp(-2j * 0.5), abs=1e-6)  # the delay itself

@@ -141,3 +141,11 @@ def test_an_inport_as_input_and_output():
     sys = blocksim.linearize(lag_chain(), inputs=["u"], outputs=["u", "y"])
     assert ct.dcgain(sys)[0, 0] == pytest.approx(1.0, rel=1e-14)  # u itself, a feedthrough
     assert ct.dcgain(sys)[1, 0] == pytest.approx(2.0, rel=1e-12)
+
+
+def test_without_python_control_installed_the_default_is_a_linear_model(monkeypatch):
+    from blocksim.analysis import statespace
+
+    monkeypatch.setattr(statespace, "has_control", lambda: False)
+    sys = blocksim.linearize(lag_chain(), ["u"], ["y"])
+    assert isinstance(sys, LinearModel) and sys.notes == []

@@ -134,3 +134,10 @@ def test_a_formula_failing_at_the_guess_names_its_block():
     with pytest.raises(AnalysisError) as info:
         blocksim.operating_point(d)
     assert "block 'f'" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_an_operating_point_of_another_model_is_refused():
+    op = blocksim.operating_point(square(), inputs={"u": 4.0})
+    other = blocksim.load(DIAGRAMS / "dc_motor_pid.json")
+    with pytest.raises(AnalysisError, match="unknown state of this operating point 'x'"):
+        blocksim.linearize(other, ["setpoint"], ["w"], at=op)
