@@ -384,3 +384,18 @@ def test_linearize_at_the_steady_state_simulates_first(window, qtbot, calls, mon
     assert dialog.task.wait(30)
     assert calls[-1]["at"] is steady
     assert "at the steady state (simulated)" in dialog.status.text()
+
+
+def test_without_python_control_the_dialog_shows_the_librarys_plain_model(window, qtbot,
+                                                                          monkeypatch):
+    from blocksim.analysis import statespace
+
+    monkeypatch.setattr(statespace, "has_control", lambda: False)
+    open_motor(window, qtbot)
+    mark(window, "pid.u", "input", "open")
+    mark(window, "speed.y", "output")
+    dialog = linearized(window, qtbot)
+    assert isinstance(dialog.result.system, statespace.LinearModel)
+    assert dialog.model_names() == (["pid.u"], ["speed.y"])
+    assert "speed" in dialog.result.model.states
+    assert dialog.pole_zero.poles.size == 2 and dialog.margins is not None
