@@ -23,6 +23,7 @@ from blocksim.gc_pause import without_gc
 from blocksim.files.safe import FileTooLarge, NotARegularFile, atomic_write, read_regular_file
 from blocksim.errors import DiagramFileError
 from blocksim.diagram.model import (
+    ANALYSIS_ROLES,
     FORMAT_NAME,
     FORMAT_VERSION,
     Block,
@@ -285,6 +286,8 @@ def _wire_to_dict(wire: Wire) -> dict[str, Any]:
         out["points"] = [[x, y] for x, y in wire.points]
     if wire.name:
         out["name"] = wire.name
+    if wire.analysis:
+        out["analysis"] = list(wire.analysis)
     return out
 
 
@@ -550,7 +553,12 @@ def _build_diagram(level: dict[str, Any], source: str, parents: tuple[str, ...])
                     file=source, block=owner)
             ends.append(PortRef(block_id, port))
         points = [(x, y) for x, y in item.get("points", [])]
-        wires.append(Wire(ends[0], ends[1], points, item.get("name", "")))
+        marks = item.get("analysis", [])
+        if len(set(marks)) != len(marks):
+            raise DiagramFileError(f"{prefix}wires[{index}].analysis: {_short(marks)} names a "
+                                   f"mark twice", file=source, block=owner)
+        analysis = tuple(role for role in ANALYSIS_ROLES if role in marks)
+        wires.append(Wire(ends[0], ends[1], points, item.get("name", ""), analysis))
     return Diagram(blocks=blocks, wires=wires, parameters=parameters)
 
 

@@ -63,15 +63,24 @@ class PortRef:
         return f"{self.block}.{self.port}"
 
 
+# Linear analysis marks a wire may carry (docs/format.md, docs/analysis.md): the signal its
+# source port drives is a linearization input (a perturbation added there), an output (a
+# measurement), or a place where the loop is opened. They mean nothing to a run.
+ANALYSIS_ROLES = ("input", "output", "open")
+
+
 @dataclass
 class Wire:
     """A connection from an output port to an input port; `points` are editor bends and
-    `name` an optional signal label the editor shows beside the wire (no meaning to a run)."""
+    `name` an optional signal label the editor shows beside the wire (no meaning to a run).
+    `analysis` holds linear analysis marks (ANALYSIS_ROLES, in that order) for the signal of
+    its source port; like the name, they mean nothing to a run."""
 
     src: PortRef
     dst: PortRef
     points: list[tuple[float, float]] = field(default_factory=list)
     name: str = ""
+    analysis: tuple[str, ...] = ()
 
 
 @dataclass

@@ -186,7 +186,7 @@ class Editor(QObject):
             blocks.append(blk)
         wires = [Wire(PortRef(renames[w.src.block], w.src.port),
                       PortRef(renames[w.dst.block], w.dst.port),
-                      [(x + dx, y + dy) for x, y in w.points], w.name)
+                      [(x + dx, y + dy) for x, y in w.points], w.name, w.analysis)
                  for w in fragment.wires if w.src.block in renames and w.dst.block in renames]
         self.doc.push(AddItems(self.doc, self.scene.level, blocks, wires,
                                f"{verb} {len(blocks)} block{'s' * (len(blocks) != 1)}"))

@@ -98,7 +98,8 @@ class _WireDrag:
             if old.dst == free:
                 return
             new = Wire(copy.deepcopy(old.src), free,
-                       scene.gestures.clear_path(old.src, free, index=self.reconnect), old.name)
+                       scene.gestures.clear_path(old.src, free, index=self.reconnect), old.name,
+                       old.analysis)
             scene.doc.push(ChangeWire(scene.doc, scene.level, self.reconnect, new,
                                       f"Reconnect {old.src} to {free}"))
             return
@@ -144,7 +145,7 @@ class _SegmentDrag:
         if points == list(old.points):
             self.wire.update_path()
             return
-        new = Wire(copy.deepcopy(old.src), copy.deepcopy(old.dst), points, old.name)
+        new = Wire(copy.deepcopy(old.src), copy.deepcopy(old.dst), points, old.name, old.analysis)
         self.scene.doc.push(ChangeWire(self.scene.doc, self.scene.level, self.wire.index, new,
                                        "Move wire segment"))
 

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
 from blocksim.gui.document.document import DiagramDocument, Level
+from blocksim.gui.canvas.analysismarks import AnalysisMarks
 from blocksim.gui.canvas.interaction import Gestures
 from blocksim.gui.canvas.items import BlockItem, WireItem
 from blocksim.gui.canvas.nets import net_keys
@@ -59,6 +60,7 @@ class DiagramScene(QGraphicsScene):
         self.sample_times: SampleTimes | None = None  # rates to colour by (None: no colours)
         self.gestures = Gestures(self)
         self.labels = WireLabels(self)  # signal names beside their wires
+        self.analysis_marks = AnalysisMarks(self)  # linear analysis points at their ports
         self.setBackgroundBrush(QColor("white"))
         doc.changed.connect(self._on_changed)
         doc.reset.connect(self._on_reset)
@@ -175,6 +177,7 @@ class DiagramScene(QGraphicsScene):
             self.removeItem(item)
         self.wires = wires
         self.labels.sync()
+        self.analysis_marks.sync()
         self._update_junctions()
         if self.sample_times is not None:
             self._colour_items()
@@ -184,6 +187,7 @@ class DiagramScene(QGraphicsScene):
             if item.block_id in (wire.wire.src.block, wire.wire.dst.block):
                 wire.update_path()
         self.labels.follow()
+        self.analysis_marks.follow()
         self._update_junctions()
 
     def _update_junctions(self) -> None:

@@ -14,7 +14,8 @@ from PySide6.QtGui import QUndoCommand
 
 from blocksim.gui.canvas.reroute import after_move
 from blocksim.gui.document.document import DiagramDocument, Level
-from blocksim.diagram.model import Block, Diagram, PortRef, SimulationSettings, Wire
+from blocksim.diagram.model import (ANALYSIS_ROLES, Block, Diagram, PortRef,
+                                    SimulationSettings, Wire)
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MERGE_NUDGE = 1
@@ -128,6 +129,30 @@ class ChangeWire(LevelCommand):
 
     def revert(self, diagram: Diagram) -> None:
         diagram.wires[self.index] = copy.deepcopy(self.old)
+
+
+class SetAnalysisMarks(LevelCommand):
+    """Set the linear analysis marks of the signal an output port drives, on every wire it
+    drives, so that all branches of the signal agree (blocksim.diagram.analysis_points)."""
+
+    def __init__(self, doc: DiagramDocument, level: Level, port: PortRef,
+                 marks: Iterable[str], text: str):
+        super().__init__(doc, level, text)
+        diagram = doc.level(level)
+        self.indices = [i for i, w in enumerate(diagram.wires) if w.src == port]
+        if not self.indices:
+            raise ValueError(f"no wire starts at {port}")
+        self.old = [diagram.wires[i].analysis for i in self.indices]
+        wanted = set(marks)
+        self.new = tuple(role for role in ANALYSIS_ROLES if role in wanted)
+
+    def apply(self, diagram: Diagram) -> None:
+        for i in self.indices:
+            diagram.wires[i].analysis = self.new
+
+    def revert(self, diagram: Diagram) -> None:
+        for i, marks in zip(self.indices, self.old):
+            diagram.wires[i].analysis = marks
 
 
 class ChangeLayout(LevelCommand):

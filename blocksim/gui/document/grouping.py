@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from blocksim.gui.canvas.geometry import Point, snap
 from blocksim.gui.canvas.portinfo import block_placement, port_info
-from blocksim.diagram.model import Block, Diagram, PortRef, Wire
+from blocksim.diagram.model import ANALYSIS_ROLES, Block, Diagram, PortRef, Wire
 
 PORT_GAP = 60.0  # free space between the grouped blocks and the new Inports/Outports
 PORT_WIDTH = 50.0
@@ -76,14 +76,14 @@ def group_blocks(diagram: Diagram, ids: set[str], new_id: str,
         inner.blocks.append(Block(port_id, "Inport", {}, layout))
         for wire in wires:
             inner.wires.append(Wire(PortRef(port_id, "y"), copy.deepcopy(wire.dst)))
-        outer.append(Wire(PortRef.parse(src), PortRef(new_id, port_id)))
+        outer.append(Wire(PortRef.parse(src), PortRef(new_id, port_id), analysis=_marks(wires)))
     used_y = []
     for n, (src, wires) in enumerate(order(outgoing, "src"), start=1):
         port_id = _free(taken, "out", n)
         y = _free_y(port_y.get((wires[0].src.block, wires[0].src.port), top) - 20, used_y)
         inner.blocks.append(Block(port_id, "Outport", {},
                                   {"x": snap(right + PORT_GAP), "y": y}))
-        inner.wires.append(Wire(PortRef.parse(src), PortRef(port_id, "u")))
+        inner.wires.append(Wire(PortRef.parse(src), PortRef(port_id, "u"), analysis=_marks(wires)))
         for wire in wires:
             outer.append(Wire(PortRef(new_id, port_id), copy.deepcopy(wire.dst)))
     _connection_ports(crossing, infos, inner, outer, taken, new_id, points,
@@ -159,3 +159,10 @@ def _free_y(y: float, used: list[float]) -> float:
         y += 10
     used.append(y)
     return y
+
+
+def _marks(wires: list[Wire]) -> tuple[str, ...]:
+    """The linear analysis marks of a signal that crosses the new subsystem's border: they
+    stay with its source port, now driving a single wire to or from the subsystem's port."""
+    found = {role for wire in wires for role in wire.analysis}
+    return tuple(role for role in ANALYSIS_ROLES if role in found)

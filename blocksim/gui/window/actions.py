@@ -87,6 +87,13 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
                          "Check the diagram without running it")
     a.sweep = _action(window, "S&weep…", lambda: _open_sweep(window),
                       tip="Run the diagram over ranges of its parameters and plot a metric")
+    a.linearize = _action(window, "&Linearize…", lambda: _open_analysis(window, "linearize"),
+                          "Ctrl+L", "The linear model between the wires marked as linear "
+                          "analysis inputs and outputs: Bode plot, step, poles, margins")
+    a.operating_point = _action(window, "&Operating Point…",
+                                lambda: _open_analysis(window, "operating_point"),
+                                tip="Where the diagram settles (trim); write it as the "
+                                    "initial values")
     a.export_results = _action(window, "Export &Results…", sim.export_results)
     a.export_images = _action(window, "Export Scope &Images…", sim.export_images)
     a.name_signal = _action(window, "&Name Signal…", window.name_selected_wire,
@@ -142,6 +149,8 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     sim.addSeparator()
     sim.addAction(a.sweep)
     sim.addAction(a.data_inspector)
+    analysis = bar.addMenu("&Analysis")
+    analysis.addActions([a.linearize, a.operating_point])
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a.help_block, a.block_reference, a.shortcuts])
     fill_examples(window)
@@ -178,6 +187,12 @@ def _open_sweep(window: "MainWindow") -> None:
     from blocksim.gui.sweep.dialog import open_sweep_dialog  # pyqtgraph's plots, when asked
 
     open_sweep_dialog(window)
+
+
+def _open_analysis(window: "MainWindow", which: str) -> None:
+    from blocksim.gui.analysis import menu  # pyqtgraph's plots, when asked
+
+    menu.open_analysis(window, which)
 
 
 def _redo_keys() -> list[QKeySequence]:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QMenu
 
 from blocksim.blocktypes import registry
+from blocksim.gui.analysis.marking import add_mark_actions
 from blocksim.gui.window import dialogs
 
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ class ContextMenus:
                            lambda: self.ask_wire_name(index))
         if wire.name:
             menu.addAction("Remove Signal Name", lambda: w.canvas.editor.name_wire(index, ""))
+        if not connection:  # nor does it have a linear model
+            menu.addSeparator()
+            add_mark_actions(menu, w, index)
         menu.addSeparator()
         menu.addAction(w.actions_.delete)
         return menu
