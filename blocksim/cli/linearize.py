@@ -59,6 +59,7 @@ def add_parser(sub: Any) -> None:
 
 def cmd_linearize(args: argparse.Namespace) -> int:
     from blocksim.analysis import OperatingPointError, linearize, operating_point, steady_state
+    from blocksim.analysis.export import as_dict
     from blocksim.analysis.model import DEFAULT_DELAY_ORDER
     from blocksim.analysis.statespace import transmission_zeros
     from blocksim.api.facade import load
@@ -93,7 +94,7 @@ def cmd_linearize(args: argparse.Namespace) -> int:
     poles = model.poles()
     zeros = transmission_zeros(model.A, model.B, model.C, model.D)
     if args.json:
-        print(json.dumps(_as_dict(model, poles, zeros, diagram.source, args.at), indent=2))
+        print(json.dumps(as_dict(model, poles, zeros, diagram.source, args.at), indent=2))
     elif args.mat:
         _write_mat(Path(args.mat), model, poles, zeros)
         print(f"blocksim: wrote {args.mat}", file=sys.stderr)
@@ -115,35 +116,13 @@ def _at_time(text: str) -> float | None:
     return value
 
 
-def _complex_list(values: np.ndarray) -> list[list[float]]:
-    import numpy as np
-
-    return [[float(v.real), float(v.imag)] for v in np.sort_complex(np.asarray(values))]
-
-
-def _as_dict(model: Any, poles: np.ndarray, zeros: np.ndarray, source: str, at: str
-             ) -> dict[str, Any]:
-    return {"diagram": source, "at": at, "dt": model.dt,
-            "states": model.state_labels, "inputs": model.input_labels,
-            "outputs": model.output_labels,
-            "A": model.A.tolist(), "B": model.B.tolist(), "C": model.C.tolist(),
-            "D": model.D.tolist(), "poles": _complex_list(poles),
-            "zeros": _complex_list(zeros), "notes": model.notes}
-
-
 def _write_mat(path: Path, model: Any, poles: np.ndarray, zeros: np.ndarray) -> None:
-    import numpy as np
     import scipy.io
 
+    from blocksim.analysis.export import mat_arrays
     from blocksim.files.safe import atomic_write
 
-    def names(values: list[str]) -> np.ndarray:
-        return np.array(values, dtype=object).reshape(-1, 1)
-
-    data = {"A": model.A, "B": model.B, "C": model.C, "D": model.D, "Ts": model.dt,
-            "StateName": names(model.state_labels), "InputName": names(model.input_labels),
-            "OutputName": names(model.output_labels), "poles": poles.reshape(-1, 1),
-            "zeros": zeros.reshape(-1, 1)}
+    data = mat_arrays(model, poles, zeros)
 
     def write(handle: Any) -> None:
         buffer = io.BytesIO()

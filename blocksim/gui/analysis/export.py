@@ -15,7 +15,7 @@ from typing import IO, Any
 import numpy as np
 
 from blocksim.analysis.statespace import LinearModel as Named
-from blocksim.cli.linearize import _as_dict
+from blocksim.analysis.export import as_dict, mat_arrays
 from blocksim.files.safe import atomic_write
 from blocksim.gui.analysis.response import LinearModel
 
@@ -31,7 +31,7 @@ def export_data(model: LinearModel, notes: list[str], source: str, at: str) -> d
     """The JSON document of `blocksim linearize --json` for this model."""
     named = Named(model.A, model.B, model.C, model.D, model.dt, list(model.states),
                   list(model.inputs), list(model.outputs), list(notes))
-    return _as_dict(named, named.poles(), named.zeros(), source, at)
+    return as_dict(named, named.poles(), named.zeros(), source, at)
 
 
 def write_model(model: LinearModel, path: str | os.PathLike[str], notes: list[str] = (),
@@ -62,17 +62,11 @@ def _write_json(data: dict[str, Any], fh: IO) -> None:
 
 
 def _arrays(model: LinearModel, data: dict[str, Any]) -> dict[str, Any]:
-    """The .mat variables of `blocksim linearize --mat` (names as cell arrays)."""
-    def names(values: list[str]) -> np.ndarray:
-        return np.array(values, dtype=object).reshape(-1, 1)
-
-    def complex_column(pairs: list[list[float]]) -> np.ndarray:
-        return np.array([complex(re, im) for re, im in pairs], dtype=complex).reshape(-1, 1)
-
-    return {"A": model.A, "B": model.B, "C": model.C, "D": model.D, "Ts": model.dt,
-            "StateName": names(data["states"]), "InputName": names(data["inputs"]),
-            "OutputName": names(data["outputs"]), "poles": complex_column(data["poles"]),
-            "zeros": complex_column(data["zeros"])}
+    """The .mat variables of `blocksim linearize --mat`."""
+    named = Named(model.A, model.B, model.C, model.D, model.dt, list(data["states"]),
+                  list(data["inputs"]), list(data["outputs"]))
+    return mat_arrays(named, *(np.array([complex(re, im) for re, im in data[key]],
+                                        dtype=complex) for key in ("poles", "zeros")))
 
 
 def _savemat(fh: IO, arrays: dict[str, Any]) -> None:
