@@ -12,6 +12,7 @@ from typing import Any
 from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 from blocksim.simulink.defaults import BUILTIN, REFERENCE_DEFAULTS
 from blocksim.simulink.mappers import BUILTIN_MAPPERS, one_to_one
+from blocksim.simulink.mappers_links import BLOCK_MAPPERS, LINK_MAPPERS, SKIPPED_LINKS
 from blocksim.simulink.mappers_more import MORE_MAPPERS, REFERENCE_MAPPERS
 from blocksim.simulink.mapping import BlockContext, Mapped, Unmappable
 from blocksim.simulink.mexpr import Untranslatable, translate
@@ -22,7 +23,8 @@ from blocksim.simulink.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS}
+MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS}
+REFERENCES = {**REFERENCE_MAPPERS, **LINK_MAPPERS}
 PORT_BLOCKS = ("Inport", "Outport", "EnablePort", "TriggerPort", "ActionPort")
 SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; blocksim's scoped "
            "tags reach the Goto's level and below",
@@ -59,6 +61,7 @@ class Converter:
         self.asked: dict[str, str] = {}            # diagram parameter -> why
         self.unknown: dict[str, list[str]] = {}    # variable -> where used
         self.used_ids: list[set[str]] = []
+        self.stiff_reasons: list[str] = []         # mapped blocks that make a model stiff
 
     # ----- services for mappers ---------------------------------------------------------
     def unresolved(self, name: str, where: str) -> None:
@@ -123,6 +126,8 @@ class Converter:
                 continue
             block_id = make_id(sl.name, self.used_ids[-1])
             result = self.map_block(sl, block_id, where, scope, root, system)
+            if not result.blocks:
+                continue
             mapped[sl.name] = result
             blocks.extend(result.blocks)
             wires.extend(result.wires)
@@ -170,7 +175,10 @@ class Converter:
         defaults = {**BUILTIN.get(sl.type, {}), **self.model.defaults.get(sl.type, {})}
         if sl.type == "Reference":
             defaults = {**REFERENCE_DEFAULTS.get(sl.source_block, {})}
-        ctx = BlockContext(self, sl, block_id, where, defaults, scope)
+            if sl.source_block in SKIPPED_LINKS:
+                self.report.add(where, _shown_type(sl), "skipped", "", SKIPPED_LINKS[sl.source_block])
+                return Mapped([])
+        ctx = BlockContext(self, sl, block_id, where, defaults, scope, system)
         reason = unmappable_reason(sl, self.model)
         try:
             if reason:
@@ -189,7 +197,7 @@ class Converter:
     def dispatch(self, ctx: BlockContext, root: bool, scope: set[str]) -> Mapped:
         sl = ctx.block
         if sl.type == "Reference":
-            mapper = REFERENCE_MAPPERS.get(sl.source_block)
+            mapper = REFERENCES.get(sl.source_block)
             if mapper is None:
                 raise Unmappable(f"library block '{sl.source_block}' is not mapped")
             return mapper(ctx)

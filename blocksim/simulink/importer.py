@@ -96,6 +96,11 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
         report.to_set[name] = why
     diagram.parameters = parameters
     diagram.simulation = map_solver(model.config, parameters, report.solver)
+    if converter.stiff_reasons and diagram.simulation.solver in ("dopri5", "dop853"):
+        diagram.simulation.solver = "radau"
+        report.solver.append(f"radau instead: {converter.stiff_reasons[0]} (tau "
+                             f"{converter.derivative_tau:g} s) makes the model stiff for an "
+                             "explicit solver")
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "
                             f"{model.release or 'release unknown'}) by blocksim import")
     return ImportResult(diagram, report, model)

@@ -198,12 +198,22 @@ def derivative(ctx: BlockContext) -> Mapped:
     if isinstance(n, (int, float)) and math.isfinite(n) and n > 0:
         return one_to_one(ctx, "Derivative", {"tau": 1.0 / n})
     tau = ctx.converter.derivative_tau
+    ctx.converter.stiff_reasons.append(f"the filter of Derivative '{ctx.path}'")
     ctx.note(f"Simulink differentiates across solver steps; blocksim filters: "
              f"s/(tau s + 1) with tau = {tau:g} s (set `tau`; docs/simulink.md)")
     return one_to_one(ctx, "Derivative", {"tau": tau})
 
 
+def _saved_ports(ctx: BlockContext, which: int) -> int | None:
+    import re
+    counts = re.findall(r"\d+", ctx.block.params.get("Ports", ""))
+    return int(counts[which]) if len(counts) > which else None
+
+
 def mux(ctx: BlockContext) -> Mapped:
+    if "Inputs" not in ctx.block.params and _saved_ports(ctx, 0):
+        n = _saved_ports(ctx, 0) or 1
+        return one_to_one(ctx, "Mux", {"inputs": n}, ins=numbered("u", n))
     text = ctx.p("Inputs")
     try:
         n = ctx.int_value("Inputs")
@@ -217,6 +227,9 @@ def mux(ctx: BlockContext) -> Mapped:
 
 
 def demux(ctx: BlockContext) -> Mapped:
+    if "Outputs" not in ctx.block.params and _saved_ports(ctx, 1):
+        n = _saved_ports(ctx, 1) or 1
+        return one_to_one(ctx, "Demux", {"outputs": n}, outs=numbered("y", n))
     try:
         n = ctx.int_value("Outputs")
     except Unmappable:

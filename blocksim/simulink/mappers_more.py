@@ -31,6 +31,22 @@ def unit_delay(ctx: BlockContext) -> Mapped:
                                          "sample_time": ctx.sample_time()})
 
 
+def delay(ctx: BlockContext) -> Mapped:
+    """Delay / Integer Delay of one sample: a Unit Delay."""
+    length = ctx.p("DelayLength") or ctx.p("NumDelays") or "1"
+    if length.strip() != "1":
+        raise Unmappable(f"a delay of {length} samples (only 1 is mapped)")
+    if ctx.p("DelayLengthSource", "Dialog") != "Dialog" or \
+            ctx.p("InitialConditionSource", "Dialog") != "Dialog":
+        raise Unmappable("a delay length or initial condition from a port")
+    if ctx.p("ExternalReset", "None").lower() != "none":
+        raise Unmappable("a delay with an external reset")
+    name = "InitialCondition" if ctx.has("InitialCondition") else "vinit"
+    return one_to_one(ctx, "UnitDelay", {"initial": ctx.value(name, ctx.p(name, "0")),
+                                         "sample_time": ctx.value("SampleTime",
+                                                                  ctx.p("SampleTime", "-1"))})
+
+
 def memory(ctx: BlockContext) -> Mapped:
     name = "InitialCondition" if "InitialCondition" in ctx.block.params else "X0"
     ctx.note("Simulink's Memory holds the input of the previous major step; blocksim's "
@@ -155,6 +171,8 @@ def fcn(ctx: BlockContext) -> Mapped:
         t = translate(source)
     except Untranslatable as exc:
         raise Unmappable(f"expression `{source}` does not translate ({exc})") from None
+    if "u[" in t.text and not re.search(r"\bu\[[1-9]", t.text):
+        t.text = re.sub(r"\bu\[0\]", "u", t.text)  # u(1) of a scalar input is u itself
     for name in sorted(t.names - {"u"}):
         if name not in ctx.scope:
             ctx.converter.unresolved(name, f"{ctx.path} (Expr = `{source}`)")
@@ -226,13 +244,14 @@ MORE_MAPPERS: dict[str, Mapper] = {
     "DiscreteTransferFcn": discrete_tf, "DiscreteFilter": discrete_filter,
     "DiscreteStateSpace": discrete_state_space, "DiscreteIntegrator": discrete_integrator,
     "DiscretePulseGenerator": pulse_generator, "Lookup_n-D": lookup_nd,
-    "Lookup": lookup_1d_old, "Lookup2D": lookup_2d_old, "Fcn": fcn,
+    "Lookup": lookup_1d_old, "Delay": delay, "Lookup2D": lookup_2d_old, "Fcn": fcn,
 }
 REFERENCE_MAPPERS: dict[str, Mapper] = {
     "simulink/Continuous/PID Controller": pid,
     "simulink/Discrete/Discrete PID Controller": pid,
     "simulink/Continuous/PID Controller (2DOF)": None,  # type: ignore[dict-item]
     "simulink/Sources/Ramp": ramp,
+    "simulink/Discrete/Integer Delay": delay,
     "simulink_extras/Additional Linear/PID Controller": pid_extras,
 }
 REFERENCE_MAPPERS = {k: v for k, v in REFERENCE_MAPPERS.items() if v is not None}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from blocksim.diagram.model import Block, PortRef, Wire
 from blocksim.simulink.mexpr import Translation, Untranslatable, eval_literal, translate
-from blocksim.simulink.model import SlBlock
+from blocksim.simulink.model import SlBlock, SlSystem
 
 if TYPE_CHECKING:
     from blocksim.simulink.convert import Converter
@@ -44,9 +44,10 @@ class BlockContext:
     """One Simulink block seen by its mapper."""
 
     def __init__(self, converter: "Converter", block: SlBlock, block_id: str, path: str,
-                 defaults: dict[str, str], scope: set[str]):
+                 defaults: dict[str, str], scope: set[str], system: "SlSystem | None" = None):
         self.converter, self.block, self.id, self.path = converter, block, block_id, path
         self.defaults, self.scope = defaults, scope
+        self.system = system  # the system holding the block (signal names of its lines)
         self.notes: list[str] = []
 
     @property

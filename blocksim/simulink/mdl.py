@@ -196,10 +196,12 @@ class MdlModelReader:
         for key in ("MaskInitialization", "MaskType", "MaskDisplay"):
             if params.get(key):
                 block.mask[key] = params[key]
-        names = [v for v in params.get("MaskVariables", "").split(";") if v]
         values = params.get("MaskValueString", "").split("|")
-        for item, value in zip(names, values):
-            block.mask_values[item.split("=")[0]] = value
+        for item in params.get("MaskVariables", "").split(";"):  # "Kp=@1;Ki=@2;" or "&1"
+            name, _, ref = item.partition("=")
+            index = ref.lstrip("@&")
+            if name and index.isdigit() and 0 < int(index) <= len(values):
+                block.mask_values[name.strip()] = values[int(index) - 1]
         for mask in section.sections("Object"):  # 7.x+: Simulink.Mask objects
             if mask.get("$ClassName") == "Simulink.Mask":
                 if mask.get("Initialization"):
@@ -216,15 +218,15 @@ class MdlModelReader:
         return block
 
     def line(self, section: Section, values: dict[str, str], system: SlSystem,
-             src: tuple[str, str] | None) -> None:
+             src: tuple[str, str, str] | None) -> None:
         if src is None:
             if not values.get("SrcBlock") or not values.get("SrcPort"):
                 return
-            src = (values["SrcBlock"], values["SrcPort"])
+            src = (values["SrcBlock"], values["SrcPort"], values.get("Name", ""))
         if values.get("DstBlock") and values.get("DstPort"):
             system.connections.append(SlConnection(
                 end_by_name(src[0], src[1], "out"),
-                end_by_name(values["DstBlock"], values["DstPort"], "in")))
+                end_by_name(values["DstBlock"], values["DstPort"], "in"), src[2]))
         for branch in section.sections("Branch"):
             self.line(branch, branch.values(), system, src)
 

@@ -25,6 +25,7 @@ class SlEnd:
 class SlConnection:
     src: SlEnd
     dst: SlEnd
+    name: str = ""  # the signal's name, if the line has one (bus element names)
 
 
 @dataclass

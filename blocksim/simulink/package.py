@@ -63,13 +63,29 @@ def read_model_file(path: str | os.PathLike) -> ModelFile:
     return ModelFile(path, "mdl", text=text)
 
 
+_ENCODINGS = {"ibm-1386_p100-2002": "gbk", "gbk": "gbk", "windows-1252": "cp1252",
+              "ibm-5348_p100-1997": "cp1252", "shift_jis": "shift_jis", "utf-8": "utf-8",
+              "iso-8859-1": "latin-1", "us-ascii": "ascii", "ibm-943_p15a-2003": "shift_jis",
+              "euc-kr": "euc_kr", "windows-1251": "cp1251"}
+
+
 def _decode_text(raw: bytes) -> str:
+    """A classic .mdl's text in the encoding it says it was saved in (SavedCharacterEncoding:
+    GBK, windows-1252, UTF-8 are all seen), else UTF-8, else Latin-1."""
+    import re
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:  # older releases saved in the platform's encoding
-        return raw.decode("latin-1")
+    match = re.search(rb'SavedCharacterEncoding\s+"?([\w.:-]+)', raw[:8192])
+    encodings = ["utf-8", "latin-1"]
+    if match:
+        named = match.group(1).decode("ascii", "replace").lower()
+        encodings.insert(0, _ENCODINGS.get(named, named))
+    for encoding in encodings:
+        try:
+            return raw.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return raw.decode("latin-1")
 
 
 def _safe_member_name(name: str) -> bool:

@@ -26,7 +26,8 @@ def unmappable_reason(block: SlBlock, model: SlModel) -> str:
     if block.type in _CODE:
         return _CODE[block.type]
     source = block.source_block.lower()
-    if block.type == "Reference" and (source.startswith(("fl_lib", "ee_lib", "foundation",
+    if block.type == "Reference" and not source.startswith("powerlib_extras") and \
+            (source.startswith(("fl_lib", "ee_lib", "foundation",
                                                          "sm_lib", "powerlib", "nesl_utility",
                                                          "simscape"))):
         return "a Simscape block"

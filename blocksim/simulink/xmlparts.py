@@ -146,6 +146,9 @@ class XmlModelReader:
 
     def block(self, element: ET.Element, depth: int) -> SlBlock:
         params = _params(element)
+        counts = element.find("PortCounts")  # R2023a+: instead of <P Name="Ports">
+        if counts is not None and "Ports" not in params:
+            params["Ports"] = f"[{counts.get('in', '0')}, {counts.get('out', '0')}]"
         instance = element.find("InstanceData")
         if instance is not None:
             params.update(_params(instance))
@@ -176,15 +179,15 @@ class XmlModelReader:
         src = self.end(params, "Src", by_sid)
         if src is None:
             return  # an unconnected line: nothing to wire
-        self.branches(element, params, src, system, by_sid)
+        self.branches(element, params, src, system, by_sid, params.get("Name", ""))
 
     def branches(self, element: ET.Element, params: dict[str, str], src: SlEnd,
-                 system: SlSystem, by_sid: dict[str, str]) -> None:
+                 system: SlSystem, by_sid: dict[str, str], name: str) -> None:
         dst = self.end(params, "Dst", by_sid)
         if dst is not None:
-            system.connections.append(SlConnection(src, dst))
+            system.connections.append(SlConnection(src, dst, name))
         for branch in element.findall("Branch"):
-            self.branches(branch, _params(branch), src, system, by_sid)
+            self.branches(branch, _params(branch), src, system, by_sid, name)
 
     def end(self, params: dict[str, str], key: str, by_sid: dict[str, str]) -> SlEnd | None:
         text = params.get(key)
