@@ -126,9 +126,23 @@ def zero_pole(ctx: BlockContext) -> Mapped:
                                         "gain": ctx.value("Gain")})
 
 
+def matrix(ctx: BlockContext, name: str) -> Any:
+    """A MATLAB matrix with its orientation ([0; 1] is 2 x 1): nested lists, or the text
+    of nested lists over variables."""
+    source = ctx.p(name)
+    try:
+        t = ctx.translation(name)
+    except Exception as exc:
+        return ctx.converter.ask(ctx, name, source, str(exc))
+    if t.rows and len(t.rows) > 1 and all(len(r) == 1 for r in t.rows) and \
+            not t.text.startswith("[["):
+        text = "[" + ", ".join(f"[{r[0]}]" for r in t.rows) + "]"  # a column
+        return ctx.resolved(type(t)(text, t.names, t.rows), name, source)
+    return _matrix(ctx.resolved(t, name, source))
+
+
 def state_space(ctx: BlockContext) -> Mapped:
-    params = {k: _matrix(ctx.value(s)) for k, s in (("A", "A"), ("B", "B"), ("C", "C"),
-                                                     ("D", "D"))}
+    params = {k: matrix(ctx, k) for k in ("A", "B", "C", "D")}
     params["x0"] = ctx.value("X0")
     return one_to_one(ctx, "StateSpace", params)
 

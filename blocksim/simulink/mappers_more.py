@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from blocksim.simulink.mapping import BlockContext, Mapped, Mapper, Unmappable
+from blocksim.simulink.mapping import BlockContext, Mapped, Mapper, Unmappable, wire
 from blocksim.simulink.mappers import one_to_one
 from blocksim.simulink.mexpr import Untranslatable, translate
 
@@ -67,8 +67,8 @@ def discrete_filter(ctx: BlockContext) -> Mapped:
 
 
 def discrete_state_space(ctx: BlockContext) -> Mapped:
-    from blocksim.simulink.mappers import _matrix
-    params = {k: _matrix(ctx.value(k)) for k in ("A", "B", "C", "D")}
+    from blocksim.simulink.mappers import matrix
+    params = {k: matrix(ctx, k) for k in ("A", "B", "C", "D")}
     params.update(x0=ctx.value("X0"), sample_time=ctx.sample_time())
     return one_to_one(ctx, "DiscreteStateSpace", params)
 
@@ -176,7 +176,20 @@ def fcn(ctx: BlockContext) -> Mapped:
     for name in sorted(t.names - {"u"}):
         if name not in ctx.scope:
             ctx.converter.unresolved(name, f"{ctx.path} (Expr = `{source}`)")
-    return one_to_one(ctx, "Expression", {"formula": t.text, "inputs": "u"})
+    indices = [int(k) for k in re.findall(r"\bu\[(\d+)\]", t.text)]
+    if not indices:
+        return one_to_one(ctx, "Expression", {"formula": t.text, "inputs": "u"})
+    # blocksim's Expression is elementwise: u(k) become inputs u1..un of a Demux of u
+    n = max(indices) + 1
+    formula = re.sub(r"\bu\[(\d+)\]", lambda m: f"u{int(m.group(1)) + 1}", t.text)
+    if re.search(r"\bu\b", formula):
+        raise Unmappable(f"expression `{source}` uses u both whole and by element")
+    expr = ctx.block_of("Expression", {"formula": formula,
+                                       "inputs": ", ".join(f"u{k + 1}" for k in range(n))})
+    split = ctx.block_of("Demux", {"outputs": n}, "demux")
+    ctx.note(f"u(1)..u({n}) through a Demux of {n}: the input must have width {n}")
+    return Mapped([expr, split], {("in", 1): f"{split.id}.u"}, {("out", 1): f"{expr.id}.y"},
+                  [wire(f"{split.id}.y{k + 1}", f"{expr.id}.u{k + 1}") for k in range(n)])
 
 
 def pid(ctx: BlockContext) -> Mapped:

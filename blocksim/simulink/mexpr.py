@@ -82,6 +82,7 @@ class _Parser:
         self.i = 0
         self.names: set[str] = set()
         self.bracket = 0  # inside [ ]: whitespace separates elements
+        self.columns: dict[str, list[list[str]]] = {}  # column vectors written, by their text
 
     def peek(self, k: int = 0) -> tuple[str, str, bool]:
         j = self.i + k
@@ -289,6 +290,7 @@ class _Parser:
             items = [x for item in flat for x in _items(item)]
             return items[0] if len(items) == 1 else f"[{', '.join(items)}]"
         if all(len(r) == 1 for r in rows):  # a column vector: blocksim vectors have no orientation
+            self.columns[f"[{', '.join(r[0] for r in rows)}]"] = [[r[0]] for r in rows]
             return f"[{', '.join(r[0] for r in rows)}]"
         if len({len(r) for r in rows}) > 1:
             raise Untranslatable("matrix rows of different lengths")
@@ -379,7 +381,9 @@ def translate(text: str) -> Translation:
     if parser.peek()[0] != "end":
         raise Untranslatable(f"'{parser.peek()[1]}' is not translated here")
     rows = None
-    if result.startswith("["):
+    if result in parser.columns:  # [0; 1]: rows kept (a State-Space B is n x 1)
+        rows = parser.columns[result]
+    elif result.startswith("["):
         rows = _split_rows(result) if _is_matrix(result) else [_items(result)]
     else:
         rows = [[result]]
