@@ -100,6 +100,8 @@ def test_placeholder_keeps_ports_and_validate_names_it(tmp_path, capsys):
     text = report.read_text()
     assert "## Placeholders to fill in" in text and "system('rm -rf ~')" in text
     code, _, err = _cli(capsys, "validate", str(out))
+    assert code == 2 and "parameter 'Gain_Gain': expression is empty: give it a value" in err
+    code, _, err = _cli(capsys, "validate", str(out), "--set", "Gain_Gain=2")
     assert code == 2 and "Controller/placeholder" in err and "MATLAB Function" in err
     diagram = blocksim.load(out)
     ctrl = diagram.block("Controller")
