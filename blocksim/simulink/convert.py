@@ -158,7 +158,8 @@ class Converter:
             if dst in driven:
                 continue
             driven.add(dst)
-            wires.append(Wire(PortRef.parse(src), PortRef.parse(dst)))
+            label = " ".join(conn.name.split())[:200]  # the signal's name, shown on the wire
+            wires.append(Wire(PortRef.parse(src), PortRef.parse(dst), name=label))
         for result in mapped.values():
             for wire_ in result.wires:
                 driven.add(str(wire_.dst))
