@@ -63,6 +63,16 @@ class Converter:
         self.used_ids: list[set[str]] = []
         self.stiff_reasons: list[str] = []         # mapped blocks that make a model stiff
         self.mapped: dict[int, dict[str, Mapped]] = {}  # by id(SlSystem): block name -> Mapped
+        self.goto_tags: dict[str, int] = {}        # tag -> Goto blocks with it, in the model
+        self._count_gotos(model.root)
+
+    def _count_gotos(self, system: SlSystem) -> None:
+        for block in system.blocks:
+            if block.type == "Goto":
+                tag = block.params.get("GotoTag", BUILTIN["Goto"]["GotoTag"])
+                self.goto_tags[tag] = self.goto_tags.get(tag, 0) + 1
+            if block.system is not None:
+                self._count_gotos(block.system)
 
     # ----- services for mappers ---------------------------------------------------------
     def unresolved(self, name: str, where: str) -> None:

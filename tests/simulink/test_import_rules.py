@@ -84,3 +84,18 @@ def test_an_inport_named_enable_in_an_enabled_subsystem_is_renamed(tmp_path):
     assert {b.id for b in sub.subsystem.blocks} == {"enable_2", "g", "out"}
     res = blocksim.simulate(result.diagram)
     assert res["y"][0] == 0.0 and res["y"][-1] == 6.0
+
+
+def test_scoped_goto_reaches_a_sibling_subsystem_through_its_visibility_block(tmp_path):
+    sender = Model([B("Constant", "c", 11, {"Value": "4"}),
+                    B("Goto", "g", 12, {"GotoTag": "speed", "TagVisibility": "scoped"})],
+                   [L(11, "out:1", (12, "in:1"))])
+    reader = Model([B("From", "f", 21, {"GotoTag": "speed"}), B("Outport", "o", 22, {"Port": "1"})],
+                   [L(21, "out:1", (22, "in:1"))])
+    model = Model([B("GotoTagVisibility", "vis", 1, {"GotoTag": "speed"}),
+                   B("SubSystem", "A", 2, system=sender), B("SubSystem", "B", 3, system=reader),
+                   B("Outport", "y", 4, {"Port": "1"})], [L(3, "out:1", (4, "in:1"))],
+                  config={"StopTime": "1"})
+    result = _import(tmp_path, model, "mdl")
+    assert blocksim.simulate(result.diagram)["y"][-1] == 4.0
+    assert [e.status for e in result.report.entries if e.path == "vis"] == ["skipped"]
