@@ -290,7 +290,7 @@ MORE_MAPPERS: dict[str, Mapper] = {
     "DiscreteTransferFcn": discrete_tf, "DiscreteFilter": discrete_filter,
     "DiscreteStateSpace": discrete_state_space, "DiscreteIntegrator": discrete_integrator,
     "DiscretePulseGenerator": pulse_generator, "Lookup_n-D": lookup_nd,
-    "Lookup": lookup_1d_old, "Delay": delay, "DiscreteZeroPole": discrete_zero_pole, "Lookup2D": lookup_2d_old, "Fcn": fcn,
+    "MATLABFcn": fcn, "Lookup": lookup_1d_old, "Delay": delay, "DiscreteZeroPole": discrete_zero_pole, "Lookup2D": lookup_2d_old, "Fcn": fcn,
 }
 REFERENCE_MAPPERS: dict[str, Mapper] = {
     "simulink/Continuous/PID Controller": pid,
