@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from blocksim.diagram.model import Block, Diagram, PortRef, Wire
+from blocksim.errors import ExpressionError
 from blocksim.simulink.defaults import BUILTIN, REFERENCE_DEFAULTS
 from blocksim.simulink.mappers import BUILTIN_MAPPERS, one_to_one
 from blocksim.simulink.mappers_links import BLOCK_MAPPERS, LINK_MAPPERS, SKIPPED_LINKS
@@ -318,7 +319,12 @@ class Converter:
             for var in t.names - scope:
                 self.unresolved(var, f"{ctx.path} (mask {name} = `{source}`)")
             from blocksim.simulink.mapping import literal
-            params[name] = literal(t.text) if not t.names else t.text
+            try:
+                params[name] = literal(t.text) if not t.names else t.text
+            except ExpressionError as exc:
+                params[name] = ""
+                self.asked[f"{ctx.id}/{name}"] = f"{ctx.path}: mask parameter {name} = " \
+                                                  f"`{source}` ({exc})"
         return params
 
 

@@ -167,7 +167,10 @@ def _override(name: str, value: Any) -> Any:
         raise BlocksimError(f"--set {name}={value}: {exc}") from None
     from blocksim.expressions.language import names_in
     from blocksim.simulink.mapping import literal
-    return text if names_in(text) else literal(text)
+    try:
+        return text if names_in(text) else literal(text)
+    except BlocksimError as exc:
+        raise BlocksimError(f"--set {name}={value}: {exc}") from None
 
 
 def _valid_name(name: str) -> bool:

@@ -99,3 +99,14 @@ def test_scoped_goto_reaches_a_sibling_subsystem_through_its_visibility_block(tm
     result = _import(tmp_path, model, "mdl")
     assert blocksim.simulate(result.diagram)["y"][-1] == 4.0
     assert [e.status for e in result.report.entries if e.path == "vis"] == ["skipped"]
+
+
+def test_values_blocksim_cannot_take_become_parameters_to_set(tmp_path):
+    model = Model([B("Constant", "c", 1, {"Value": "1+2i"}), B("Gain", "g", 2, {"Gain": "[1 2; 3]"}),
+                   B("Outport", "y", 3, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"))], config={"StopTime": "1"})
+    result = _import(tmp_path, model)
+    assert result.diagram.parameters["c_Value"] == "" and "c_Value" in result.report.to_set
+    assert result.diagram.parameters["g_Gain"] == ""
+    with pytest.raises(blocksim.BlocksimError, match="--set w=1/0"):
+        blocksim.import_simulink(tmp_path / "m.slx", overrides={"w": "1/0"})
