@@ -110,3 +110,27 @@ def test_values_blocksim_cannot_take_become_parameters_to_set(tmp_path):
     assert result.diagram.parameters["g_Gain"] == ""
     with pytest.raises(blocksim.BlocksimError, match="--set w=1/0"):
         blocksim.import_simulink(tmp_path / "m.slx", overrides={"w": "1/0"})
+
+
+def test_mask_with_plain_initialization_becomes_subsystem_parameters(tmp_path):
+    inner = Model([B("Inport", "u", 21, {"Port": "1"}), B("Gain", "g", 22, {"Gain": "k2"}),
+                   B("Outport", "y", 23, {"Port": "1"})],
+                  [L(21, "out:1", (22, "in:1")), L(22, "out:1", (23, "in:1"))])
+    masked = B("SubSystem", "scaled", 2, {"MaskInitialization": "k2 = 2*k; % doubled",
+                                          "MaskVariables": "k=@1;", "MaskValueString": "1.5"},
+               system=inner)
+    coded = B("SubSystem", "coded", 3, {"MaskInitialization": "k2 = 2*k; plot(1)",
+                                        "MaskVariables": "k=@1;", "MaskValueString": "1"},
+              system=inner)
+    model = Model([B("Constant", "c", 1, {"Value": "2"}), masked, coded,
+                   B("Outport", "y", 4, {"Port": "1"}), B("Terminator", "t", 5)],
+                  [L(1, "out:1", (2, "in:1"), (3, "in:1")), L(2, "out:1", (4, "in:1")),
+                   L(3, "out:1", (5, "in:1"))], config={"StopTime": "1"})
+    result = _import(tmp_path, model, "mdl")
+    assert result.diagram.block("scaled").subsystem.parameters == {"k": 1.5, "k2": "2 * k"}
+    status = {e.path: e.status for e in result.report.entries}
+    assert status["scaled"] == "note" and status["coded"] == "placeholder"
+    assert "plot(1)" in next(e.note for e in result.report.entries if e.path == "coded")
+    result.diagram.blocks = [b for b in result.diagram.blocks if b.id != "coded"]
+    result.diagram.wires = [w for w in result.diagram.wires if "coded" not in str(w.dst)]
+    assert blocksim.simulate(result.diagram)["y"][-1] == 6.0
