@@ -134,3 +134,28 @@ def test_mask_with_plain_initialization_becomes_subsystem_parameters(tmp_path):
     result.diagram.blocks = [b for b in result.diagram.blocks if b.id != "coded"]
     result.diagram.wires = [w for w in result.diagram.wires if "coded" not in str(w.dst)]
     assert blocksim.simulate(result.diagram)["y"][-1] == 6.0
+
+
+def test_switch_and_saturation_at_a_discrete_rate_act_within_the_hit(tmp_path):
+    """Step (at 0.2) -> ZOH 0.1 -> Saturation 0.5 -> Unit Delay: Simulink's delay holds the
+    clipped 0.5 from t = 0.3 on; a Switch on the held step picks its new input at the hit."""
+    model = Model([B("Step", "s", 1, {"Time": "0.2"}),
+                   B("ZeroOrderHold", "zoh", 2, {"SampleTime": "0.1"}),
+                   B("Saturate", "sat", 3, {"UpperLimit": "0.5", "LowerLimit": "-0.5"}),
+                   B("UnitDelay", "delay", 4, {"SampleTime": "0.1"}),
+                   B("Constant", "a", 5, {"Value": "7"}), B("Constant", "b", 6, {"Value": "9"}),
+                   B("Switch", "sw", 7, {"Criteria": "u2 > Threshold", "Threshold": "0.25"}),
+                   B("UnitDelay", "delay2", 8, {"SampleTime": "0.1"}),
+                   B("Outport", "y", 9, {"Port": "1"}), B("Outport", "y2", 10, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"), (7, "in:2")),
+                   L(3, "out:1", (4, "in:1")), L(4, "out:1", (9, "in:1")),
+                   L(5, "out:1", (7, "in:1")), L(6, "out:1", (7, "in:3")),
+                   L(7, "out:1", (8, "in:1")), L(8, "out:1", (10, "in:1"))],
+                  config={"StopTime": "0.5"})
+    result = _import(tmp_path, model)
+    assert result.diagram.block("sat").type == "Expression"
+    assert result.diagram.block("sw").params["formula"] == "u1 if u2 > 0.25 else u3"
+    res = blocksim.simulate(result.diagram, output_interval=0.05)
+    at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
+    assert at[0.35] == (0.5, 7.0)   # the hit at 0.2 saw the clipped value and the new branch
+    assert at[0.25] == (0.0, 9.0)
