@@ -73,14 +73,32 @@ def _saturation(p: dict[str, Any]) -> tuple[str, str]:
     return (f"min(max(u, {_text(p.get('lower', -1.0))}), {_text(p.get('upper', 1.0))})", "u")
 
 
+def _dead_zone(p: dict[str, Any]) -> tuple[str, str]:
+    start, end = _text(p.get("start", -0.5)), _text(p.get("end", 0.5))
+    return f"u - {start} if u < {start} else (u - {end} if u > {end} else 0)", "u"
+
+
+def _minmax(p: dict[str, Any]) -> tuple[str, str] | None:
+    n = int(p.get("inputs", 1))
+    if n < 2:
+        return None  # (over the elements of one vector: not an element-wise formula)
+    names = ", ".join(f"u{k + 1}" for k in range(n))
+    return f"{p.get('function', 'min')}({names})", names
+
+
 # block type -> the Expression (formula, inputs) computing the same at a hit; same ports
 UNLATCHED: dict[str, Callable[[dict[str, Any]], tuple[str, str] | None]] = {
-    "Switch": _switch, "Saturation": _saturation,
+    "Switch": _switch, "Saturation": _saturation, "DeadZone": _dead_zone, "MinMax": _minmax,
+    "Abs": lambda p: ("abs(u)", "u"), "Sign": lambda p: ("sign(u)", "u"),
+    "RelationalOperator": lambda p: (f"u1 {p.get('operator', '<')} u2", "u1, u2"),
+    "CompareToConstant": lambda p: (f"u {p.get('operator', '<=')} "
+                                    f"{_text(p.get('constant', 0.0))}", "u"),
 }
 
 
 def unlatch_discrete(diagram: Diagram, report: Report) -> None:
-    """Switches and Saturations that run at a discrete rate become Expressions."""
+    """Switches, Saturations, dead zones, comparisons ... that run at a discrete rate become
+    Expressions."""
     try:
         model = _compile(diagram)
     except BlocksimError:
@@ -93,6 +111,6 @@ def unlatch_discrete(diagram: Diagram, report: Report) -> None:
         if made is None:
             continue
         block.type, block.params = "Expression", {"formula": made[0], "inputs": made[1]}
-        report.note_block(path, f"at the discrete rate {rate}: an Expression `{made[0]}`, "
+        report.note_block(path, f"at its discrete rate ({rate}): an Expression `{made[0]}`, "
                                 "computed within each hit as Simulink does (blocksim latches "
                                 f"a {kind}'s mode until the hit has settled)")

@@ -159,3 +159,24 @@ def test_switch_and_saturation_at_a_discrete_rate_act_within_the_hit(tmp_path):
     at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
     assert at[0.35] == (0.5, 7.0)   # the hit at 0.2 saw the clipped value and the new branch
     assert at[0.25] == (0.0, 9.0)
+
+
+def test_dead_zone_and_comparison_at_a_discrete_rate(tmp_path):
+    model = Model([B("Step", "s", 1, {"Time": "0.2", "After": "-2"}),
+                   B("ZeroOrderHold", "zoh", 2, {"SampleTime": "0.1"}),
+                   B("DeadZone", "dz", 3, {"LowerValue": "-0.5", "UpperValue": "0.5"}),
+                   B("Abs", "abs", 4), B("Constant", "c", 5, {"Value": "1"}),
+                   B("RelationalOperator", "rel", 6, {"Operator": ">"}),
+                   B("UnitDelay", "d1", 7, {"SampleTime": "0.1"}),
+                   B("UnitDelay", "d2", 8, {"SampleTime": "0.1"}),
+                   B("Outport", "y", 9, {"Port": "1"}), B("Outport", "y2", 10, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (4, "in:1")), L(4, "out:1", (6, "in:1"), (7, "in:1")),
+                   L(5, "out:1", (6, "in:2")), L(6, "out:1", (8, "in:1")),
+                   L(7, "out:1", (9, "in:1")), L(8, "out:1", (10, "in:1"))],
+                  config={"StopTime": "0.5"})
+    result = _import(tmp_path, model, "mdl")
+    assert {result.diagram.block(b).type for b in ("dz", "abs", "rel")} == {"Expression"}
+    res = blocksim.simulate(result.diagram, output_interval=0.05)
+    at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
+    assert at[0.35] == (1.5, 1.0) and at[0.25] == (0.0, 0.0)
