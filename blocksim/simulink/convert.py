@@ -31,7 +31,9 @@ SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; block
            "tags reach the Goto's level and below",
            "Terminator": "ends an unused signal; blocksim needs none",
            "Ground": "feeds 0 to an input; a Constant 0 is added where an input is unconnected",
-           "Note": "", "Annotation": "", "DocBlock": "documentation only"}
+           "Note": "", "Annotation": "", "DocBlock": "documentation only",
+           "DashboardScope": "a dashboard display: no signal ports (log the signal with a "
+           "Scope)", "DisplayBlock": "a dashboard display: no signal ports"}
 SCALE = 1.5  # Simulink pixels -> editor units (its blocks are drawn larger)
 
 
