@@ -131,6 +131,12 @@ class Converter:
                 root: bool) -> tuple[list[Block], list[Wire]]:
         mapped: dict[str, Mapped] = {}
         self.mapped[id(system)] = mapped  # (the subsystem block reads its port blocks here)
+        # To Workspace blocks are logged under their MATLAB variable's name: theirs first,
+        # so a block that happens to have that name gets another id, not the variable
+        logged_ids = {sl.name: make_id(sl.params["VariableName"], self.used_ids[-1])
+                      for sl in system.blocks if sl.type == "ToWorkspace"
+                      and sl.params.get("VariableName", "").strip()
+                      and sl.params.get("Commented", "off").lower() == "off"}
         blocks: list[Block] = []
         wires: list[Wire] = []
         for sl in system.blocks:
@@ -146,10 +152,7 @@ class Converter:
                                 if commented == "on" else "commented through: not mapped, "
                                 "its input is not passed on")
                 continue
-            name = sl.name
-            if sl.type == "ToWorkspace" and sl.params.get("VariableName"):
-                name = sl.params["VariableName"]  # logged under the MATLAB variable's name
-            block_id = make_id(name, self.used_ids[-1])
+            block_id = logged_ids.get(sl.name) or make_id(sl.name, self.used_ids[-1])
             result = self.map_block(sl, block_id, where, scope, root, system)
             if not result.blocks:
                 continue

@@ -204,3 +204,11 @@ def test_model_workspace_data_part_gives_variables(tmp_path):
     assert blocksim.simulate(result.diagram)["y"][-1] == 5.0
     path.write_bytes(slx_bytes(model, extra={"simulink/modelworkspace.mat": mat}))  # before R2019b
     assert blocksim.import_simulink(path).diagram.parameters["Kp"] == 2.5
+
+
+def test_to_workspace_keeps_its_variable_name_over_a_block_of_that_name(tmp_path):
+    model = Model([B("Step", "r", 1), B("ToWorkspace", "To Workspace", 2, {"VariableName": "r"})],
+                  [L(1, "out:1", (2, "in:1"))], config={"StopTime": "2"})
+    result = _import(tmp_path, model)
+    assert {(b.id, b.type) for b in result.diagram.blocks} == {("r_2", "Step"), ("r", "Output")}
+    assert blocksim.simulate(result.diagram)["r"][-1] == 1.0
