@@ -5,7 +5,6 @@ subsystem with its ports kept (`placeholder`)."""
 from __future__ import annotations
 
 import keyword
-import logging
 import re
 from typing import Any
 
@@ -22,11 +21,8 @@ from blocksim.simulink.placeholder import placeholder, unmappable_reason
 from blocksim.simulink.report import Report
 from blocksim.simulink.workspace import Workspace, read_assignments
 
-log = logging.getLogger(__name__)
-
 MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS}
 REFERENCES = {**REFERENCE_MAPPERS, **LINK_MAPPERS}
-PORT_BLOCKS = ("Inport", "Outport", "EnablePort", "TriggerPort", "ActionPort")
 SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; blocksim's scoped "
            "tags reach the Goto's level and below",
            "Terminator": "ends an unused signal; blocksim needs none",
@@ -99,15 +95,22 @@ class Converter:
         if helper:
             layout = {"x": left * SCALE - 60, "y": bottom * SCALE + 15}
             return layout
-        if right > left and bottom > top:
-            layout["width"] = (right - left) * SCALE
-            layout["height"] = (bottom - top) * SCALE
+        # BlockRotation (R2012b on: clockwise degrees) or Orientation (older: down is a
+        # quarter turn clockwise, left is flipped)
         orientation = block.params.get("Orientation", "right").lower()
-        rotation = {"up": 270, "down": 90}.get(orientation)
+        rotation = {"up": 270, "down": 90}.get(orientation, 0)
+        saved = block.params.get("BlockRotation", "").strip()
+        if saved in ("0", "90", "180", "270"):
+            rotation = int(saved)
         if rotation:
             layout["rotation"] = rotation
         if orientation == "left" or block.params.get("BlockMirror", "off") == "on":
             layout["flip"] = True
+        if right > left and bottom > top:  # Simulink's box is as drawn; blocksim's unrotated
+            width, height = (right - left) * SCALE, (bottom - top) * SCALE
+            if rotation in (90, 270):
+                width, height = height, width
+            layout["width"], layout["height"] = width, height
         label = " ".join(block.name.split())
         layout["label"] = label[:200]
         return layout

@@ -212,3 +212,15 @@ def test_to_workspace_keeps_its_variable_name_over_a_block_of_that_name(tmp_path
     result = _import(tmp_path, model)
     assert {(b.id, b.type) for b in result.diagram.blocks} == {("r_2", "Step"), ("r", "Output")}
     assert blocksim.simulate(result.diagram)["r"][-1] == 1.0
+
+
+def test_rotated_and_flipped_blocks_keep_their_drawn_box(tmp_path):
+    model = Model([B("Gain", "down", 1, {"BlockRotation": "90"}, (100, 40, 130, 100)),
+                   B("Gain", "back", 2, {"BlockMirror": "on"}, (200, 40, 260, 70)),
+                   B("Gain", "old", 3, {"Orientation": "up"}, (300, 40, 330, 100))], [],
+                  config={"StopTime": "1"})
+    blocks = {b.id: b.layout for b in _import(tmp_path, model).diagram.blocks if b.layout}
+    assert blocks["down"]["rotation"] == 90 and (blocks["down"]["width"],
+                                                 blocks["down"]["height"]) == (90, 45)
+    assert blocks["back"]["flip"] is True and "rotation" not in blocks["back"]
+    assert blocks["old"]["rotation"] == 270
