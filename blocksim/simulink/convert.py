@@ -144,6 +144,9 @@ class Converter:
         wires: list[Wire] = []
         for sl in system.blocks:
             where = f"{path}/{' '.join(sl.name.split())}" if path else " ".join(sl.name.split())
+            if sl.type == "Scope" and sl.params.get("Floating", "off") == "on":
+                self.report.add(where, sl.type, "skipped", "", "a floating scope: no inputs")
+                continue
             if sl.type in SKIPPED or (sl.type in ("EnablePort", "TriggerPort") and not root):
                 if sl.type not in ("Note", "Annotation", "EnablePort", "TriggerPort"):
                     self.report.add(where, sl.type, "skipped", "", SKIPPED[sl.type])
