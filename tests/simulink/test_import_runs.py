@@ -95,20 +95,22 @@ def pid_model(form_name: str = "Parallel") -> Model:
         config={**TIGHT, "StopTime": "2"})
 
 
-@pytest.mark.parametrize("form", ("slx-split", "mdl"))
-def test_pid_loop_matches_scipy(tmp_path, form, ):
+@pytest.mark.parametrize("form, pid_form", [("slx-split", "Parallel"), ("mdl", "Parallel"),
+                                             ("slx-inline", "Ideal")])
+def test_pid_loop_matches_scipy(tmp_path, form, pid_form):
     script = tmp_path / "gains.m"
     script.write_text("% controller gains\nKp = 2;\nunused = load('x.mat');\n")
-    path = write_all(pid_model(), tmp_path, "pid")[form]
+    path = write_all(pid_model(pid_form), tmp_path, "pid")[form]
     result, res = _run(path, params=[script])
     assert result.report.workspace["Kp"] == "gains.m"
     P, I, D, N = 2.0, 1.0, 0.5, 100.0
+    scale = P if pid_form == "Ideal" else 1.0  # ideal: P (e + I/s e + D N s/(s + N) e)
 
     def rhs(t, s):
         x, xi, xf = s
         e = 1.0 - x
-        u = P * e + xi + N * (D * e - xf)
-        return [-x + u, I * e, N * (D * e - xf)]
+        u = P * e + xi + N * (scale * D * e - xf)
+        return [-x + u, scale * I * e, N * (scale * D * e - xf)]
 
     ref = solve_ivp(rhs, (0, 2), [0, 0, 0], rtol=1e-12, atol=1e-13, dense_output=True,
                     method="Radau")
