@@ -12,6 +12,7 @@ from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 from blocksim.errors import ExpressionError
 from blocksim.simulink.defaults import BUILTIN, REFERENCE_DEFAULTS
 from blocksim.simulink.mappers import BUILTIN_MAPPERS, one_to_one
+from blocksim.simulink.mappers_actions import ACTION_MAPPERS
 from blocksim.simulink.mappers_links import BLOCK_MAPPERS, LINK_MAPPERS, SKIPPED_LINKS
 from blocksim.simulink.mappers_more import MORE_MAPPERS, REFERENCE_MAPPERS
 from blocksim.simulink.mapping import BlockContext, Mapped, Unmappable
@@ -21,7 +22,7 @@ from blocksim.simulink.placeholder import placeholder, unmappable_reason
 from blocksim.simulink.report import Report
 from blocksim.simulink.workspace import Workspace, read_assignments
 
-MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS}
+MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS, **ACTION_MAPPERS}
 REFERENCES = {**REFERENCE_MAPPERS, **LINK_MAPPERS}
 SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; blocksim's scoped "
            "tags reach the Goto's level and below",
@@ -30,6 +31,7 @@ SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; block
            "Note": "", "Annotation": "", "DocBlock": "documentation only",
            "DashboardScope": "a dashboard display: no signal ports (log the signal with a "
            "Scope)", "DisplayBlock": "a dashboard display: no signal ports"}
+PORTS_INSIDE = ("EnablePort", "TriggerPort", "ActionPort")  # (made by the subsystem block)
 SCALE = 1.5  # Simulink pixels -> editor units (its blocks are drawn larger)
 
 
@@ -147,8 +149,8 @@ class Converter:
             if sl.type == "Scope" and sl.params.get("Floating", "off") == "on":
                 self.report.add(where, sl.type, "skipped", "", "a floating scope: no inputs")
                 continue
-            if sl.type in SKIPPED or (sl.type in ("EnablePort", "TriggerPort") and not root):
-                if sl.type not in ("Note", "Annotation", "EnablePort", "TriggerPort"):
+            if sl.type in SKIPPED or (sl.type in PORTS_INSIDE and not root):
+                if sl.type not in ("Note", "Annotation", *PORTS_INSIDE):
                     self.report.add(where, sl.type, "skipped", "", SKIPPED[sl.type])
                 continue
             commented = sl.params.get("Commented", "off").lower()
@@ -268,24 +270,25 @@ class Converter:
         sl = ctx.block
         inner = sl.system or SlSystem(sl.name)
         kinds = {b.type for b in inner.blocks}
-        if "ActionPort" in kinds:
-            raise Unmappable("an If/Switch Case action subsystem")
-        if "EnablePort" in kinds and "TriggerPort" in kinds:
-            raise Unmappable("an enabled and triggered subsystem")
+        if len(kinds & {"ActionPort", "EnablePort", "TriggerPort"}) > 1:
+            raise Unmappable("a subsystem with two of enable, trigger and action ports")
         params: dict[str, Any] = {}
         type_name = "Subsystem"
         extra: dict[tuple[str, int], str] = {}
-        if "EnablePort" in kinds:
-            port = next(b for b in inner.blocks if b.type == "EnablePort")
+        if kinds & {"EnablePort", "ActionPort"}:
+            port = next(b for b in inner.blocks if b.type in ("EnablePort", "ActionPort"))
             type_name = "EnabledSubsystem"
-            held = port.params.get("StatesWhenEnabling", "held").lower()
+            held = port.params.get("StatesWhenEnabling" if port.type == "EnablePort"
+                                   else "InitializeStates", "held").lower()
             params["states_when_enabling"] = "reset" if held == "reset" else "held"
             outs = {b.params.get("OutputWhenDisabled", "held").lower() for b in inner.blocks
                     if b.type == "Outport"}
             params["outputs_when_disabled"] = "reset" if outs == {"reset"} else "held"
             if len(outs) > 1:
                 ctx.note("Outports differ in OutputWhenDisabled: all hold")
-            extra[("enable", 1)] = "enable"
+            extra[("enable" if port.type == "EnablePort" else "ifaction", 1)] = "enable"
+            if port.type == "ActionPort":
+                ctx.note("an action subsystem: enabled while its If/Switch Case branch is taken")
         if "TriggerPort" in kinds:
             port = next(b for b in inner.blocks if b.type == "TriggerPort")
             trig = port.params.get("TriggerType", "rising").lower()
