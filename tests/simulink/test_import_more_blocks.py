@@ -90,3 +90,21 @@ def test_multiport_switch_and_algebraic_constraint(tmp_path):
     t = res.time
     assert np.allclose(res["y0"][t < 0.999], 10) and np.allclose(res["y0"][t > 1.001], 20)
     assert np.allclose(res["y1"], 2.0, atol=1e-10)
+
+
+def test_from_workspace_of_a_matrix_from_params(tmp_path):
+    script = tmp_path / "data.m"
+    script.write_text("simin = [0 0; 1 2; 3 2];\nheld = [0 1; 1 5];\n")
+    model = Model([B("FromWorkspace", "ramp", 1, {"VariableName": "simin",
+                                                  "OutputAfterFinalValue": "Setting to zero"}),
+                   B("FromWorkspace", "steps", 2, {"VariableName": "held", "Interpolate": "off",
+                                                   "OutputAfterFinalValue": "Holding final value"}),
+                   *_outs(2)], [L(1, "out:1", (100, "in:1")), L(2, "out:1", (101, "in:1"))],
+                  config={**CONFIG, "StopTime": "4"})
+    path = tmp_path / "fw.mdl"
+    path.write_text(mdl_text(model))
+    result = blocksim.import_simulink(path, params=[script])
+    assert result.report.count("placeholder") == 0
+    res = blocksim.simulate(result.diagram, output_interval=0.25)
+    at = {t: (a, b) for t, a, b in zip(res.time, res["y0"], res["y1"])}
+    assert at[0.5] == (1.0, 1.0) and at[2.0] == (2.0, 5.0) and at[3.5] == (0.0, 5.0)
