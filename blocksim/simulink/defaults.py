@@ -81,6 +81,7 @@ BUILTIN: dict[str, dict[str, str]] = {
     "SignalGenerator": {"WaveForm": "sine", "Amplitude": "1", "Frequency": "1",
                         "Units": "rad/sec"},
     "RandomNumber": {"Mean": "0", "Variance": "1", "Seed": "0", "SampleTime": "0.1"},
+    "Selector": {"NumberOfDimensions": "1", "IndexMode": "One-based"},
     "Clock": {},
     "Abs": {},
     "Signum": {},

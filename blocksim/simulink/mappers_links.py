@@ -150,6 +150,30 @@ def from_workspace(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "FromTable", {"times": times, "values": values}, ins=())
 
 
+def selector(ctx: BlockContext) -> Mapped:
+    """A 1-D Selector by an index vector from its dialog (IndexOptions, or the first entry
+    of the newer IndexOptionArray/IndexParamArray cell arrays)."""
+    if ctx.p("NumberOfDimensions", "1") != "1":
+        raise Unmappable(f"a {ctx.p('NumberOfDimensions')}-D selection")
+    option = ctx.p("IndexOptions") or _first_cell(ctx.p("IndexOptionArray"))
+    indices = ctx.p("Indices") or _first_cell(ctx.p("IndexParamArray"))
+    if option not in ("Index vector (dialog)", "") or not indices:
+        raise Unmappable(f"index option '{option}' (only an index vector from the dialog "
+                         "is mapped)")
+    values = ctx.value("Indices", indices)
+    if ctx.p("IndexMode", "One-based") == "Zero-based":
+        values = [v + 1 for v in values] if isinstance(values, list) else (
+            values + 1 if isinstance(values, (int, float)) else f"({values}) + 1")
+    return one_to_one(ctx, "Selector", {"indices": values if isinstance(values, (list, str))
+                                        else [values]})
+
+
+def _first_cell(text: str) -> str:
+    """The first entry of a MATLAB cell array of strings: {'a','b'} -> a."""
+    match = re.match(r"\s*\{\s*'((?:[^']|'')*)'", text or "")
+    return match.group(1).replace("''", "'") if match else ""
+
+
 def xy_graph(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "XYGraph", {}, ins=("x", "y"), outs=())
 
@@ -273,5 +297,5 @@ BLOCK_MAPPERS: dict[str, Mapper] = {
     "Merge": merge, "AlgebraicConstraint": algebraic_constraint,
     "VariableTransportDelay": variable_delay, "SignalGenerator": signal_generator,
     "RandomNumber": random_number, "RateTransition": rate_transition, "Sqrt": sqrt,
-    "FromWorkspace": from_workspace,
+    "FromWorkspace": from_workspace, "Selector": selector,
 }

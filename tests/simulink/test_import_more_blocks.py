@@ -108,3 +108,15 @@ def test_from_workspace_of_a_matrix_from_params(tmp_path):
     res = blocksim.simulate(result.diagram, output_interval=0.25)
     at = {t: (a, b) for t, a, b in zip(res.time, res["y0"], res["y1"])}
     assert at[0.5] == (1.0, 1.0) and at[2.0] == (2.0, 5.0) and at[3.5] == (0.0, 5.0)
+
+
+def test_selector_by_index_vector(tmp_path):
+    newer = B("Selector", "pick", 2, {"IndexOptionArray": "{'Index vector (dialog)'}",
+                                      "IndexParamArray": "{'[3 1]'}"})
+    older = B("Selector", "zero", 3, {"IndexOptions": "Index vector (dialog)", "Indices": "[1]",
+                                      "IndexMode": "Zero-based"})
+    model = Model([B("Constant", "v", 1, {"Value": "[10 20 30]"}), newer, older, *_outs(2)],
+                  [L(1, "out:1", (2, "in:1"), (3, "in:1")), L(2, "out:1", (100, "in:1")),
+                   L(3, "out:1", (101, "in:1"))], config=CONFIG)
+    _, res = _outputs(tmp_path, model)
+    assert list(res["y0"][-1]) == [30.0, 10.0] and res["y1"][-1] == 20.0
