@@ -224,3 +224,20 @@ def test_rotated_and_flipped_blocks_keep_their_drawn_box(tmp_path):
                                                  blocks["down"]["height"]) == (90, 45)
     assert blocks["back"]["flip"] is True and "rotation" not in blocks["back"]
     assert blocks["old"]["rotation"] == 270
+
+
+def test_a_stiff_model_gets_radau_with_the_reason(tmp_path):
+    model = Model([B("Step", "s", 1, {"Time": "0"}),
+                   B("TransferFcn", "fast", 2, {"Denominator": "[1e-5 1]"}),
+                   B("TransferFcn", "slow", 3, {"Denominator": "[1 1]"}),
+                   B("Outport", "y", 4, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (4, "in:1"))],
+                  config={"SolverName": "VariableStepAuto", "StopTime": "20"})
+    result = _import(tmp_path, model)
+    assert result.diagram.simulation.solver == "radau"
+    assert any("mode decaying at 1e+05/s" in line for line in result.report.solver)
+    res = blocksim.simulate(result.diagram, rtol=1e-8, atol=1e-10)
+    assert res["y"][-1] == pytest.approx(1 - np.exp(-20), abs=1e-6)
+    model.blocks[1].params["Denominator"] = "[0.1 1]"  # not stiff: dopri5 stays
+    assert _import(tmp_path, model).diagram.simulation.solver == "dopri5"
