@@ -13,6 +13,7 @@ from blocksim.diagram.model import Diagram
 from blocksim.errors import BlocksimError
 from blocksim.simulink.convert import Converter
 from blocksim.simulink.errors import SimulinkFileError
+from blocksim.simulink.loops import close_algebraic_loops
 from blocksim.simulink.mdl import read_mdl_model
 from blocksim.simulink.mexpr import Untranslatable, translate
 from blocksim.simulink.model import SlModel
@@ -116,6 +117,7 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
     if diagram.simulation.solver in ("euler", "rk4") and diagram.simulation.step:
         resolve_inherited_rates(diagram, report)
     unlatch_discrete(diagram, report)
+    close_algebraic_loops(diagram, report)
     choose_stiff_solver(diagram, report.solver)
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "
                             f"{model.release or 'release unknown'}) by blocksim import")

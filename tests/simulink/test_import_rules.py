@@ -241,3 +241,26 @@ def test_a_stiff_model_gets_radau_with_the_reason(tmp_path):
     assert res["y"][-1] == pytest.approx(1 - np.exp(-20), abs=1e-6)
     model.blocks[1].params["Denominator"] = "[0.1 1]"  # not stiff: dopri5 stays
     assert _import(tmp_path, model).diagram.simulation.solver == "dopri5"
+
+
+def test_algebraic_loops_are_closed_by_a_constraint(tmp_path):
+    """y = 3 (u - y) (linear) and, inside a subsystem, w = u - w^3 (nonlinear): Simulink
+    solves both; the import closes each with an AlgebraicConstraint."""
+    from scipy.optimize import brentq
+    inner = Model([B("Inport", "u", 21, {"Port": "1"}), B("Sum", "e", 22, {"Inputs": "+-"}),
+                   B("Fcn", "cube", 23, {"Expr": "u^3"}), B("Outport", "w", 24, {"Port": "1"})],
+                  [L(21, "out:1", (22, "in:1")), L(22, "out:1", (23, "in:1"), (24, "in:1")),
+                   L(23, "out:1", (22, "in:2"))])
+    model = Model([B("Sin", "u", 1), B("Sum", "s", 2, {"Inputs": "+-"}),
+                   B("Gain", "k", 3, {"Gain": "3"}), B("SubSystem", "cubic", 4, system=inner),
+                   B("Outport", "y", 5, {"Port": "1"}), B("Outport", "w", 6, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1"), (4, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (2, "in:2"), (5, "in:1")), L(4, "out:1", (6, "in:1"))],
+                  config={"StopTime": "3", "RelTol": "1e-10", "AbsTol": "1e-12"})
+    result = _import(tmp_path, model)
+    assert sum("algebraic loop" in w for w in result.report.warnings) == 2
+    res = blocksim.simulate(result.diagram, output_interval=0.1)
+    u = np.sin(res.time)
+    assert np.max(np.abs(res["y"] - 0.75 * u)) < 1e-10
+    exact = np.array([brentq(lambda w, a=a: w + w ** 3 - a, -2, 2, xtol=1e-14) for a in u])
+    assert np.max(np.abs(res["w"] - exact)) < 1e-9
