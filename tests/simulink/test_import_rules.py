@@ -264,3 +264,16 @@ def test_algebraic_loops_are_closed_by_a_constraint(tmp_path):
     assert np.max(np.abs(res["y"] - 0.75 * u)) < 1e-10
     exact = np.array([brentq(lambda w, a=a: w + w ** 3 - a, -2, 2, xtol=1e-14) for a in u])
     assert np.max(np.abs(res["w"] - exact)) < 1e-9
+
+
+def test_integer_delay_of_n_samples_is_a_chain(tmp_path):
+    link = B("Reference", "Integer Delay", 2, {"SourceBlock": "simulink/Discrete/Integer Delay",
+                                               "NumDelays": "3", "vinit": "-1",
+                                               "SampleTime": "0.5"})
+    model = Model([B("Clock", "t", 1), link, B("Outport", "y", 3, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"))],
+                  config={"StopTime": "3"}, )
+    result = _import(tmp_path, model, "mdl")
+    res = blocksim.simulate(result.diagram, output_interval=0.25)
+    at = dict(zip(np.round(res.time, 3), res["y"]))
+    assert at[1.25] == -1.0 and at[1.75] == 0.0 and at[2.75] == 1.0  # t three hits before
