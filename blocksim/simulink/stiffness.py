@@ -74,6 +74,7 @@ def choose_stiff_solver(diagram: Diagram, lines: list[str]) -> Any:
     steps = (settings.stop - settings.start) * rate / STABILITY
     if steps > STEP_BUDGET:
         settings.solver = "radau"
+        lines[:] = [line for line in lines if "--solver radau" not in line]  # (done here)
         lines.append(f"radau instead: the model is stiff (a mode decaying at {rate:.3g}/s at "
                      f"the start would hold an explicit method to about {steps:.2g} steps); "
                      "Simulink's explicit solver would crawl through them")
