@@ -9,13 +9,16 @@ the zip package is size-checked before anything is decompressed (docs/simulink.m
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:
     from blocksim.simulink.importer import ImportResult
 
 
-def import_simulink(path: Any, params: Any = (), overrides: Any = None) -> "ImportResult":
-    """Read a Simulink model and translate it (`blocksim.simulink.importer.import_simulink`)."""
+def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike] = (),
+                    overrides: Mapping[str, Any] | None = None) -> "ImportResult":
+    """Read a Simulink model and translate it (`blocksim.simulink.importer.import_simulink`):
+    `.diagram` (a blocksim Diagram, not saved), `.report` (what became of every block)."""
     from blocksim.simulink.importer import import_simulink as run
     return run(path, params=params, overrides=overrides)
