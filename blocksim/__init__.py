@@ -35,6 +35,7 @@ _PUBLIC = {
     "blocksim.analysis": ("operating_point", "steady_state", "linearize", "frequency_response",
                           "OperatingPoint", "FrequencyResponse", "LinearModel",
                           "AnalysisError", "OperatingPointError"),
+    "blocksim.simulink": ("import_simulink",),
 }
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
@@ -47,6 +48,7 @@ __all__ += ["CompiledModel", "StructuralParameterError", "WriteRefused"]
 __all__ += ["operating_point", "steady_state", "linearize", "frequency_response",
             "OperatingPoint", "FrequencyResponse", "LinearModel", "AnalysisError",
             "OperatingPointError"]
+__all__ += ["import_simulink"]
 
 
 def __getattr__(name: str) -> Any:
@@ -76,3 +78,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from blocksim.analysis import (AnalysisError, FrequencyResponse, LinearModel,
                                    OperatingPoint, OperatingPointError, frequency_response,
                                    linearize, operating_point, steady_state)
+    from blocksim.simulink import import_simulink

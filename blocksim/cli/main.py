@@ -319,6 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_parser(sub)
     from blocksim.cli.linearize import add_parser as add_linearize_parser
     add_linearize_parser(sub)
+    from blocksim.cli.import_cmd import add_parser as add_import_parser  # Simulink models
+    add_import_parser(sub)
     return parser
 
 

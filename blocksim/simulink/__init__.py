@@ -1,0 +1,24 @@
+"""Import Simulink models (.slx, .mdl) into blocksim diagrams, with a report of the mapping.
+
+Nothing in a Simulink file is ever evaluated: callbacks and parameter scripts are read as
+plain assignments, expressions are translated into blocksim's safe expression language, and
+the zip package is size-checked before anything is decompressed (docs/simulink.md).
+
+    result = blocksim.import_simulink("model.slx", params=["data.m"], overrides={"K": "2"})
+    result.diagram, result.report.markdown()
+"""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from blocksim.simulink.importer import ImportResult
+
+
+def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike] = (),
+                    overrides: Mapping[str, Any] | None = None) -> "ImportResult":
+    """Read a Simulink model and translate it (`blocksim.simulink.importer.import_simulink`):
+    `.diagram` (a blocksim Diagram, not saved), `.report` (what became of every block)."""
+    from blocksim.simulink.importer import import_simulink as run
+    return run(path, params=params, overrides=overrides)
