@@ -142,6 +142,28 @@ CASES: dict[str, Case] = {
                                                            u=["u"], y=["y"])),
     "pidwb__pid_ai_cascade_two_pid_demo.slx": Case(True, **_c(refs.pidwb_cascade, r=["r"],
                                                               u=["u"], y=["y"])),
+    # ---- second round: more releases and block kinds
+    "pid__chap1_2.mdl": Case(True, **_c(refs.chap1_2, yd=["yd", "To Workspace1"],
+                                        y=["y", "To Workspace2"]), note=DERIVATIVE),
+    "mw__StabilityControlSystemMessy.slx": Case(True, **_c(
+        refs.zeros_everywhere, zero=["FrontLeftBrakeTorque", "FrontRightBrakeTorque",
+                                     "RearLeftBrakeTorque", "RearRightBrakeTorque"]),
+        note="root inports read 0; Goto/From across subsystems"),
+    "fsm__traffic_light.slx": Case(False, note="Stateflow chart"),
+    "fsm__DC_motor.slx": Case(False, note="Simscape (fl_lib, elec_lib) network"),
+    "fsm__sinwave.slx": Case(True, **_c(refs.sinwave, sum=["sumout", "Scope1"])),
+    "fsm__Quarter_car_suspension.slx": Case(True, params="fsm__Quarter_car_suspension.m",
+                                            note="no reference: lookup-table damper"),
+    "fsm__TANK_level_controller.slx": Case(True, params="fsm__TANK_level_controller.m",
+                                           note="no reference: a commented-out controller, "
+                                                "Derivative of a ramp"),
+    "tony__DC_motor_position.slx": Case(True, **_c(refs.sampled_motor_position, theta=["Scope"]),
+                                        params="tony__DC_motor_position.m",
+                                        tight_solver="radau"),
+    "learn__cruise_control_sim.slx": Case(True, note="no reference: needs a From Workspace "
+                                                     "drive cycle"),
+    "mcq__DC_motor_drive_system.slx": Case(True, **_c(refs.motor_drive, speed=["Scope"]),
+                                           tight_solver="radau"),
 }
 
 

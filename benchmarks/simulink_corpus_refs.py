@@ -541,3 +541,99 @@ def abs_bang_bang(t):
     """Root inports read 0: slip = 1 - 0/(0 + (0 == 0) eps) = 1, 0.2 - 1 < 0, so the
     bang-bang controller (u > 0) - (u < 0) gives -1."""
     return {"force": np.full_like(t, -1.0)}
+
+
+def chap1_2(t):
+    """Old PID (60, 1, 3; pure derivative) on the state-space plant x1' = x2,
+    x2' = -25 x2 + 133 u (the Manual Switch at its lower input), tracking sin(0.4 pi t):
+    e' = 0.4 pi cos(0.4 pi t) - x2 (the plant has no feedthrough). Logged yd and y."""
+    w = 0.4 * math.pi
+
+    def rhs(s, x):
+        x1, x2, z = x
+        e = math.sin(w * s) - x1
+        u = 60 * e + z + 3 * (w * math.cos(w * s) - x2)
+        return [x2, -25 * x2 + 133 * u, e]
+    x = dense(rhs, 0, [0, 0, 0], t)
+    return {"yd": np.sin(w * t), "y": x[:, 0]}
+
+
+def sinwave(t):
+    """sin t + sin 2t + sin 3t (three Sine Wave blocks into a Sum)."""
+    return {"sum": np.sin(t) + np.sin(2 * t) + np.sin(3 * t)}
+
+
+def sampled_motor_position(t):
+    """CTMS digital DC motor position control (J 3.2284e-6, b 3.5077e-6, K 0.0274, R 4,
+    L 2.75e-6, params file): L i' = V - K w - R i, J w' = K i - b w, theta' = w; every
+    1 ms e_k = 1 - theta(t_k) feeds 100 (z-0.95)(z-0.8)^2/((z+0.98)(z-0.6)(z-1)), whose
+    output is held; V = u_k + 1(t >= 0.03). Exact: the motor over each hold interval by
+    the matrix exponential."""
+    from scipy.linalg import expm
+    from scipy.signal import tf2ss as _tf2ss, zpk2tf
+    j, b, k, r, ll, h = 3.2284e-6, 3.5077e-6, 0.0274, 4.0, 2.75e-6, 1e-3
+    a = np.array([[-r / ll, -k / ll, 0], [k / j, -b / j, 0], [0, 1, 0]])
+    bb = np.array([1 / ll, 0, 0])
+    big = expm(np.block([[a, bb[:, None]], [np.zeros((1, 4))]]) * h)
+    ad, bd = big[:3, :3], big[:3, 3]
+    num, den = zpk2tf([0.95, 0.8, 0.8], [-0.98, 0.6, 1.0], 100)
+    ca, cb, cc, cd = _tf2ss(num, den)
+    n = int(round(t.max() / h)) + 2
+    x, xc = np.zeros(3), np.zeros(len(cb))
+    states, inputs = np.zeros((n, 3)), np.zeros(n)
+    for step in range(n):
+        states[step] = x
+        e = 1.0 - x[2]
+        u = float(cc[0] @ xc + cd[0, 0] * e)
+        xc = ca @ xc + cb[:, 0] * e
+        v = u + (1.0 if step >= 30 else 0.0)
+        inputs[step] = v
+        x = ad @ x + bd * v
+    idx = np.minimum(np.floor(t / h + 1e-9).astype(int), n - 1)
+    theta = np.empty(len(t))
+    for m, (s, i) in enumerate(zip(t, idx)):  # within the interval, exactly
+        dt = s - i * h
+        blk = expm(np.block([[a, bb[:, None]], [np.zeros((1, 4))]]) * dt)
+        theta[m] = (blk[:3, :3] @ states[i] + blk[:3, 3] * inputs[i])[2]
+    return {"theta": theta}
+
+
+def motor_drive(t):
+    """Cascaded DC drive of nine transfer functions (step at 0):
+    r = 1/(0.01s+1); speed loop (0.17s+1)/(0.085s) on r - 0.0044/(0.01s+1) n, then
+    1/(0.01s+1); current loop (0.15s+1)/(0.051s) on that - 0.1/(0.01s+1) i, then
+    70/(0.0067s+1); i = 0.21/(0.15s+1) (that - 0.212 n); n = 130/s i."""
+    blocks = {name: lti(*nd) for name, nd in {
+        "f": ([1], [0.01, 1]), "pi_n": ([0.17, 1], [0.085, 0]), "f3": ([1], [0.01, 1]),
+        "pi_i": ([0.15, 1], [0.051, 0]), "amp": ([70], [0.0067, 1]), "fb_i": ([0.1], [0.01, 1]),
+        "arm": ([0.21], [0.15, 1]), "mech": ([130], [1, 0]), "fb_n": ([0.0044], [0.01, 1])}.items()}
+    sizes = {k: len(v[1]) for k, v in blocks.items()}
+    offsets, pos = {}, 0
+    for name in blocks:
+        offsets[name] = slice(pos, pos + sizes[name])
+        pos += sizes[name]
+
+    def out(name, x, u):
+        a, b, c, d = blocks[name]
+        return c @ x[offsets[name]] + d * u
+
+    def rhs(_s, x):
+        n = out("mech", x, 0.0)  # strictly proper blocks first
+        i = out("arm", x, 0.0)
+        fb_n, fb_i = out("fb_n", x, 0.0), out("fb_i", x, 0.0)
+        r = out("f", x, 0.0)
+        u_pin = r - fb_n
+        v1 = out("pi_n", x, u_pin)
+        f3 = out("f3", x, 0.0)
+        u_pii = f3 - fb_i
+        v2 = out("pi_i", x, u_pii)
+        amp = out("amp", x, 0.0)
+        inputs = {"f": 1.0, "pi_n": u_pin, "f3": v1, "pi_i": u_pii, "amp": v2, "fb_i": i,
+                  "arm": amp - 0.212 * n, "mech": i, "fb_n": n}
+        dx = np.zeros_like(x)
+        for name, (a, b, _c, _d) in blocks.items():
+            dx[offsets[name]] = a @ x[offsets[name]] + b * inputs[name]
+        return dx
+    x = dense(rhs, 0, np.zeros(pos), t, method="Radau", rtol=1e-11, atol=1e-15,
+              jac=linear_jacobian(rhs, pos))
+    return {"speed": np.array([out("mech", xi, 0.0) for xi in x])}
