@@ -16,6 +16,7 @@ from blocksim.physical.declare import Connector
 from blocksim.physical.domains import DOMAINS
 from blocksim.blocktypes.blockspec import BlockType, Emit, EventKind, Param, Port, Sizes, broadcast, size_of
 from blocksim.blocktypes.sampletime import INHERITED, SampleTime
+from blocksim.compiler.limits import MAX_PORTS
 
 from .continuous import _EDGES, _edge_condition
 
@@ -225,5 +226,40 @@ class EnabledHold(BlockType):
         return [f"if {e.gate} != 0.0: {m} = {u}" for m, u in zip(e.m, e.u["u"])]
 
 
-BLOCK_TYPES = (Subsystem, TriggeredSubsystem, EnabledSubsystem, Inport, Outport, ConnectionPort)
 INTERNAL_TYPES = (TriggerGate, EnableGate, TriggeredHold, EnabledHold)
+
+
+class Placeholder(BlockType):
+    """Stands for a block an import could not translate (a Stateflow chart, a MATLAB
+    Function, an S-Function, a masked block with initialization code, ...).
+
+    It keeps the original's ports inside a subsystem of the same name, wired from that
+    subsystem's Inports to its Outports, so the diagram around it stays as drawn; but a
+    diagram holding one never compiles: `validate` and `run` name it and what it stands
+    for until its contents are built in the subsystem and it is deleted."""
+
+    name = "Placeholder"
+    category = "Ports & Subsystems"
+    params = (Param("inputs", "int", 1, "number of inputs u1, u2, ...", low=0, high=MAX_PORTS),
+              Param("outputs", "int", 1, "number of outputs y1, y2, ...", low=0, high=MAX_PORTS),
+              Param("stands_for", "text", "", "what the original block was (type and name)"),
+              Param("reason", "text", "", "why it was not translated"))
+
+    def input_ports(self, p):
+        return tuple(Port(f"u{k + 1}", f"input {k + 1}") for k in range(int(p.inputs)))
+
+    def output_ports(self, p):
+        return tuple(Port(f"y{k + 1}", f"output {k + 1}") for k in range(int(p.outputs)))
+
+    def check(self, p):
+        what = p.stands_for or "an untranslated block"
+        why = f" ({p.reason})" if p.reason else ""
+        return (f"placeholder for {what}{why}: build its contents in this subsystem "
+                "and delete the placeholder")
+
+    def sizes(self, p, in_widths):  # (never reached: `check` refuses every instance)
+        return Sizes({f"y{k + 1}": 1 for k in range(int(p.outputs))})
+
+
+BLOCK_TYPES = (Subsystem, TriggeredSubsystem, EnabledSubsystem, Inport, Outport, ConnectionPort,
+               Placeholder)

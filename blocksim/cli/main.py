@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from blocksim.sweeps.command import add_parser as add_sweep_parser  # (its own package)
     add_sweep_parser(sub)
+    from blocksim.cli.import_cmd import add_parser as add_import_parser  # Simulink models
+    add_import_parser(sub)
     return parser
 
 

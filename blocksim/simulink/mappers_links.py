@@ -1,0 +1,118 @@
+"""Mappers of further library links (Reference blocks) and of bus and pass-through blocks
+seen in real models: the newer PID library (slpidlib), Compare To Constant/Zero, Manual
+Switch, Coulomb & Viscous Friction, the Second-Order Integrator, Bus Creator/Selector, Data
+Type Conversion (double signals only)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from blocksim.simulink.mapping import BlockContext, Mapped, Mapper, Unmappable
+from blocksim.simulink.mappers import numbered, one_to_one
+from blocksim.simulink.mappers_more import pid
+
+_RELOPS = {"~=": "!=", "==": "==", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def compare_to(ctx: BlockContext, constant: Any) -> Mapped:
+    op = ctx.p("relop", "<=")
+    if op not in _RELOPS:
+        raise Unmappable(f"relation '{op}'")
+    return one_to_one(ctx, "CompareToConstant", {"operator": _RELOPS[op], "constant": constant})
+
+
+def manual_switch(ctx: BlockContext) -> Mapped:
+    """The position saved in the file (sw "1": the upper input) as a formula of both inputs,
+    so both lines stay drawn."""
+    upper = ctx.p("sw", "1").strip("'\"") in ("1", "on")
+    ctx.note(f"fixed at its saved position ({'upper' if upper else 'lower'} input)")
+    return one_to_one(ctx, "Expression", {"formula": "u1" if upper else "u2",
+                                          "inputs": "u1, u2"}, ins=("u1", "u2"))
+
+
+def coulomb(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "CoulombViscousFriction", {"offset": ctx.value("offset"),
+                                                      "gain": ctx.value("gain")})
+
+
+def second_order_integrator(ctx: BlockContext) -> Mapped:
+    if ctx.p("ICSourceX", "internal") != "internal" or \
+            ctx.p("ICSourceDXDT", "internal") != "internal":
+        raise Unmappable("initial conditions from ports")
+    if ctx.p("ExternalReset", "none") not in ("none", ""):
+        raise Unmappable("an external reset")
+    params: dict[str, Any] = {"x0": ctx.value("ICX", ctx.p("ICX", "0")),
+                              "dx0": ctx.value("ICDXDT", ctx.p("ICDXDT", "0"))}
+    if ctx.on("LimitX"):
+        params["lower"] = ctx.value("LowerLimitX", ctx.p("LowerLimitX", "-inf"))
+        params["upper"] = ctx.value("UpperLimitX", ctx.p("UpperLimitX", "inf"))
+    if ctx.on("LimitDXDT"):
+        params["dx_lower"] = ctx.value("LowerLimitDXDT", ctx.p("LowerLimitDXDT", "-inf"))
+        params["dx_upper"] = ctx.value("UpperLimitDXDT", ctx.p("UpperLimitDXDT", "inf"))
+    outs = ("x", "dx")
+    if ctx.p("OutputPorts", "x and dx/dt") == "x":
+        outs = ("x",)
+    elif ctx.p("OutputPorts", "x and dx/dt") == "dx/dt":
+        outs = ("dx",)
+    return one_to_one(ctx, "SecondOrderIntegrator", params, ins=("ddx",), outs=outs)
+
+
+def _signal_names(ctx: BlockContext, n: int) -> list[str]:
+    """Simulink's bus element names: the names of the lines into the inputs, else signal1,
+    signal2, ..."""
+    names = [f"signal{k + 1}" for k in range(n)]
+    for conn in ctx.system.connections if ctx.system else ():
+        if conn.dst.block == ctx.block.name and conn.dst.kind == "in" and conn.name \
+                and 0 < conn.dst.index <= n and re.fullmatch(r"[A-Za-z_]\w*", conn.name):
+            names[conn.dst.index - 1] = conn.name
+    return names
+
+
+def bus_creator(ctx: BlockContext) -> Mapped:
+    text = ctx.p("Inputs", "2")
+    if text.isdigit():
+        n = int(text)
+        names = _signal_names(ctx, n)
+    else:
+        names = [x.strip().strip("'") for x in text.split(",") if x.strip()]
+        n = len(names)
+    if len(set(names)) != n:
+        raise Unmappable(f"bus element names {names} are not distinct")
+    return one_to_one(ctx, "BusCreator", {"names": ", ".join(names)}, ins=numbered("u", n))
+
+
+def bus_selector(ctx: BlockContext) -> Mapped:
+    names = [x.strip() for x in ctx.p("OutputSignals", "signal1,signal2").split(",")
+             if x.strip()]
+    if ctx.on("OutputAsBus"):
+        raise Unmappable("a Bus Selector that outputs a bus")
+    return one_to_one(ctx, "BusSelector", {"names": ", ".join(names)}, ins=("bus",),
+                      outs=numbered("y", len(names)))
+
+
+def pass_through(ctx: BlockContext) -> Mapped:
+    ctx.note("passes the signal through (blocksim signals are doubles)")
+    return one_to_one(ctx, "Gain", {"k": 1})
+
+
+def xy_graph(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "XYGraph", {}, ins=("x", "y"), outs=())
+
+
+LINK_MAPPERS: dict[str, Mapper] = {
+    "slpidlib/PID Controller": pid,
+    "slpidlib/Discrete PID Controller": pid,
+    "simulink/Logic and Bit Operations/Compare To Constant":
+        lambda ctx: compare_to(ctx, ctx.value("const", ctx.p("const", "3"))),
+    "simulink/Logic and Bit Operations/Compare To Zero": lambda ctx: compare_to(ctx, 0),
+    "simulink/Signal Routing/Manual Switch": manual_switch,
+    "simulink/Discontinuities/Coulomb & Viscous Friction": coulomb,
+    "simulink/Sinks/XY Graph": xy_graph,
+}
+SKIPPED_LINKS = {"powerlib/powergui": "the Simscape Electrical solver block: no signal ports "
+                 "(any Simscape blocks in the model are placeholders)"}
+BLOCK_MAPPERS: dict[str, Mapper] = {
+    "SecondOrderIntegrator": second_order_integrator, "BusCreator": bus_creator,
+    "BusSelector": bus_selector, "DataTypeConversion": pass_through,
+    "SignalConversion": pass_through,
+}
