@@ -69,8 +69,11 @@ CASES: dict[str, Case] = {
     "pid__chap3_7sim.mdl": Case(False, note="powerlib_extras Discrete PID Controller"),
     "pid__chap7_4sim.mdl": Case(False, note="S-Functions"),
     # ---- lab models with a powergui block (Simscape Electrical) in a signal-flow diagram
-    "lab__Secondorder.mdl": Case(False, note="powerlib/powergui"),
-    "lab__Firstordercontrolsystem.mdl": Case(False, note="powerlib/powergui"),
+    "lab__Secondorder.mdl": Case(False, **_c(refs.lab_second_order, under=["Scope"],
+                                             undamped=["Scope1"], critical=["Scope2"]),
+                                 breaks=(1.0,), note="powerlib/powergui"),
+    "lab__Firstordercontrolsystem.mdl": Case(False, note="powerlib/powergui; no reference: "
+                                                         "the Derivative of a step"),
     # ---- KTH ABS models (R2009b)
     "kth__Vehiclemodel.mdl": Case(True, **_c(refs.vehicle_coasting, wheel=["Wheel Speed"],
                                              vehicle=["Vehicle Speed"]),
@@ -111,26 +114,29 @@ CASES: dict[str, Case] = {
     "emech__TheStepResponseCurveBeforeAndAfterCorrection.mdl": Case(
         True, **_c(refs.before_after_correction, y=["Scope"]), breaks=(1.0,)),
     # ---- Bilkent EEE342 labs (R2016b, R2018b)
-    "bilkent__Check2_3.slx": Case(True, **_c(refs.check2_3, sim_Z1=["sim_Z1"],
-                                             sim_Z2=["sim_Z2"], sim_Z3=["sim_Z3"]),
+    "bilkent__Check2_3.slx": Case(True, **_c(refs.check2_3, sim_Z1=["sim_Z1", "To Workspace"],
+                                             sim_Z2=["sim_Z2", "To Workspace1"],
+                                             sim_Z3=["sim_Z3", "To Workspace2"]),
                                   params="bilkent__Check2_3.m"),
     "bilkent__prelab2_step_resp.slx": Case(
-        True, **_c(refs.prelab2, s1_step_resp=["s1_step_resp"], s2_step_resp2=["s2_step_resp2"],
-                   s3_step_resp3=["s3_step_resp3"]),
+        True, **_c(refs.prelab2, s1_step_resp=["s1_step_resp", "To Workspace"],
+                   s2_step_resp2=["s2_step_resp2", "To Workspace1"],
+                   s3_step_resp3=["s3_step_resp3", "To Workspace2"]),
         params="bilkent__prelab2_step_resp.m", tight_solver="dopri5"),
     "bilkent__lab_1_position_sim.slx": Case(True, note="no reference: dead zone, friction and a "
                                                        "sampled delay in a fixed-step loop"),
     # ---- IST modelling course (R2019b)
-    "ist__pendulo.slx": Case(True, **_c(refs.pendulo, theta1=["theta1"], theta2=["theta2"],
-                                        p1=["p1"], p2=["p2"]), params="ist__pendulo.m"),
+    "ist__pendulo.slx": Case(True, **_c(refs.pendulo, theta1=["theta1", "To Workspace"],
+                                        theta2=["theta2", "To Workspace2"],
+                                        p1=["p1", "To Workspace1"], p2=["p2", "To Workspace3"]), params="ist__pendulo.m"),
     # ---- MATLAB and Simulink Crash Course for Engineers (R2020a)
     "crash__PID.slx": Case(True, **_c(refs.crash_pid, y=["Scope"]), params="crash__PID.m",
                            breaks=(1.0,)),
     "crash__OpenLoop.slx": Case(True, **_c(refs.crash_openloop, y=["Scope"]), breaks=(1.0,)),
     "crash__DerivativeIntegrator.slx": Case(True, **_c(refs.ramp_derivative, scope=["Scope"]),
-                                            note=DERIVATIVE),
+                                            breaks=(0.0,), note=DERIVATIVE),
     "crash__PulseGen.slx": Case(True, **_c(refs.crash_pulse, y=["Scope"]),
-                                breaks=(0.0, 1.0, 10.0)),
+                                breaks=tuple(np.arange(0, 10.01, 2.0)) + tuple(np.arange(0.2, 10, 2.0))),
     "crash__MATLAB_function.slx": Case(False, note="MATLAB Function block"),
     # ---- Engineering Control Systems (R2021a), MathWorks toolkit (R2023a), PID workbench (R2024b)
     "downey__Tutorial_1.slx": Case(True, **_c(refs.downey_tutorial, y=["Scope"])),
@@ -138,10 +144,10 @@ CASES: dict[str, Case] = {
         refs.zeros_everywhere, zero=["FrontLeftBrakeTorque", "FrontRightBrakeTorque",
                                      "RearLeftBrakeTorque", "RearRightBrakeTorque"]),
         note="root inports read 0"),
-    "pidwb__pid_ai_second_order_demo.slx": Case(True, **_c(refs.pidwb_second_order, r=["r"],
-                                                           u=["u"], y=["y"])),
-    "pidwb__pid_ai_cascade_two_pid_demo.slx": Case(True, **_c(refs.pidwb_cascade, r=["r"],
-                                                              u=["u"], y=["y"])),
+    "pidwb__pid_ai_second_order_demo.slx": Case(True, **_c(refs.pidwb_second_order, r=["r", "to_r"],
+                                                           u=["u", "to_u"], y=["y", "to_y"])),
+    "pidwb__pid_ai_cascade_two_pid_demo.slx": Case(True, **_c(refs.pidwb_cascade, r=["r", "to_r"],
+                                                              u=["u", "to_u"], y=["y", "to_y"])),
     # ---- second round: more releases and block kinds
     "pid__chap1_2.mdl": Case(True, **_c(refs.chap1_2, yd=["yd", "To Workspace1"],
                                         y=["y", "To Workspace2"]), note=DERIVATIVE),
@@ -151,7 +157,7 @@ CASES: dict[str, Case] = {
         note="root inports read 0; Goto/From across subsystems"),
     "fsm__traffic_light.slx": Case(False, note="Stateflow chart"),
     "fsm__DC_motor.slx": Case(False, note="Simscape (fl_lib, elec_lib) network"),
-    "fsm__sinwave.slx": Case(True, **_c(refs.sinwave, sum=["sumout", "Scope1"])),
+    "fsm__sinwave.slx": Case(True, **_c(refs.sinwave, sum=["sumout", "To Workspace", "Scope1"])),
     "fsm__Quarter_car_suspension.slx": Case(True, params="fsm__Quarter_car_suspension.m",
                                             note="no reference: lookup-table damper"),
     "fsm__TANK_level_controller.slx": Case(True, params="fsm__TANK_level_controller.m",
@@ -195,13 +201,14 @@ def blocksim(*args: str, timeout: float = TIMEOUT) -> tuple[int, str]:
 
 
 def placeholders_in(report: Path) -> list[str]:
-    """Names of the blocks the import report lists as placeholders."""
+    """Names of the blocks the import report's block table marks as placeholders."""
     if not report.exists():
         return []
     names = []
     for line in report.read_text(encoding="utf-8", errors="replace").splitlines():
-        if "placeholder" in line.lower() and line.lstrip().startswith(("-", "*", "|")):
-            names.append(line.strip(" -*|")[:80])
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.lstrip().startswith("|") and len(cells) >= 3 and cells[2] == "placeholder":
+            names.append(cells[0] or cells[1])
     return names
 
 

@@ -191,44 +191,13 @@ def ode_ex2(t):
 
 
 def ics_ex4(t):
-    """From t0 = pi/2: z'' = -5 z + 2 z', z = 0, z' = 2 (closed form e^tau sin 2 tau);
-    the same equation in a Second-Order Integrator limited to 0 <= x <= 1: at a limit x
-    stops (dx = 0) and stays while the input pushes outward or is zero."""
-    t0 = math.pi / 2
-    tau = t - t0
+    """From t0 = pi/2: z'' = -5 z + 2 z', z = 0, z' = 2, twice: in an Integrator pair and in
+    a Second-Order Integrator whose limits 0 and 1 are set but not enabled (LimitX is off by
+    default): z = e^tau sin 2 tau, z' = e^tau (sin 2 tau + 2 cos 2 tau), tau = t - pi/2."""
+    tau = t - math.pi / 2
     z = np.exp(tau) * np.sin(2 * tau)
-    # limited x by events
-    pieces = []
-    s, state, held = t0, np.array([0.0, 2.0]), False
-    while s < t.max() - 1e-12:
-        if held:
-            pieces.append((s, np.inf, state.copy(), True))
-            break
-
-        def hit_top(_s, x):
-            return x[0] - 1
-        hit_top.terminal, hit_top.direction = True, 1
-
-        def hit_bottom(_s, x):
-            return x[0]
-        hit_bottom.terminal, hit_bottom.direction = True, -1
-        sol = solve_ivp(lambda _s, x: [x[1], -5 * x[0] + 2 * x[1]], (s, t.max()), state,
-                        method="DOP853", rtol=RTOL, atol=ATOL, dense_output=True,
-                        events=[hit_top, hit_bottom])
-        end = sol.t[-1]
-        pieces.append((s, end, sol, False))
-        if sol.status != 1:
-            break
-        limit = 1.0 if sol.t_events[0].size else 0.0
-        state = np.array([limit, 0.0])
-        accel = -5 * limit
-        held = (limit == 1.0 and accel >= 0) or (limit == 0.0 and accel <= 0)
-        s = end
-    x = np.zeros((len(t), 2))
-    for lo, hi, sol, is_held in pieces:
-        m = (t >= lo) & (t <= hi)
-        x[m] = sol if is_held else sol.sol(t[m]).T
-    return {"bus": x, "x": x[:, 0], "z": z}
+    dz = np.exp(tau) * (np.sin(2 * tau) + 2 * np.cos(2 * tau))
+    return {"bus": np.column_stack([z, dz]), "x": z, "z": z}
 
 
 def hires(t):
@@ -499,8 +468,9 @@ def crash_openloop(t):
 
 
 def crash_pulse(t):
-    """Pulse Generator: amplitude 5, period 10 (default), width 10 %: 5 on [0, 1)."""
-    return {"y": np.where(np.mod(t, 10) < 1, 5.0, 0.0)}
+    """Pulse Generator: amplitude 5, period 2 (the model's saved default), width 10 %:
+    5 on [2k, 2k + 0.2)."""
+    return {"y": np.where(np.mod(t, 2) < 0.2 - 1e-12, 5.0, 0.0)}
 
 
 def downey_tutorial(t):
@@ -637,3 +607,14 @@ def motor_drive(t):
     x = dense(rhs, 0, np.zeros(pos), t, method="Radau", rtol=1e-11, atol=1e-15,
               jac=linear_jacobian(rhs, pos))
     return {"speed": np.array([out("mech", xi, 0.0) for xi in x])}
+
+
+def lab_second_order(t):
+    """A step at t = 1 (default) into 98596/(s^2 + 2 zeta 314 s + 98596) for zeta = 0.1,
+    1 and 0; Scope = Mux(step, under damped), Scope2 = Mux(critically damped, step),
+    Scope1 = Mux(undamped, step)."""
+    step = np.where(t >= 1, 1.0, 0.0)
+    resp = {z: step_response([98596], [1, 2 * z * 314, 98596], t, 1.0) for z in (0.1, 1, 0)}
+    return {"under": np.column_stack([step, resp[0.1]]),
+            "critical": np.column_stack([resp[1], step]),
+            "undamped": np.column_stack([resp[0], step])}
