@@ -141,7 +141,7 @@ def test_parse_returns_tree():
     ("[1, 2][2]", "out of range"), ("[1, 2][0.5]", "whole number"), ("3[0]", "cannot be indexed"),
     ("[[1, 2], [3]]", "different lengths"), ("min([])", "empty"),
     ("zeros(1e8)", "too large"), ("ones(-1)", "whole number"), ("linspace(0, 1, 2e7)", "too large"),
-    ("linspace([0, 1], 1, 3)", "scalars"), ("", "syntax error"), ("1 +", "syntax error"),
+    ("linspace([0, 1], 1, 3)", "scalars"), ("", "is empty"), ("1 +", "syntax error"),
     ("a\x00b", "syntax error"),
 ])
 def test_errors(text, message):

@@ -169,6 +169,9 @@ def _too_many_digits(text: str) -> ExpressionError:
 
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> ast.Expression:
+    if not text.strip():  # (an import leaves the values it could not find empty, to be set)
+        raise _fail("expression is empty: give it a value (--set NAME=VALUE, or in the "
+                    "editor)")
     if len(text) > MAX_LENGTH:
         raise _fail(f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
     try:

@@ -31,7 +31,7 @@ SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; block
            "Terminator": "ends an unused signal; blocksim needs none",
            "Ground": "feeds 0 to an input; a Constant 0 is added where an input is unconnected",
            "Note": "", "Annotation": "", "DocBlock": "documentation only"}
-SCALE = 1.0  # Simulink pixels -> editor units
+SCALE = 1.5  # Simulink pixels -> editor units (its blocks are drawn larger)
 
 
 def make_id(name: str, used: set[str]) -> str:

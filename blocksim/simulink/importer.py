@@ -113,11 +113,9 @@ def _override(name: str, value: Any) -> Any:
         text = translate(value).text
     except Untranslatable as exc:
         raise BlocksimError(f"--set {name}={value}: {exc}") from None
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+    from blocksim.expressions.language import names_in
+    from blocksim.simulink.mapping import literal
+    return text if names_in(text) else literal(text)
 
 
 def _valid_name(name: str) -> bool:

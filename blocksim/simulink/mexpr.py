@@ -163,6 +163,8 @@ class _Parser:
             if op == "\\":
                 raise Untranslatable("left division '\\' is not translated")
             right = self.unary()
+            if op == "*" and left.startswith("[") and right.startswith("["):
+                raise Untranslatable("a product of two vectors or matrices is not translated")
             if op in ("*", "/") and (_is_matrix(left) or _is_matrix(right)):
                 if op == "/" or (_is_matrix(left) and _is_matrix(right)):
                     raise Untranslatable("matrix products are not translated")

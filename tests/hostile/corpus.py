@@ -30,6 +30,7 @@ from hostile.cases.physical import physical
 from hostile.cases.usercode import user_code
 from hostile.cases.writes import writes
 from hostile.cases.signal_files import signal_files
+from hostile.cases.simulink import simulink
 
 
 def build_corpus() -> list[Case]:
@@ -48,6 +49,7 @@ def build_corpus() -> list[Case]:
     signal_files(c)
     mutants(c)
     user_code(c)
+    simulink(c)
     ids = [case.id for case in c.cases]
     dupes = {i for i in ids if ids.count(i) > 1} if len(set(ids)) != len(ids) else set()
     if dupes:

@@ -76,9 +76,13 @@ def allowed_after_asking(parent: QWidget | None, error: BaseException | None,
     return True
 
 
+OPEN_FILTER = ("blocksim diagrams and Simulink models (*.json *.slx *.mdl);;"
+               "blocksim diagrams (*.json);;Simulink models (*.slx *.mdl);;All files (*)")
+
+
 def open_path(parent: QWidget | None, directory: str = "") -> str | None:
-    """A diagram file to open, or None."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Open diagram", directory, DIAGRAM_FILTER)
+    """A diagram file (or a Simulink model, imported) to open, or None."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Open diagram", directory, OPEN_FILTER)
     return path or None
 
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
 from blocksim.blocktypes import registry
-from blocksim.errors import DiagramFileError
+from blocksim.errors import BlocksimError, DiagramFileError
 from blocksim.diagram.examples import example_name, example_paths as examples, examples_dir  # noqa: F401 (menu, tests)
 from blocksim.diagram.format import load_diagram, save_diagram
 from blocksim.gui.window import dialogs
@@ -26,6 +26,7 @@ from blocksim.diagram.model import Diagram
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 10
+SIMULINK_SUFFIXES = (".slx", ".mdl")  # opened by importing them
 ENV_SETTINGS = "BLOCKSIM_SETTINGS"  # an .ini file to use instead of the user's settings
 
 
@@ -89,6 +90,8 @@ class FileController(QObject):
         """Open `path`; a bad file gives a message and leaves the current document alone."""
         if ask and not self.maybe_save():
             return False
+        if Path(path).suffix.lower() in SIMULINK_SUFFIXES:
+            return self.open_simulink(path)
         try:
             diagram = load_diagram(path)
         except DiagramFileError as exc:
@@ -129,6 +132,36 @@ class FileController(QObject):
     def _status(self, text: str) -> None:
         if hasattr(self.window, "statusBar"):
             self.window.statusBar().showMessage(text, 15000)
+
+    def open_simulink(self, path: str | os.PathLike[str]) -> bool:
+        """Import a Simulink model (blocksim.simulink) and open the result as a new unsaved
+        document: Save asks where to keep it, so the model itself is never overwritten.
+        What the import could not map is said in the status bar and the diagram's
+        description (the placeholders make `Validate` name them)."""
+        from blocksim.simulink.importer import import_simulink
+        try:
+            result = import_simulink(path)
+        except BlocksimError as exc:
+            dialogs.message(self.window, "Cannot import Simulink model", str(exc))
+            return False
+        except Exception as exc:  # never let a file crash the editor
+            log.exception("unexpected error importing %s", path)
+            dialogs.message(self.window, "Cannot import Simulink model", f"{path}: {exc}")
+            return False
+        diagram, report = result.diagram, result.report
+        lines = report.lines()
+        diagram.description = "\n".join([diagram.description, *lines])[:20_000]
+        self.doc.load(diagram, None, dirty=True, untitled=True)  # new, unsaved
+        self.example_name = Path(path).stem  # Save As suggests MODEL.json
+        todo = []
+        if report.placeholders:
+            todo.append(f"{len(report.placeholders)} placeholder(s) to fill in "
+                        f"({report.placeholders[0].path})")
+        if report.to_set:
+            todo.append(f"parameter(s) to set: {', '.join(list(report.to_set)[:5])}")
+        self._status(f"Imported {Path(path).name}: {report.summary()}"
+                     + (f"; {'; '.join(todo)}" if todo else "") + ". Save As keeps it.")
+        return True
 
     def open_example(self, path: str | os.PathLike[str]) -> bool:
         """Open a shipped example as an untitled copy: Save asks where to put it, so the
