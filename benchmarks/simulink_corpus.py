@@ -158,8 +158,10 @@ CASES: dict[str, Case] = {
     "fsm__traffic_light.slx": Case(False, note="Stateflow chart"),
     "fsm__DC_motor.slx": Case(False, note="Simscape (fl_lib, elec_lib) network"),
     "fsm__sinwave.slx": Case(True, **_c(refs.sinwave, sum=["sumout", "To Workspace", "Scope1"])),
-    "fsm__Quarter_car_suspension.slx": Case(True, params="fsm__Quarter_car_suspension.m",
-                                            note="no reference: lookup-table damper"),
+    "fsm__Quarter_car_suspension.slx": Case(True, **_c(refs.quarter_car, xc=["Scope"],
+                                                       xs=["Scope1"]),
+                                            params="fsm__Quarter_car_suspension.m",
+                                            breaks=(1.0,)),
     "fsm__TANK_level_controller.slx": Case(True, params="fsm__TANK_level_controller.m",
                                            note="no reference: a commented-out controller, "
                                                 "Derivative of a ramp"),

@@ -618,3 +618,32 @@ def lab_second_order(t):
     return {"under": np.column_stack([step, resp[0.1]]),
             "critical": np.column_stack([resp[1], step]),
             "undamped": np.column_stack([resp[0], step])}
+
+
+def _interp_linear(x: float, xp, fp) -> float:
+    """Linear interpolation with linear extrapolation (Lookup_n-D's saved defaults)."""
+    i = min(max(int(np.searchsorted(xp, x)) - 1, 0), len(xp) - 2)
+    return fp[i] + (fp[i + 1] - fp[i]) * (x - xp[i]) / (xp[i + 1] - xp[i])
+
+
+def quarter_car(t):
+    """Quarter car with a direction-dependent damper (params file: mc 250, ms 50,
+    k1 16000, k2 160000, breakpoints v, tables c_com/c_re), road step 30 at t = 1:
+      vr = vc - vs, c = vr > 0 ? c_com(|vr|) : c_re(|vr|) (linear inter/extrapolation),
+      mc vc' = c (vs - vc) + k1 (xs - xc),  ms vs' = -k1 (xs - xc) - c (vs - vc) + k2 (r - xs).
+    Logged Scope = xc, Scope1 = xs."""
+    mc, ms, k1, k2 = 250.0, 50.0, 16000.0, 160000.0
+    v = [0, 0.1, 0.5, 1, 2]
+    c_com, c_re = [0, 300, 1000, 1500, 2000], [0, 600, 2000, 3000, 4000]
+
+    def rhs(s, x):
+        vc, xc, vs, xs = x
+        vr = vc - vs
+        c = _interp_linear(abs(vr), v, c_com if vr > 0 else c_re)
+        road = 30.0 if s >= 1 else 0.0
+        return [(c * (vs - vc) + k1 * (xs - xc)) / mc, vc,
+                (-k1 * (xs - xc) - c * (vs - vc) + k2 * (road - xs)) / ms, vs]
+    x = np.zeros((len(t), 4))
+    on = t >= 1
+    x[on] = dense(rhs, 1, np.zeros(4), t[on], rtol=1e-12, atol=1e-12, max_step=1e-3)
+    return {"xc": x[:, 1], "xs": x[:, 3]}
