@@ -230,10 +230,10 @@ INTERNAL_TYPES = (TriggerGate, EnableGate, TriggeredHold, EnabledHold)
 
 
 class Placeholder(BlockType):
-    """Stands for a block an import could not translate (a Stateflow chart, a MATLAB
-    Function, an S-Function, a masked block with initialization code, ...).
+    """Stands for a block an import could not translate; a diagram holding one never runs.
 
-    It keeps the original's ports inside a subsystem of the same name, wired from that
+    A Stateflow chart, a MATLAB Function, an S-Function, a masked block with
+    initialization code: the placeholder keeps the original's ports inside a subsystem of the same name, wired from that
     subsystem's Inports to its Outports, so the diagram around it stays as drawn; but a
     diagram holding one never compiles: `validate` and `run` name it and what it stands
     for until its contents are built in the subsystem and it is deleted."""

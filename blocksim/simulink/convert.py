@@ -124,7 +124,17 @@ class Converter:
                 if sl.type not in ("Note", "Annotation", "EnablePort", "TriggerPort"):
                     self.report.add(where, sl.type, "skipped", "", SKIPPED[sl.type])
                 continue
-            block_id = make_id(sl.name, self.used_ids[-1])
+            commented = sl.params.get("Commented", "off").lower()
+            if commented in ("on", "through"):
+                self.report.add(where, _shown_type(sl), "skipped", "",
+                                "commented out in the model (Simulink ignores it)"
+                                if commented == "on" else "commented through: not mapped, "
+                                "its input is not passed on")
+                continue
+            name = sl.name
+            if sl.type == "ToWorkspace" and sl.params.get("VariableName"):
+                name = sl.params["VariableName"]  # logged under the MATLAB variable's name
+            block_id = make_id(name, self.used_ids[-1])
             result = self.map_block(sl, block_id, where, scope, root, system)
             if not result.blocks:
                 continue

@@ -35,6 +35,7 @@ BUILTIN: dict[str, dict[str, str]] = {
     "DiscreteTransferFcn": {"Numerator": "[1]", "Denominator": "[1 0.5]", "SampleTime": "1"},
     "DiscreteFilter": {"Numerator": "[1]", "Denominator": "[1 0.5]", "SampleTime": "1"},
     "DiscreteZeroPole": {"Zeros": "[1]", "Poles": "[0 0.5]", "Gain": "1", "SampleTime": "1"},
+    "RateLimiter": {"RisingSlewLimit": "1", "FallingSlewLimit": "-1"},
     "DiscretePulseGenerator": {"PulseType": "Time based", "Amplitude": "1", "Period": "10",
                                "PulseWidth": "5", "PhaseDelay": "0", "SampleTime": "1"},
     "Derivative": {"CoefficientInTFapproximation": "inf"},

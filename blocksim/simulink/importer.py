@@ -71,7 +71,14 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
     report.skipped_code = list(workspace.skipped)
     if model.stateflow:
         report.warn("the model holds Stateflow data (charts become placeholders)")
+    settings = map_solver(model.config, workspace.values, report.solver,
+                          list(_sample_times(model.root)))
     converter = Converter(model, workspace, report)
+    if settings.solver in ("euler", "rk4") and settings.step:
+        # a filtered derivative stands for Simulink's difference across steps: at a fixed
+        # step h, tau = h keeps the explicit method stable (tau << h would blow up)
+        converter.derivative_tau = settings.step
+        converter.pid_unfiltered_n = 1.0 / settings.step
     diagram = converter.diagram()
     parameters: dict[str, Any] = {}
     for name, value in workspace.values.items():
@@ -95,15 +102,60 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
         parameters[name] = ""
         report.to_set[name] = why
     diagram.parameters = parameters
-    diagram.simulation = map_solver(model.config, parameters, report.solver)
+    diagram.simulation = settings
     if converter.stiff_reasons and diagram.simulation.solver in ("dopri5", "dop853"):
         diagram.simulation.solver = "radau"
         report.solver.append(f"radau instead: {converter.stiff_reasons[0]} (tau "
                              f"{converter.derivative_tau:g} s) makes the model stiff for an "
                              "explicit solver")
+    if diagram.simulation.solver in ("euler", "rk4") and diagram.simulation.step:
+        resolve_inherited_rates(diagram, report)
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "
                             f"{model.release or 'release unknown'}) by blocksim import")
     return ImportResult(diagram, report, model)
+
+
+def _sample_times(system: Any) -> Iterable[str]:
+    for block in system.blocks:
+        if block.params.get("SampleTime"):
+            yield block.params["SampleTime"]
+        if block.system is not None and block.type != "Reference":
+            yield from _sample_times(block.system)
+
+
+def resolve_inherited_rates(diagram: Diagram, report: Report, limit: int = 100) -> None:
+    """Under a fixed-step solver Simulink runs a discrete block that inherits (-1) from
+    continuous blocks at the fixed step; blocksim refuses that inheritance, so those blocks
+    get the step as their sample time. Found by compiling: each refusal names one block."""
+    from blocksim.compiler import compile_diagram
+    from blocksim.errors import CompileError
+    step = diagram.simulation.step
+    unset = {name: "1" for name, value in diagram.parameters.items() if value == ""}
+    for _ in range(limit):
+        try:
+            compile_diagram(diagram, unset, diagram.simulation)
+            return
+        except CompileError as exc:
+            if "would be continuous" not in str(exc) or not exc.block:
+                return
+            block = _find(diagram, exc.block)
+            if block is None or block.params.get("sample_time") not in (-1, -1.0, "-1"):
+                return
+            block.params["sample_time"] = step
+            report.note_block(exc.block, f"inherits a continuous rate: runs at the fixed step "
+                                         f"{step:g} s, as Simulink's fixed-step solver does")
+        except BlocksimError:
+            return
+
+
+def _find(diagram: Diagram, path: str) -> Any:
+    *outer, name = path.split("/")
+    for part in outer:
+        sub = next((b for b in diagram.blocks if b.id == part), None)
+        if sub is None or sub.subsystem is None:
+            return None
+        diagram = sub.subsystem
+    return next((b for b in diagram.blocks if b.id == name), None)
 
 
 def _override(name: str, value: Any) -> Any:

@@ -161,8 +161,22 @@ def constant(ctx: BlockContext) -> Mapped:
 def step(ctx: BlockContext) -> Mapped:
     mapped = one_to_one(ctx, "Step", {"time": ctx.value("Time"), "before": ctx.value("Before"),
                                       "after": ctx.value("After")}, ins=())
-    if ctx.p("SampleTime") not in ("0", ""):
-        ctx.note(f"sample time {ctx.p('SampleTime')} ignored: the step is exact in time")
+    return sampled(ctx, mapped)
+
+
+def sampled(ctx: BlockContext, mapped: Mapped) -> Mapped:
+    """A source with a sample time > 0 (a discrete Sine Wave or Step): its continuous
+    output through a Zero-Order Hold of that period, which is what Simulink computes (the
+    value at each hit, held)."""
+    text = ctx.p("SampleTime")
+    if text in ("0", "", "-1", "inf"):
+        return mapped
+    hold = ctx.block_of("ZeroOrderHold", {"sample_time": ctx.sample_time()}, "hold")
+    source = mapped.outputs[("out", 1)]
+    mapped.blocks.append(hold)
+    mapped.wires.append(wire(source, f"{hold.id}.u"))
+    mapped.outputs[("out", 1)] = f"{hold.id}.y"
+    ctx.note(f"sample time {text}: the output is held by '{hold.id}' (a Zero-Order Hold)")
     return mapped
 
 
@@ -174,9 +188,7 @@ def sine(ctx: BlockContext) -> Mapped:
     mapped = one_to_one(ctx, "Sine", {"amplitude": ctx.value("Amplitude"), "frequency": hz,
                                       "phase": ctx.value("Phase"), "bias": ctx.value("Bias")},
                         ins=())
-    if ctx.p("SampleTime") not in ("0", ""):
-        ctx.note(f"sample time {ctx.p('SampleTime')} ignored: the sine is continuous")
-    return mapped
+    return sampled(ctx, mapped)
 
 
 def saturation(ctx: BlockContext) -> Mapped:
@@ -274,7 +286,7 @@ def scope(ctx: BlockContext) -> Mapped:
 
 def logged(ctx: BlockContext) -> Mapped:
     """To Workspace, Display, a root Outport: an Output block, logged under its id."""
-    if ctx.type == "ToWorkspace":
+    if ctx.type == "ToWorkspace" and ctx.id != ctx.p("VariableName"):
         ctx.note(f"logged as column '{ctx.id}' of the results (MATLAB variable "
                  f"'{ctx.p('VariableName')}')")
     return one_to_one(ctx, "Output", {}, outs=())
@@ -351,7 +363,13 @@ def bias(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "Bias", {"bias": ctx.value("Bias")})
 
 
+def rate_limiter(ctx: BlockContext) -> Mapped:
+    raise Unmappable("blocksim's RateLimiter locates its switching from du/dt, a second input "
+                     "Simulink's block does not have: build it with the input's derivative")
+
+
 BUILTIN_MAPPERS: dict[str, Mapper] = {
+    "RateLimiter": rate_limiter,
     "Gain": gain, "Sum": sum_block, "Product": product, "Integrator": integrator,
     "TransferFcn": transfer_fcn, "ZeroPole": zero_pole, "StateSpace": state_space,
     "Constant": constant, "Step": step, "Sin": sine, "Saturate": saturation, "Relay": relay,

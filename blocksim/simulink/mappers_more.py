@@ -66,6 +66,35 @@ def discrete_filter(ctx: BlockContext) -> Mapped:
         "sample_time": ctx.sample_time()})
 
 
+def discrete_zero_pole(ctx: BlockContext) -> Mapped:
+    """Discrete Zero-Pole: multiplied out into a Discrete Transfer Fcn in powers of z."""
+    import numpy as np
+    from blocksim.simulink.mexpr import eval_literal
+
+    def roots(name: str) -> list[complex]:
+        try:
+            t = translate(ctx.p(name))
+            items = [x for row in (t.rows or []) for x in row] if t.text != "[]" else []
+            return [complex(x.replace(" ", "")) for x in items]
+        except (Untranslatable, ValueError):
+            raise Unmappable(f"{name} = `{ctx.p(name)}` must be numbers here") from None
+    zeros, poles = roots("Zeros"), roots("Poles")
+    try:
+        gain = eval_literal(translate(ctx.p("Gain")).text)
+    except Untranslatable:
+        raise Unmappable(f"Gain = `{ctx.p('Gain')}` must be a number here") from None
+    if len(zeros) > len(poles):
+        raise Unmappable("more zeros than poles (not causal)")
+    num = np.real_if_close(gain * np.poly(zeros)) if zeros else np.array([gain])
+    den = np.real_if_close(np.poly(poles)) if poles else np.array([1.0])
+    if np.iscomplexobj(num) or np.iscomplexobj(den):
+        raise Unmappable("complex zeros or poles without their conjugates")
+    ctx.note("zeros and poles multiplied out into a transfer function in powers of z")
+    return one_to_one(ctx, "DiscreteTransferFcn", {
+        "num": [float(x) for x in num], "den": [float(x) for x in den], "powers": "z",
+        "sample_time": ctx.sample_time()})
+
+
 def discrete_state_space(ctx: BlockContext) -> Mapped:
     from blocksim.simulink.mappers import matrix
     params = {k: matrix(ctx, k) for k in ("A", "B", "C", "D")}
@@ -146,8 +175,9 @@ def lookup_1d_old(ctx: BlockContext) -> Mapped:
               "Interpolation-Use End Values": "clip"}.get(method)
     if extrap is None:
         raise Unmappable(f"lookup method '{method}'")
+    table = "Table" if "Table" in ctx.block.params else "OutputValues"  # (7.x: Table)
     return one_to_one(ctx, "LookupTable1D", {"breakpoints": ctx.value("InputValues"),
-                                             "table": ctx.value("OutputValues"),
+                                             "table": ctx.value(table),
                                              "extrapolation": extrap})
 
 
@@ -257,7 +287,7 @@ MORE_MAPPERS: dict[str, Mapper] = {
     "DiscreteTransferFcn": discrete_tf, "DiscreteFilter": discrete_filter,
     "DiscreteStateSpace": discrete_state_space, "DiscreteIntegrator": discrete_integrator,
     "DiscretePulseGenerator": pulse_generator, "Lookup_n-D": lookup_nd,
-    "Lookup": lookup_1d_old, "Delay": delay, "Lookup2D": lookup_2d_old, "Fcn": fcn,
+    "Lookup": lookup_1d_old, "Delay": delay, "DiscreteZeroPole": discrete_zero_pole, "Lookup2D": lookup_2d_old, "Fcn": fcn,
 }
 REFERENCE_MAPPERS: dict[str, Mapper] = {
     "simulink/Continuous/PID Controller": pid,

@@ -47,6 +47,17 @@ class Report:
                 return
         self.warnings.append(f"{system_path}/{block_id}: {text}")
 
+    def note_block(self, block_path: str, text: str) -> None:
+        """A note on the block with this blocksim path (sub/inner), found after mapping."""
+        *outer, block_id = block_path.split("/")
+        for entry in self.entries:
+            if entry.block_id == block_id and len(entry.path.split("/")) == len(outer) + 1:
+                entry.note = f"{entry.note}; {text}" if entry.note else text
+                if entry.status == "exact":
+                    entry.status = "note"
+                return
+        self.warnings.append(f"{block_path}: {text}")
+
     def warn(self, text: str) -> None:
         self.warnings.append(text)
 

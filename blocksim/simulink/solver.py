@@ -42,8 +42,8 @@ def _as_array(value: Any) -> Any:
     return np.asarray(value, dtype=float) if isinstance(value, list) else float(value)
 
 
-def map_solver(config: dict[str, str], workspace: dict[str, Any],
-               lines: list[str]) -> SimulationSettings:
+def map_solver(config: dict[str, str], workspace: dict[str, Any], lines: list[str],
+               sample_times: list[str] = ()) -> SimulationSettings:
     """blocksim's settings for Simulink's; `lines` gets one line per choice made."""
     settings = SimulationSettings()
     start = _number(config.get("StartTime", "0.0"), workspace)
@@ -69,8 +69,10 @@ def map_solver(config: dict[str, str], workspace: dict[str, Any],
         step_text = config.get("FixedStep", "auto")
         step = _number(step_text, workspace) if step_text.lower() != "auto" else None
         if step is None or step <= 0:
-            step = (settings.stop - settings.start) / 50.0
-            lines.append(f"fixed step `{step_text}`: {step:g} s (Simulink's auto: the span / 50)")
+            rates = [r for r in (_period(t, workspace) for t in sample_times) if r]
+            step = min([(settings.stop - settings.start) / 50.0, *rates])
+            lines.append(f"fixed step `{step_text}`: {step:g} s (Simulink's auto: the span / 50 "
+                         "or the fastest sample time, the smaller)")
         settings.step = step
         exact = name in ("ode1", "ode4")
         lines.append(f"{name} (fixed step {step:g} s) -> {settings.solver}"
@@ -82,9 +84,22 @@ def map_solver(config: dict[str, str], workspace: dict[str, Any],
         settings.atol = atol if atol and atol > 0 else 1e-6
         lines.append(f"{name} -> {settings.solver}, rtol {settings.rtol:g}, atol "
                      f"{settings.atol:g}" + (" (AbsTol auto: 1e-6)" if atol is None else ""))
+        if name == "VariableStepAuto":
+            lines.append("Simulink's automatic choice is ode45 for a model like this; should "
+                         "blocksim find the system stiff, run it with --solver radau")
         max_text = config.get("MaxStep", "auto")
         max_step = _number(max_text, workspace) if max_text.lower() != "auto" else None
         if max_step and max_step > 0:
             settings.max_step = max_step
     lines.append(f"stop time {settings.stop:g} s")
     return settings
+
+
+def _period(text: str, workspace: dict[str, Any]) -> float | None:
+    """The period of a sample time ("0.01", "[0.1 0.05]", "Ts"), or None (continuous,
+    inherited, constant, not a number)."""
+    text = text.strip()
+    if text.startswith("["):
+        text = text.strip("[]").replace(",", " ").split()[0] if text.strip("[]").strip() else ""
+    value = _number(text, workspace) if text else None
+    return value if value is not None and value > 0 else None

@@ -73,7 +73,7 @@ def test_subsystem_goto_transfer_function(tmp_path, form):
     result, res = _run(path)
     t = res.time
     exact = 0.5 - np.exp(-t) + 0.5 * np.exp(-2 * t)
-    y = res["To_Workspace"]
+    y = res["yout"]
     assert np.max(np.abs(y - exact)) <= 1e-6 * np.max(exact)
     plant = next(b for b in result.diagram.blocks if b.id == "Plant")
     assert plant.type == "Subsystem" and {b.type for b in plant.subsystem.blocks} == {
