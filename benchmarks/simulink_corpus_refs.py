@@ -30,7 +30,6 @@ class Case:
     reference: Callable[[np.ndarray], Signals] | None = None
     signals: dict[str, tuple[str, ...]] = field(default_factory=dict)
     params: str | None = None      # the corpus's params/NAME.m to pass with --params
-    discrete_period: float | None = None  # compare away from the sample hits (left/right limits)
     breaks: tuple[float, ...] = ()  # times of jumps: compared on either side, not at them
     tight_solver: str | None = None  # solver of the tight run (else the imported one)
     note: str = ""
@@ -647,3 +646,34 @@ def quarter_car(t):
     on = t >= 1
     x[on] = dense(rhs, 1, np.zeros(4), t[on], rtol=1e-12, atol=1e-12, max_step=1e-3)
     return {"xc": x[:, 1], "xs": x[:, 3]}
+
+
+def position_lab(t):
+    """Bilkent lab 1 position loop, everything sampled at the fixed step h = 0.01 (the
+    inherited rates under FixedStepAuto): at hit k, pos_k = pos_{k-1} + 6 h d_{k-1}
+    (Forward Euler, K = 6), d_k = s_{k-1} (Delay of 1), e_k = 2 (90 - pos_k) - d_k; between
+    hits the motor 8.998988/(0.132173 s + 1) is driven by LPF(e) + 2 sign(e_k), the LPF
+    0.1/(0.05 s + 1) by e_k (exact by the matrix exponential); s_k = deadzone_10(w + f(w)),
+    f(w) = sign(w) (-0.1 |w| - 15), sampled at the hit."""
+    from scipy.linalg import expm
+    h = 0.01
+    a = np.array([[-1 / 0.05, 0.0], [8.998988 / 0.132173, -1 / 0.132173]])
+    b = np.array([[0.1 / 0.05, 0.0], [0.0, 8.998988 / 0.132173]])  # inputs e_k, 2 sign(e_k)
+    big = expm(np.block([[a, b], [np.zeros((2, 4))]]) * h)
+    ad, bd = big[:2, :2], big[:2, 2:]
+    n = int(round(t.max() / h)) + 2
+    x = np.zeros(2)
+    pos = d = s_prev = 0.0
+    out = np.zeros(n)
+    for k in range(n):
+        if k:
+            pos += 6 * h * d
+            d = s_prev
+        e = 2 * (90 - pos) - d
+        out[k] = pos
+        w = x[1]
+        u = w + np.sign(w) * (-0.1 * abs(w) - 15)
+        s_prev = u - 10 if u > 10 else (u + 10 if u < -10 else 0.0)
+        x = ad @ x + bd @ np.array([e, 2 * np.sign(e)])
+    idx = np.minimum(np.floor(t / h + 1e-6).astype(int), n - 1)
+    return {"pos": out[idx]}
