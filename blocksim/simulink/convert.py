@@ -62,6 +62,17 @@ class Converter:
         self.unknown: dict[str, list[str]] = {}    # variable -> where used
         self.used_ids: list[set[str]] = []
         self.stiff_reasons: list[str] = []         # mapped blocks that make a model stiff
+        self.mapped: dict[int, dict[str, Mapped]] = {}  # by id(SlSystem): block name -> Mapped
+        self.goto_tags: dict[str, int] = {}        # tag -> Goto blocks with it, in the model
+        self._count_gotos(model.root)
+
+    def _count_gotos(self, system: SlSystem) -> None:
+        for block in system.blocks:
+            if block.type == "Goto":
+                tag = block.params.get("GotoTag", BUILTIN["Goto"]["GotoTag"])
+                self.goto_tags[tag] = self.goto_tags.get(tag, 0) + 1
+            if block.system is not None:
+                self._count_gotos(block.system)
 
     # ----- services for mappers ---------------------------------------------------------
     def unresolved(self, name: str, where: str) -> None:
@@ -105,9 +116,9 @@ class Converter:
         diagram.blocks, diagram.wires = blocks, wires
         return diagram
 
-    def system(self, system: SlSystem, path: str, scope: set[str],
-               root: bool = False) -> tuple[list[Block], list[Wire]]:
-        self.used_ids.append(set())
+    def system(self, system: SlSystem, path: str, scope: set[str], root: bool = False,
+               reserved: tuple[str, ...] = ()) -> tuple[list[Block], list[Wire]]:
+        self.used_ids.append(set(reserved))  # (an enabled subsystem's port is 'enable')
         try:
             return self._system(system, path, scope, root)
         finally:
@@ -116,6 +127,7 @@ class Converter:
     def _system(self, system: SlSystem, path: str, scope: set[str],
                 root: bool) -> tuple[list[Block], list[Wire]]:
         mapped: dict[str, Mapped] = {}
+        self.mapped[id(system)] = mapped  # (the subsystem block reads its port blocks here)
         blocks: list[Block] = []
         wires: list[Wire] = []
         for sl in system.blocks:
@@ -158,7 +170,8 @@ class Converter:
             if dst in driven:
                 continue
             driven.add(dst)
-            wires.append(Wire(PortRef.parse(src), PortRef.parse(dst)))
+            label = " ".join(conn.name.split())[:200]  # the signal's name, shown on the wire
+            wires.append(Wire(PortRef.parse(src), PortRef.parse(dst), name=label))
         for result in mapped.values():
             for wire_ in result.wires:
                 driven.add(str(wire_.dst))
@@ -271,14 +284,21 @@ class Converter:
             extra[("trigger", 1)] = "trigger"
         mask_params = self.mask_parameters(ctx, scope)
         inner_scope = scope | set(mask_params)
-        blocks, wires = self.system(inner, ctx.path, inner_scope)
+        blocks, wires = self.system(inner, ctx.path, inner_scope,
+                                    reserved=tuple(extra.values()))
         sub = Diagram(blocks=blocks, wires=wires, parameters=mask_params)
         block = ctx.block_of(type_name, params)
         block.subsystem = sub
         mapped = Mapped([block])
-        for b, sl_b in zip(_port_blocks(blocks), _sl_port_blocks(inner)):
-            key = ("in" if sl_b.type == "Inport" else "out", int(b.params.get("index", 1)))
-            (mapped.inputs if key[0] == "in" else mapped.outputs)[key] = f"{block.id}.{b.id}"
+        inner_mapped = self.mapped.pop(id(inner), {})
+        for sl_b in inner.blocks:
+            port = inner_mapped.get(sl_b.name)
+            if sl_b.type not in ("Inport", "Outport") or port is None or \
+                    port.main.type not in ("Inport", "Outport"):
+                continue  # (a port block that could not be mapped has no port outside)
+            key = ("in" if sl_b.type == "Inport" else "out", int(port.main.params["index"]))
+            (mapped.inputs if key[0] == "in" else mapped.outputs)[key] = \
+                f"{block.id}.{port.main.id}"
         for key, port in extra.items():
             mapped.inputs[key] = f"{block.id}.{port}"
         return mapped
@@ -300,14 +320,6 @@ class Converter:
             from blocksim.simulink.mapping import literal
             params[name] = literal(t.text) if not t.names else t.text
         return params
-
-
-def _port_blocks(blocks: list[Block]) -> list[Block]:
-    return [b for b in blocks if b.type in ("Inport", "Outport")]
-
-
-def _sl_port_blocks(system: SlSystem) -> list[SlBlock]:
-    return [b for b in system.blocks if b.type in ("Inport", "Outport")]
 
 
 def _shown_type(sl: SlBlock) -> str:

@@ -105,9 +105,9 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
     diagram.simulation = settings
     if converter.stiff_reasons and diagram.simulation.solver in ("dopri5", "dop853"):
         diagram.simulation.solver = "radau"
-        report.solver.append(f"radau instead: {converter.stiff_reasons[0]} (tau "
-                             f"{converter.derivative_tau:g} s) makes the model stiff for an "
-                             "explicit solver")
+        report.solver.append(f"radau instead: {converter.stiff_reasons[0]} (a time constant "
+                             f"of {converter.derivative_tau:g} s) makes the model stiff for "
+                             "an explicit solver")
     if diagram.simulation.solver in ("euler", "rk4") and diagram.simulation.step:
         resolve_inherited_rates(diagram, report)
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "

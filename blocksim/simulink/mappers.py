@@ -270,6 +270,12 @@ def goto(ctx: BlockContext) -> Mapped:
     visibility = ctx.p("TagVisibility").lower() or "local"
     if visibility not in ("local", "scoped", "global"):
         raise Unmappable(f"tag visibility '{visibility}'")
+    if visibility == "scoped" and ctx.converter.goto_tags.get(ctx.p("GotoTag")) == 1:
+        # Simulink's scoped tag reaches down from its GotoTagVisibility block, which may sit
+        # above the Goto; blocksim's reaches down from the Goto. A tag no other Goto uses
+        # means the same as global.
+        visibility = "global"
+        ctx.note("scoped tag used by this Goto only: global (the same Froms see it)")
     return one_to_one(ctx, "Goto", {"tag": ctx.p("GotoTag"), "visibility": visibility},
                       outs=())
 

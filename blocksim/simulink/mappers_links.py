@@ -99,7 +99,106 @@ def xy_graph(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "XYGraph", {}, ins=("x", "y"), outs=())
 
 
+def quantizer(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "Quantizer", {"interval": ctx.value("QuantizationInterval")})
+
+
+def rounding(ctx: BlockContext) -> Mapped:
+    op = ctx.p("Operator", "floor").lower()
+    if op not in ("floor", "ceil", "round", "fix"):
+        raise Unmappable(f"rounding '{op}'")
+    if op == "round":
+        ctx.note("halves round away from zero, as MATLAB's round")
+    return one_to_one(ctx, "Rounding", {"function": op})
+
+
+def hit_crossing(ctx: BlockContext) -> Mapped:
+    direction = ctx.p("HitCrossingDirection", "either").lower()
+    if direction not in ("rising", "falling", "either"):
+        raise Unmappable(f"direction '{direction}'")
+    outs = () if ctx.p("ShowOutputPort", "on") == "off" else ("y",)
+    return one_to_one(ctx, "HitCrossing", {"level": ctx.value("HitCrossingOffset"),
+                                           "direction": direction}, outs=outs)
+
+
+def polynomial(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "Polynomial", {"coefficients": ctx.value("coefs")})
+
+
+def multiport_switch(ctx: BlockContext) -> Mapped:
+    order = ctx.p("DataPortOrder", "One-based contiguous")
+    if order != "One-based contiguous":
+        raise Unmappable(f"data port order '{order}' (only one-based contiguous is mapped)")
+    n = ctx.int_value("Inputs")
+    ins = ("control", *numbered("u", n))
+    return one_to_one(ctx, "MultiportSwitch", {"inputs": n}, ins=ins)
+
+
+def merge(ctx: BlockContext) -> Mapped:
+    n = ctx.int_value("Inputs")
+    params: dict[str, Any] = {"inputs": n}
+    if ctx.p("InitialOutput", "[]") not in ("[]", ""):
+        params["initial"] = ctx.value("InitialOutput")
+    return one_to_one(ctx, "Merge", params, ins=numbered("u", n))
+
+
+def algebraic_constraint(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "AlgebraicConstraint", {"z0": ctx.value("InitialGuess")},
+                      ins=("f",), outs=("z",))
+
+
+def variable_delay(ctx: BlockContext) -> Mapped:
+    kind = ctx.p("VariableDelayType", "Variable time delay")
+    if kind != "Variable time delay":
+        raise Unmappable(f"'{kind}' (blocksim's delay is a variable time delay, "
+                         "y = u(t - tau(t)))")
+    return one_to_one(ctx, "VariableTransportDelay", {
+        "max_delay": ctx.value("MaximumDelay"), "initial_output": ctx.value("InitialOutput")},
+        ins=("u", "tau"))
+
+
+def signal_generator(ctx: BlockContext) -> Mapped:
+    wave = ctx.p("WaveForm", "sine").lower()
+    if wave not in ("sine", "square", "sawtooth"):
+        raise Unmappable(f"waveform '{wave}'")
+    freq = ctx.value("Frequency")
+    if ctx.p("Units", "rad/sec").lower().startswith("rad"):
+        freq = freq / (2 * 3.141592653589793) if isinstance(freq, (int, float)) \
+            else f"({freq}) / (2 * pi)"
+    return one_to_one(ctx, "SignalGenerator", {"waveform": wave, "amplitude":
+                                               ctx.value("Amplitude"), "frequency": freq}, ins=())
+
+
+def repeating_sequence(ctx: BlockContext) -> Mapped:
+    times = ctx.value("rep_seq_t", ctx.p("rep_seq_t", "[0 2]"))
+    if not isinstance(times, list) or not times or times[0] != 0:
+        raise Unmappable("time values that do not start at 0 as numbers")
+    return one_to_one(ctx, "RepeatingSequence", {"times": times, "values": ctx.value(
+        "rep_seq_y", ctx.p("rep_seq_y", "[0 2]"))}, ins=())
+
+
+def chirp(ctx: BlockContext) -> Mapped:
+    return one_to_one(ctx, "Chirp", {"initial_frequency": ctx.value("f1", ctx.p("f1", "0.1")),
+                                     "target_time": ctx.value("T", ctx.p("T", "100")),
+                                     "target_frequency": ctx.value("f2", ctx.p("f2", "1"))},
+                      ins=())
+
+
+def random_number(ctx: BlockContext) -> Mapped:
+    seed = ctx.value("Seed")
+    if not isinstance(seed, (int, float)) or seed != int(seed) or seed < 0:
+        raise Unmappable(f"seed `{ctx.p('Seed')}` is not a whole number >= 0")
+    ctx.note("normal numbers of the same mean and variance, but blocksim's own generator: "
+             "another sequence than MATLAB's for the same seed")
+    return one_to_one(ctx, "RandomNumber", {"mean": ctx.value("Mean"),
+                                            "variance": ctx.value("Variance"),
+                                            "seed": int(seed),
+                                            "sample_time": ctx.sample_time()}, ins=())
+
+
 LINK_MAPPERS: dict[str, Mapper] = {
+    "simulink/Sources/Repeating Sequence": repeating_sequence,
+    "simulink/Sources/Chirp Signal": chirp,
     "slpidlib/PID Controller": pid,
     "slpidlib/Discrete PID Controller": pid,
     "simulink/Logic and Bit Operations/Compare To Constant":
@@ -114,5 +213,9 @@ SKIPPED_LINKS = {"powerlib/powergui": "the Simscape Electrical solver block: no 
 BLOCK_MAPPERS: dict[str, Mapper] = {
     "SecondOrderIntegrator": second_order_integrator, "BusCreator": bus_creator,
     "BusSelector": bus_selector, "DataTypeConversion": pass_through,
-    "SignalConversion": pass_through,
+    "SignalConversion": pass_through, "Quantizer": quantizer, "Rounding": rounding,
+    "HitCross": hit_crossing, "Polyval": polynomial, "MultiPortSwitch": multiport_switch,
+    "Merge": merge, "AlgebraicConstraint": algebraic_constraint,
+    "VariableTransportDelay": variable_delay, "SignalGenerator": signal_generator,
+    "RandomNumber": random_number,
 }

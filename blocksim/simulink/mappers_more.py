@@ -237,13 +237,15 @@ def pid(ctx: BlockContext) -> Mapped:
     params["P"] = ctx.value("P") if "P" in kind else (0 if form.startswith("parallel") else 1)
     params["I"] = ctx.value("I") if "I" in kind else 0
     params["D"] = ctx.value("D") if "D" in kind else 0
+    discrete = ctx.p("TimeDomain", "Continuous-time").lower().startswith("discrete")
     if "D" in kind and not ctx.on("UseFilter"):
         params["N"] = ctx.converter.pid_unfiltered_n
+        if not discrete:
+            ctx.converter.stiff_reasons.append(f"the derivative filter of '{ctx.path}'")
         ctx.note(f"derivative without filter: blocksim filters it, N = "
                  f"{ctx.converter.pid_unfiltered_n:g} rad/s")
     else:
         params["N"] = ctx.value("N")
-    discrete = ctx.p("TimeDomain", "Continuous-time").lower().startswith("discrete")
     if discrete:
         params["sample_time"] = ctx.sample_time()
         params["integrator_method"] = _method(ctx.p("IntegratorMethod", "Forward Euler"))
@@ -273,6 +275,7 @@ def pid_extras(ctx: BlockContext) -> Mapped:
               "D": ctx.value("D"), "N": ctx.converter.pid_unfiltered_n}
     ctx.note(f"the derivative term D s is filtered in blocksim, N = "
              f"{ctx.converter.pid_unfiltered_n:g} rad/s")
+    ctx.converter.stiff_reasons.append(f"the derivative filter of '{ctx.path}'")
     return one_to_one(ctx, "PID", params, ins=("e",), outs=("u",))
 
 
@@ -287,7 +290,7 @@ MORE_MAPPERS: dict[str, Mapper] = {
     "DiscreteTransferFcn": discrete_tf, "DiscreteFilter": discrete_filter,
     "DiscreteStateSpace": discrete_state_space, "DiscreteIntegrator": discrete_integrator,
     "DiscretePulseGenerator": pulse_generator, "Lookup_n-D": lookup_nd,
-    "Lookup": lookup_1d_old, "Delay": delay, "DiscreteZeroPole": discrete_zero_pole, "Lookup2D": lookup_2d_old, "Fcn": fcn,
+    "MATLABFcn": fcn, "Lookup": lookup_1d_old, "Delay": delay, "DiscreteZeroPole": discrete_zero_pole, "Lookup2D": lookup_2d_old, "Fcn": fcn,
 }
 REFERENCE_MAPPERS: dict[str, Mapper] = {
     "simulink/Continuous/PID Controller": pid,

@@ -69,3 +69,33 @@ def test_discrete_zero_pole_is_multiplied_out(tmp_path):
     assert block.params["num"] == [2.0, -1.0]
     assert block.params["den"] == pytest.approx([1.0, -0.6, 0.08])
     assert block.params["powers"] == "z"
+
+
+def test_an_inport_named_enable_in_an_enabled_subsystem_is_renamed(tmp_path):
+    inner = Model([B("Inport", "enable", 21, {"Port": "1"}), B("EnablePort", "Enable", 22),
+                   B("Gain", "g", 23, {"Gain": "3"}), B("Outport", "out", 24, {"Port": "1"})],
+                  [L(21, "out:1", (23, "in:1")), L(23, "out:1", (24, "in:1"))])
+    model = Model([B("Constant", "c", 1, {"Value": "2"}), B("Step", "on", 2, {"Time": "0.5"}),
+                   B("SubSystem", "sub", 3, system=inner), B("Outport", "y", 4, {"Port": "1"})],
+                  [L(1, "out:1", (3, "in:1")), L(2, "out:1", (3, "enable")),
+                   L(3, "out:1", (4, "in:1"))], config={"StopTime": "1"})
+    result = _import(tmp_path, model)
+    sub = result.diagram.block("sub")
+    assert {b.id for b in sub.subsystem.blocks} == {"enable_2", "g", "out"}
+    res = blocksim.simulate(result.diagram)
+    assert res["y"][0] == 0.0 and res["y"][-1] == 6.0
+
+
+def test_scoped_goto_reaches_a_sibling_subsystem_through_its_visibility_block(tmp_path):
+    sender = Model([B("Constant", "c", 11, {"Value": "4"}),
+                    B("Goto", "g", 12, {"GotoTag": "speed", "TagVisibility": "scoped"})],
+                   [L(11, "out:1", (12, "in:1"))])
+    reader = Model([B("From", "f", 21, {"GotoTag": "speed"}), B("Outport", "o", 22, {"Port": "1"})],
+                   [L(21, "out:1", (22, "in:1"))])
+    model = Model([B("GotoTagVisibility", "vis", 1, {"GotoTag": "speed"}),
+                   B("SubSystem", "A", 2, system=sender), B("SubSystem", "B", 3, system=reader),
+                   B("Outport", "y", 4, {"Port": "1"})], [L(3, "out:1", (4, "in:1"))],
+                  config={"StopTime": "1"})
+    result = _import(tmp_path, model, "mdl")
+    assert blocksim.simulate(result.diagram)["y"][-1] == 4.0
+    assert [e.status for e in result.report.entries if e.path == "vis"] == ["skipped"]

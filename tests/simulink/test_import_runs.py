@@ -147,3 +147,70 @@ def test_discrete_chain_matches_recursion(tmp_path, form):
     for k in range(20):
         mid = hits[k] + ts / 2
         assert res["y"][np.searchsorted(res.time, mid)] == pytest.approx(y[k], rel=1e-9, abs=1e-12)
+
+
+def conditional_model() -> Model:
+    """An enabled subsystem integrating 1 while a Step (at 1) is on, and a triggered one
+    sampling the Clock at the rising edges of a Pulse Generator (period 0.5, from 0.2)."""
+    enabled = Model([B("Inport", "one", 21, {"Port": "1"}), B("EnablePort", "Enable", 22),
+                     B("Integrator", "I", 23), B("Outport", "x", 24, {"Port": "1"})],
+                    [L(21, "out:1", (23, "in:1")), L(23, "out:1", (24, "in:1"))])
+    triggered = Model([B("Inport", "t", 31, {"Port": "1"}),
+                       B("TriggerPort", "Trigger", 32, {"TriggerType": "rising"}),
+                       B("Outport", "held", 33, {"Port": "1", "InitialOutput": "-1"})],
+                      [L(31, "out:1", (33, "in:1"))])
+    return Model(
+        blocks=[B("Constant", "c", 1, {"Value": "1"}), B("Step", "on", 2, {"Time": "1"}),
+                B("SubSystem", "Enabled", 3, {}, (100, 40, 160, 90), system=enabled),
+                B("Clock", "clock", 4),
+                B("DiscretePulseGenerator", "pulse", 5, {"Period": "0.5", "PulseWidth": "50",
+                                                        "PhaseDelay": "0.2"}),
+                B("SubSystem", "Sampler", 6, {}, (100, 140, 160, 190), system=triggered),
+                B("Outport", "x", 7, {"Port": "1"}), B("Outport", "held", 8, {"Port": "2"})],
+        lines=[L(1, "out:1", (3, "in:1")), L(2, "out:1", (3, "enable")), L(3, "out:1", (7, "in:1")),
+               L(4, "out:1", (6, "in:1")), L(5, "out:1", (6, "trigger")), L(6, "out:1", (8, "in:1"))],
+        config={**TIGHT, "StopTime": "2"})
+
+
+@pytest.mark.parametrize("form", ("slx-split", "mdl"))
+def test_enabled_and_triggered_subsystems(tmp_path, form):
+    path = write_all(conditional_model(), tmp_path, "cond")[form]
+    result, res = _run(path)
+    types = {b.id: b.type for b in result.diagram.blocks}
+    assert types["Enabled"] == "EnabledSubsystem" and types["Sampler"] == "TriggeredSubsystem"
+    t = res.time
+    assert np.max(np.abs(res["x"] - np.maximum(t - 1, 0))) <= 1e-9
+    edges = 0.2 + 0.5 * np.floor((t - 0.2) / 0.5 + 1e-12)
+    expected = np.where(t < 0.2, -1.0, edges)
+    inside = np.abs((t - 0.2) / 0.5 - np.round((t - 0.2) / 0.5)) > 1e-6  # off the edges
+    assert np.max(np.abs(res["held"] - expected)[inside]) <= 1e-9
+
+
+def routing_model() -> Model:
+    """Sine -> Mux with Clock -> Fcn u(1)^2 + u(2) -> 1-D lookup table (clip) -> Out;
+    a Saturation and a Relay side by side."""
+    return Model(
+        blocks=[B("Sin", "s", 1, {"Frequency": "pi"}), B("Clock", "t", 2),
+                B("Mux", "mux", 3, {"Inputs": "2"}),
+                B("Fcn", "f", 4, {"Expr": "u(1)^2 + u(2)"}),
+                B("Lookup_n-D", "table", 5, {"NumberOfTableDimensions": "1",
+                                             "BreakpointsForDimension1": "[0 1 2]",
+                                             "Table": "[0 10 15]", "ExtrapMethod": "Clip"}),
+                B("Saturate", "sat", 6, {"UpperLimit": "0.5", "LowerLimit": "-0.5"}),
+                B("Outport", "y", 7, {"Port": "1"}), B("Outport", "ys", 8, {"Port": "2"})],
+        lines=[L(1, "out:1", (3, "in:1"), (6, "in:1")), L(2, "out:1", (3, "in:2")),
+               L(3, "out:1", (4, "in:1")), L(4, "out:1", (5, "in:1")), L(5, "out:1", (7, "in:1")),
+               L(6, "out:1", (8, "in:1"))],
+        config={**TIGHT, "StopTime": "3"})
+
+
+@pytest.mark.parametrize("form", ("slx-inline", "mdl"))
+def test_mux_fcn_lookup_saturation(tmp_path, form):
+    path = write_all(routing_model(), tmp_path, "route")[form]
+    result, res = _run(path)
+    t = res.time
+    v = np.sin(np.pi * t) ** 2 + t
+    assert np.max(np.abs(res["y"] - np.interp(v, [0, 1, 2], [0, 10, 15]))) <= 1e-9
+    assert np.max(np.abs(res["ys"] - np.clip(np.sin(np.pi * t), -0.5, 0.5))) <= 1e-9
+    fcn = next(e for e in result.report.entries if e.path == "f")
+    assert fcn.status == "note" and "Demux of 2" in fcn.note
