@@ -188,6 +188,7 @@ class Outcome:
     imported: bool = False
     import_message: str = ""
     placeholders: list[str] = field(default_factory=list)
+    mapped: str = ""  # from the report: "mapped of blocks"
     ran: bool = False
     run_message: str = ""
     error_own: float | None = None
@@ -218,6 +219,19 @@ def placeholders_in(report: Path) -> list[str]:
         if line.lstrip().startswith("|") and len(cells) >= 3 and cells[2] == "placeholder":
             names.append(cells[0] or cells[1])
     return names
+
+
+def mapped_in(report: Path) -> str:
+    """'M of N': blocks mapped (exactly or with a note) of the blocks the report counts."""
+    if not report.exists():
+        return ""
+    text = report.read_text(encoding="utf-8", errors="replace")
+    total = re.search(r"(\d+) blocks?:", text)
+    if not total:
+        return ""
+    mapped = sum(int(n) for n in re.findall(r"(\d+) mapped (?:exactly|with a note)",
+                                             text.split("\n## ")[0]))
+    return f"{mapped} of {total.group(1)}"
 
 
 def norm(name: str) -> str:
@@ -293,10 +307,14 @@ def check(model: Path, corpus: Path, work: Path) -> Outcome:
     code, message = blocksim(*args)
     out.imported, out.import_message = code == 0, message
     out.placeholders = placeholders_in(report)
+    out.mapped = mapped_in(report)
     if code != 0:
         out.verdict = f"import failed: {message}"
     elif out.placeholders:
-        out.verdict = f"imported with {len(out.placeholders)} placeholder(s)"
+        code, message = blocksim("validate", str(diagram))
+        out.verdict = (f"imported with {len(out.placeholders)} placeholder(s) "
+                       f"({', '.join(out.placeholders)[:120]}); validate: "
+                       + (message.removeprefix("blocksim: ") if code else "passes (!)"))
     else:
         own = stem.with_suffix(".own.csv")
         code, message = blocksim("run", str(diagram), "--out", str(own), "-q")
@@ -334,15 +352,14 @@ def verdict_against_reference(case: Case, diagram: Path, stem: Path, own: Path,
 
 
 def markdown(outcomes: list[Outcome], manifest: dict[str, dict]) -> str:
-    lines = ["| model | source repository | release | blocks | standard library only | "
+    lines = ["| model | source repository | release | blocks mapped | standard library only | "
              "imported / ran | result |", "|---|---|---|---|---|---|---|"]
     for o in outcomes:
         m = manifest.get(o.model, {})
-        blocks = sum(m.get("block_types", {}).values()) if m else ""
         status = ("no" if not o.imported else
                   "placeholders" if o.placeholders else "yes / " + ("yes" if o.ran else "no"))
         lines.append(f"| {o.model.split('__', 1)[-1]} | {m.get('repo', '')} | "
-                     f"{m.get('release', '')} | {blocks} | {'yes' if o.std else 'no'} | "
+                     f"{m.get('release', '')} | {o.mapped} | {'yes' if o.std else 'no'} | "
                      f"{status} | {o.verdict.replace('|', '/')} |")
     std = [o for o in outcomes if o.std]
     ok = [o for o in std if o.imported and not o.placeholders and o.ran]
