@@ -34,7 +34,8 @@ _FINITE = {"lower": -1.0, "upper": 1.0, "dx_lower": -1.0, "dx_upper": 1.0}
 # subsystem's id.
 LOGGED_BY = {"TriggeredSubsystem": "TriggerGate", "EnabledSubsystem": "EnableGate"}
 ALONE_IMPOSSIBLE = {"StateSpace", "AlgebraicConstraint", "MatrixGain", "Inport", "BusSelector",
-                    "Demux", "From", "FromFile", "Merge"}
+                    "Demux", "From", "FromFile", "Merge",
+                    "Placeholder"}  # (an import's stand-in: it never compiles, by design)
 
 
 def logged_kinds(model: CompiledModel) -> dict[str, set[str]]:

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from blocksim.diagram.model import Block, Diagram, PortRef, Wire
+from blocksim.errors import ExpressionError
 from blocksim.simulink.defaults import BUILTIN, REFERENCE_DEFAULTS
 from blocksim.simulink.mappers import BUILTIN_MAPPERS, one_to_one
 from blocksim.simulink.mappers_links import BLOCK_MAPPERS, LINK_MAPPERS, SKIPPED_LINKS
@@ -19,7 +20,7 @@ from blocksim.simulink.mexpr import Untranslatable, translate
 from blocksim.simulink.model import SlBlock, SlModel, SlSystem
 from blocksim.simulink.placeholder import placeholder, unmappable_reason
 from blocksim.simulink.report import Report
-from blocksim.simulink.workspace import Workspace
+from blocksim.simulink.workspace import Workspace, read_assignments
 
 log = logging.getLogger(__name__)
 
@@ -315,10 +316,27 @@ class Converter:
                 self.asked[f"{ctx.id}/{name}"] = f"{ctx.path}: mask parameter {name} = " \
                                                   f"`{source}` ({exc})"
                 continue
-            for var in t.names - scope:
+            for var in t.names - scope - set(params):
                 self.unresolved(var, f"{ctx.path} (mask {name} = `{source}`)")
             from blocksim.simulink.mapping import literal
-            params[name] = literal(t.text) if not t.names else t.text
+            try:
+                params[name] = literal(t.text) if not t.names else t.text
+            except ExpressionError as exc:
+                params[name] = ""
+                self.asked[f"{ctx.id}/{name}"] = f"{ctx.path}: mask parameter {name} = " \
+                                                  f"`{source}` ({exc})"
+        code = (ctx.block.mask.get("MaskInitialization") or "").strip()
+        if code:  # plain assignments only (others made the block a placeholder)
+            init = Workspace()
+            read_assignments(code, "mask initialization", init)
+            for name, value in init.values.items():
+                if isinstance(value, str):
+                    from blocksim.expressions.language import names_in
+                    for var in names_in(value) - scope - set(params):
+                        self.unresolved(var, f"{ctx.path} (mask initialization {name} = "
+                                             f"`{value}`)")
+                params[name] = value
+            ctx.note(f"mask initialization taken as parameters: {', '.join(init.values)}")
         return params
 
 

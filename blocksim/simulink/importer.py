@@ -16,6 +16,7 @@ from blocksim.simulink.errors import SimulinkFileError
 from blocksim.simulink.mdl import read_mdl_model
 from blocksim.simulink.mexpr import Untranslatable, translate
 from blocksim.simulink.model import SlModel
+from blocksim.simulink.rates import resolve_inherited_rates, unlatch_discrete
 from blocksim.simulink.package import read_model_file
 from blocksim.simulink.report import Report
 from blocksim.simulink.solver import map_solver
@@ -110,6 +111,7 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
                              "an explicit solver")
     if diagram.simulation.solver in ("euler", "rk4") and diagram.simulation.step:
         resolve_inherited_rates(diagram, report)
+    unlatch_discrete(diagram, report)
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "
                             f"{model.release or 'release unknown'}) by blocksim import")
     return ImportResult(diagram, report, model)
@@ -123,41 +125,6 @@ def _sample_times(system: Any) -> Iterable[str]:
             yield from _sample_times(block.system)
 
 
-def resolve_inherited_rates(diagram: Diagram, report: Report, limit: int = 100) -> None:
-    """Under a fixed-step solver Simulink runs a discrete block that inherits (-1) from
-    continuous blocks at the fixed step; blocksim refuses that inheritance, so those blocks
-    get the step as their sample time. Found by compiling: each refusal names one block."""
-    from blocksim.compiler import compile_diagram
-    from blocksim.errors import CompileError
-    step = diagram.simulation.step
-    unset = {name: "1" for name, value in diagram.parameters.items() if value == ""}
-    for _ in range(limit):
-        try:
-            compile_diagram(diagram, unset, diagram.simulation)
-            return
-        except CompileError as exc:
-            if "would be continuous" not in str(exc) or not exc.block:
-                return
-            block = _find(diagram, exc.block)
-            if block is None or block.params.get("sample_time") not in (-1, -1.0, "-1"):
-                return
-            block.params["sample_time"] = step
-            report.note_block(exc.block, f"inherits a continuous rate: runs at the fixed step "
-                                         f"{step:g} s, as Simulink's fixed-step solver does")
-        except BlocksimError:
-            return
-
-
-def _find(diagram: Diagram, path: str) -> Any:
-    *outer, name = path.split("/")
-    for part in outer:
-        sub = next((b for b in diagram.blocks if b.id == part), None)
-        if sub is None or sub.subsystem is None:
-            return None
-        diagram = sub.subsystem
-    return next((b for b in diagram.blocks if b.id == name), None)
-
-
 def _override(name: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
@@ -167,7 +134,10 @@ def _override(name: str, value: Any) -> Any:
         raise BlocksimError(f"--set {name}={value}: {exc}") from None
     from blocksim.expressions.language import names_in
     from blocksim.simulink.mapping import literal
-    return text if names_in(text) else literal(text)
+    try:
+        return text if names_in(text) else literal(text)
+    except BlocksimError as exc:
+        raise BlocksimError(f"--set {name}={value}: {exc}") from None
 
 
 def _valid_name(name: str) -> bool:

@@ -31,6 +31,8 @@ def manual_switch(ctx: BlockContext) -> Mapped:
 
 
 def coulomb(ctx: BlockContext) -> Mapped:
+    ctx.note("at u = 0 blocksim's friction takes the sign of u's direction of motion "
+             "(Simulink's sign(0) = 0 gives 0 there)")
     return one_to_one(ctx, "CoulombViscousFriction", {"offset": ctx.value("offset"),
                                                       "gain": ctx.value("gain")})
 

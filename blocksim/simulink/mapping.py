@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from blocksim.diagram.model import Block, PortRef, Wire
+from blocksim.errors import ExpressionError
 from blocksim.simulink.mexpr import Translation, Untranslatable, eval_literal, translate
 from blocksim.simulink.model import SlBlock, SlSystem
 
@@ -89,7 +90,10 @@ class BlockContext:
         for name in sorted(unknown):
             self.converter.unresolved(name, f"{self.path} ({what} = `{source}`)")
         if not t.names:
-            return literal(t.text)
+            try:
+                return literal(t.text)
+            except ExpressionError as exc:  # 1+2i, 1/0, [1 2; 3]: no value blocksim takes
+                return self.converter.ask(self, what, source, str(exc))
         return t.text
 
     def int_value(self, name: str, text: str | None = None) -> int:

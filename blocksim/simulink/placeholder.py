@@ -37,8 +37,14 @@ def unmappable_reason(block: SlBlock, model: SlModel) -> str:
             return "a Stateflow chart"
         if sf in ("MATLAB Function",) or block.params.get("SFBlockType") == "MATLAB Function":
             return "a MATLAB Function block (MATLAB code)"
-        if (block.mask.get("MaskInitialization") or "").strip():
-            return "a masked subsystem with initialization code"
+        code = (block.mask.get("MaskInitialization") or "").strip()
+        if code:
+            from blocksim.simulink.workspace import Workspace, read_assignments
+            init = Workspace()
+            read_assignments(code, "mask initialization", init)
+            if init.skipped:  # plain assignments only become the subsystem's parameters
+                return ("a masked subsystem whose initialization code is more than plain "
+                        f"assignments ({init.skipped[0].split(': ', 1)[-1]})")
         if block.system is not None and any(b.type == "S-Function" and
                                             "sf_sfun" in b.params.get("FunctionName", "")
                                             for b in block.system.blocks):

@@ -99,3 +99,84 @@ def test_scoped_goto_reaches_a_sibling_subsystem_through_its_visibility_block(tm
     result = _import(tmp_path, model, "mdl")
     assert blocksim.simulate(result.diagram)["y"][-1] == 4.0
     assert [e.status for e in result.report.entries if e.path == "vis"] == ["skipped"]
+
+
+def test_values_blocksim_cannot_take_become_parameters_to_set(tmp_path):
+    model = Model([B("Constant", "c", 1, {"Value": "1+2i"}), B("Gain", "g", 2, {"Gain": "[1 2; 3]"}),
+                   B("Outport", "y", 3, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"))], config={"StopTime": "1"})
+    result = _import(tmp_path, model)
+    assert result.diagram.parameters["c_Value"] == "" and "c_Value" in result.report.to_set
+    assert result.diagram.parameters["g_Gain"] == ""
+    with pytest.raises(blocksim.BlocksimError, match="--set w=1/0"):
+        blocksim.import_simulink(tmp_path / "m.slx", overrides={"w": "1/0"})
+
+
+def test_mask_with_plain_initialization_becomes_subsystem_parameters(tmp_path):
+    inner = Model([B("Inport", "u", 21, {"Port": "1"}), B("Gain", "g", 22, {"Gain": "k2"}),
+                   B("Outport", "y", 23, {"Port": "1"})],
+                  [L(21, "out:1", (22, "in:1")), L(22, "out:1", (23, "in:1"))])
+    masked = B("SubSystem", "scaled", 2, {"MaskInitialization": "k2 = 2*k; % doubled",
+                                          "MaskVariables": "k=@1;", "MaskValueString": "1.5"},
+               system=inner)
+    coded = B("SubSystem", "coded", 3, {"MaskInitialization": "k2 = 2*k; plot(1)",
+                                        "MaskVariables": "k=@1;", "MaskValueString": "1"},
+              system=inner)
+    model = Model([B("Constant", "c", 1, {"Value": "2"}), masked, coded,
+                   B("Outport", "y", 4, {"Port": "1"}), B("Terminator", "t", 5)],
+                  [L(1, "out:1", (2, "in:1"), (3, "in:1")), L(2, "out:1", (4, "in:1")),
+                   L(3, "out:1", (5, "in:1"))], config={"StopTime": "1"})
+    result = _import(tmp_path, model, "mdl")
+    assert result.diagram.block("scaled").subsystem.parameters == {"k": 1.5, "k2": "2 * k"}
+    status = {e.path: e.status for e in result.report.entries}
+    assert status["scaled"] == "note" and status["coded"] == "placeholder"
+    assert "plot(1)" in next(e.note for e in result.report.entries if e.path == "coded")
+    result.diagram.blocks = [b for b in result.diagram.blocks if b.id != "coded"]
+    result.diagram.wires = [w for w in result.diagram.wires if "coded" not in str(w.dst)]
+    assert blocksim.simulate(result.diagram)["y"][-1] == 6.0
+
+
+def test_switch_and_saturation_at_a_discrete_rate_act_within_the_hit(tmp_path):
+    """Step (at 0.2) -> ZOH 0.1 -> Saturation 0.5 -> Unit Delay: Simulink's delay holds the
+    clipped 0.5 from t = 0.3 on; a Switch on the held step picks its new input at the hit."""
+    model = Model([B("Step", "s", 1, {"Time": "0.2"}),
+                   B("ZeroOrderHold", "zoh", 2, {"SampleTime": "0.1"}),
+                   B("Saturate", "sat", 3, {"UpperLimit": "0.5", "LowerLimit": "-0.5"}),
+                   B("UnitDelay", "delay", 4, {"SampleTime": "0.1"}),
+                   B("Constant", "a", 5, {"Value": "7"}), B("Constant", "b", 6, {"Value": "9"}),
+                   B("Switch", "sw", 7, {"Criteria": "u2 > Threshold", "Threshold": "0.25"}),
+                   B("UnitDelay", "delay2", 8, {"SampleTime": "0.1"}),
+                   B("Outport", "y", 9, {"Port": "1"}), B("Outport", "y2", 10, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"), (7, "in:2")),
+                   L(3, "out:1", (4, "in:1")), L(4, "out:1", (9, "in:1")),
+                   L(5, "out:1", (7, "in:1")), L(6, "out:1", (7, "in:3")),
+                   L(7, "out:1", (8, "in:1")), L(8, "out:1", (10, "in:1"))],
+                  config={"StopTime": "0.5"})
+    result = _import(tmp_path, model)
+    assert result.diagram.block("sat").type == "Expression"
+    assert result.diagram.block("sw").params["formula"] == "u1 if u2 > 0.25 else u3"
+    res = blocksim.simulate(result.diagram, output_interval=0.05)
+    at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
+    assert at[0.35] == (0.5, 7.0)   # the hit at 0.2 saw the clipped value and the new branch
+    assert at[0.25] == (0.0, 9.0)
+
+
+def test_dead_zone_and_comparison_at_a_discrete_rate(tmp_path):
+    model = Model([B("Step", "s", 1, {"Time": "0.2", "After": "-2"}),
+                   B("ZeroOrderHold", "zoh", 2, {"SampleTime": "0.1"}),
+                   B("DeadZone", "dz", 3, {"LowerValue": "-0.5", "UpperValue": "0.5"}),
+                   B("Abs", "abs", 4), B("Constant", "c", 5, {"Value": "1"}),
+                   B("RelationalOperator", "rel", 6, {"Operator": ">"}),
+                   B("UnitDelay", "d1", 7, {"SampleTime": "0.1"}),
+                   B("UnitDelay", "d2", 8, {"SampleTime": "0.1"}),
+                   B("Outport", "y", 9, {"Port": "1"}), B("Outport", "y2", 10, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (4, "in:1")), L(4, "out:1", (6, "in:1"), (7, "in:1")),
+                   L(5, "out:1", (6, "in:2")), L(6, "out:1", (8, "in:1")),
+                   L(7, "out:1", (9, "in:1")), L(8, "out:1", (10, "in:1"))],
+                  config={"StopTime": "0.5"})
+    result = _import(tmp_path, model, "mdl")
+    assert {result.diagram.block(b).type for b in ("dz", "abs", "rel")} == {"Expression"}
+    res = blocksim.simulate(result.diagram, output_interval=0.05)
+    at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
+    assert at[0.35] == (1.5, 1.0) and at[0.25] == (0.0, 0.0)

@@ -141,3 +141,48 @@ def test_matlab_expressions_translate(source, expected):
 def test_matlab_expressions_refused(source):
     with pytest.raises(Untranslatable):
         translate(source)
+
+
+@pytest.mark.parametrize("form", ["slx", "mdl"])
+def test_damaged_models_fail_cleanly_or_import_valid_diagrams(tmp_path, form):
+    """Random damage (bytes cut, braces and quotes inserted, bytes flipped) in the XML or
+    the text: a BlocksimError or a diagram that saves and loads back, never a traceback."""
+    import random
+
+    from blocksim.diagram.format import load_diagram, save_diagram
+    from test_import_runs import tf_subsystem_model
+    from slx_fixtures import xml_parts
+
+    rng = random.Random(7)
+    clean = (mdl_text(tf_subsystem_model()).encode() if form == "mdl"
+             else xml_parts(tf_subsystem_model(), True)["simulink/systems/system_2.xml"].encode())
+    outcomes = {"error": 0, "imported": 0}
+    for trial in range(60):
+        data = bytearray(clean)
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(data))
+            kind = rng.random()
+            if kind < 0.35:
+                del data[i:i + rng.randint(1, 60)]
+            elif kind < 0.7:
+                data[i:i] = rng.choice([b"{", b"}", b'"', b"[", b"]", b"\n", b"<", b">", b"&",
+                                        b"\\", b"#", b"Block {\n", b"1e999"])
+            else:
+                data[i] = rng.randrange(256)
+        path = tmp_path / f"m{trial}.{form}"
+        if form == "mdl":
+            path.write_bytes(bytes(data))
+        else:
+            parts = {k: v.encode() for k, v in xml_parts(tf_subsystem_model(), True).items()}
+            parts["simulink/systems/system_2.xml"] = bytes(data)
+            path.write_bytes(_zip(parts))
+        try:
+            result = blocksim.import_simulink(path)
+        except blocksim.BlocksimError as exc:
+            assert "\n" not in str(exc) and str(path) in str(exc)
+            outcomes["error"] += 1
+            continue
+        save_diagram(result.diagram, tmp_path / "d.json")
+        load_diagram(tmp_path / "d.json")
+        outcomes["imported"] += 1
+    assert outcomes["error"] and outcomes["imported"]
