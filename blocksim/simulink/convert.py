@@ -5,7 +5,6 @@ subsystem with its ports kept (`placeholder`)."""
 from __future__ import annotations
 
 import keyword
-import logging
 import re
 from typing import Any
 
@@ -13,6 +12,7 @@ from blocksim.diagram.model import Block, Diagram, PortRef, Wire
 from blocksim.errors import ExpressionError
 from blocksim.simulink.defaults import BUILTIN, REFERENCE_DEFAULTS
 from blocksim.simulink.mappers import BUILTIN_MAPPERS, one_to_one
+from blocksim.simulink.mappers_actions import ACTION_MAPPERS
 from blocksim.simulink.mappers_links import BLOCK_MAPPERS, LINK_MAPPERS, SKIPPED_LINKS
 from blocksim.simulink.mappers_more import MORE_MAPPERS, REFERENCE_MAPPERS
 from blocksim.simulink.mapping import BlockContext, Mapped, Unmappable
@@ -22,16 +22,16 @@ from blocksim.simulink.placeholder import placeholder, unmappable_reason
 from blocksim.simulink.report import Report
 from blocksim.simulink.workspace import Workspace, read_assignments
 
-log = logging.getLogger(__name__)
-
-MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS}
+MAPPERS = {**BUILTIN_MAPPERS, **MORE_MAPPERS, **BLOCK_MAPPERS, **ACTION_MAPPERS}
 REFERENCES = {**REFERENCE_MAPPERS, **LINK_MAPPERS}
-PORT_BLOCKS = ("Inport", "Outport", "EnablePort", "TriggerPort", "ActionPort")
 SKIPPED = {"GotoTagVisibility": "declares where a scoped Goto tag is seen; blocksim's scoped "
            "tags reach the Goto's level and below",
            "Terminator": "ends an unused signal; blocksim needs none",
            "Ground": "feeds 0 to an input; a Constant 0 is added where an input is unconnected",
-           "Note": "", "Annotation": "", "DocBlock": "documentation only"}
+           "Note": "", "Annotation": "", "DocBlock": "documentation only",
+           "DashboardScope": "a dashboard display: no signal ports (log the signal with a "
+           "Scope)", "DisplayBlock": "a dashboard display: no signal ports"}
+PORTS_INSIDE = ("EnablePort", "TriggerPort", "ActionPort")  # (made by the subsystem block)
 SCALE = 1.5  # Simulink pixels -> editor units (its blocks are drawn larger)
 
 
@@ -97,15 +97,22 @@ class Converter:
         if helper:
             layout = {"x": left * SCALE - 60, "y": bottom * SCALE + 15}
             return layout
-        if right > left and bottom > top:
-            layout["width"] = (right - left) * SCALE
-            layout["height"] = (bottom - top) * SCALE
+        # BlockRotation (R2012b on: clockwise degrees) or Orientation (older: down is a
+        # quarter turn clockwise, left is flipped)
         orientation = block.params.get("Orientation", "right").lower()
-        rotation = {"up": 270, "down": 90}.get(orientation)
+        rotation = {"up": 270, "down": 90}.get(orientation, 0)
+        saved = block.params.get("BlockRotation", "").strip()
+        if saved in ("0", "90", "180", "270"):
+            rotation = int(saved)
         if rotation:
             layout["rotation"] = rotation
         if orientation == "left" or block.params.get("BlockMirror", "off") == "on":
             layout["flip"] = True
+        if right > left and bottom > top:  # Simulink's box is as drawn; blocksim's unrotated
+            width, height = (right - left) * SCALE, (bottom - top) * SCALE
+            if rotation in (90, 270):
+                width, height = height, width
+            layout["width"], layout["height"] = width, height
         label = " ".join(block.name.split())
         layout["label"] = label[:200]
         return layout
@@ -129,12 +136,21 @@ class Converter:
                 root: bool) -> tuple[list[Block], list[Wire]]:
         mapped: dict[str, Mapped] = {}
         self.mapped[id(system)] = mapped  # (the subsystem block reads its port blocks here)
+        # To Workspace blocks are logged under their MATLAB variable's name: theirs first,
+        # so a block that happens to have that name gets another id, not the variable
+        logged_ids = {sl.name: make_id(sl.params["VariableName"], self.used_ids[-1])
+                      for sl in system.blocks if sl.type == "ToWorkspace"
+                      and sl.params.get("VariableName", "").strip()
+                      and sl.params.get("Commented", "off").lower() == "off"}
         blocks: list[Block] = []
         wires: list[Wire] = []
         for sl in system.blocks:
             where = f"{path}/{' '.join(sl.name.split())}" if path else " ".join(sl.name.split())
-            if sl.type in SKIPPED or (sl.type in ("EnablePort", "TriggerPort") and not root):
-                if sl.type not in ("Note", "Annotation", "EnablePort", "TriggerPort"):
+            if sl.type == "Scope" and sl.params.get("Floating", "off") == "on":
+                self.report.add(where, sl.type, "skipped", "", "a floating scope: no inputs")
+                continue
+            if sl.type in SKIPPED or (sl.type in PORTS_INSIDE and not root):
+                if sl.type not in ("Note", "Annotation", *PORTS_INSIDE):
                     self.report.add(where, sl.type, "skipped", "", SKIPPED[sl.type])
                 continue
             commented = sl.params.get("Commented", "off").lower()
@@ -144,10 +160,7 @@ class Converter:
                                 if commented == "on" else "commented through: not mapped, "
                                 "its input is not passed on")
                 continue
-            name = sl.name
-            if sl.type == "ToWorkspace" and sl.params.get("VariableName"):
-                name = sl.params["VariableName"]  # logged under the MATLAB variable's name
-            block_id = make_id(name, self.used_ids[-1])
+            block_id = logged_ids.get(sl.name) or make_id(sl.name, self.used_ids[-1])
             result = self.map_block(sl, block_id, where, scope, root, system)
             if not result.blocks:
                 continue
@@ -257,24 +270,25 @@ class Converter:
         sl = ctx.block
         inner = sl.system or SlSystem(sl.name)
         kinds = {b.type for b in inner.blocks}
-        if "ActionPort" in kinds:
-            raise Unmappable("an If/Switch Case action subsystem")
-        if "EnablePort" in kinds and "TriggerPort" in kinds:
-            raise Unmappable("an enabled and triggered subsystem")
+        if len(kinds & {"ActionPort", "EnablePort", "TriggerPort"}) > 1:
+            raise Unmappable("a subsystem with two of enable, trigger and action ports")
         params: dict[str, Any] = {}
         type_name = "Subsystem"
         extra: dict[tuple[str, int], str] = {}
-        if "EnablePort" in kinds:
-            port = next(b for b in inner.blocks if b.type == "EnablePort")
+        if kinds & {"EnablePort", "ActionPort"}:
+            port = next(b for b in inner.blocks if b.type in ("EnablePort", "ActionPort"))
             type_name = "EnabledSubsystem"
-            held = port.params.get("StatesWhenEnabling", "held").lower()
+            held = port.params.get("StatesWhenEnabling" if port.type == "EnablePort"
+                                   else "InitializeStates", "held").lower()
             params["states_when_enabling"] = "reset" if held == "reset" else "held"
             outs = {b.params.get("OutputWhenDisabled", "held").lower() for b in inner.blocks
                     if b.type == "Outport"}
             params["outputs_when_disabled"] = "reset" if outs == {"reset"} else "held"
             if len(outs) > 1:
                 ctx.note("Outports differ in OutputWhenDisabled: all hold")
-            extra[("enable", 1)] = "enable"
+            extra[("enable" if port.type == "EnablePort" else "ifaction", 1)] = "enable"
+            if port.type == "ActionPort":
+                ctx.note("an action subsystem: enabled while its If/Switch Case branch is taken")
         if "TriggerPort" in kinds:
             port = next(b for b in inner.blocks if b.type == "TriggerPort")
             trig = port.params.get("TriggerType", "rising").lower()

@@ -20,7 +20,8 @@ from blocksim.simulink.rates import resolve_inherited_rates, unlatch_discrete
 from blocksim.simulink.package import read_model_file
 from blocksim.simulink.report import Report
 from blocksim.simulink.solver import map_solver
-from blocksim.simulink.workspace import Workspace, read_assignments, read_params_file
+from blocksim.simulink.workspace import (Workspace, read_assignments, read_model_workspace,
+                                         read_params_file)
 from blocksim.simulink.xmlparts import read_xml_model
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
         params = [params]
     report = Report(model=model.name, format=_format_name(model.format), release=model.release)
     workspace = Workspace()
+    if model.workspace_data is not None:
+        read_model_workspace(*model.workspace_data, workspace)
     if model.workspace_code:
         read_assignments(model.workspace_code, "model workspace", workspace)
     for name in CALLBACK_ORDER:

@@ -23,9 +23,10 @@ def numbered(prefix: str, n: int) -> tuple[str, ...]:
 
 def gain(ctx: BlockContext) -> Mapped:
     mult = ctx.p("Multiplication")
-    if mult and not mult.startswith("Element-wise"):
-        raise Unmappable(f"matrix gain ({mult}) is not mapped")
-    return one_to_one(ctx, "Gain", {"k": ctx.value("Gain")})
+    k = ctx.value("Gain")
+    if mult and not mult.startswith("Element-wise") and not isinstance(k, (int, float)):
+        raise Unmappable(f"matrix gain ({mult}) is not mapped")  # (a scalar: the same)
+    return one_to_one(ctx, "Gain", {"k": k})
 
 
 def sum_block(ctx: BlockContext) -> Mapped:

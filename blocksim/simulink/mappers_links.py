@@ -97,6 +97,24 @@ def pass_through(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "Gain", {"k": 1})
 
 
+def rate_transition(ctx: BlockContext) -> Mapped:
+    """blocksim passes a signal between rates without a block (a slower reader samples, a
+    faster one sees the held value: docs/semantics.md, Rate transitions)."""
+    ctx.note("a wire in blocksim, which moves signals between rates by itself; Simulink's "
+             "deterministic transfer from a slow to a fast rate adds one slow period of delay")
+    return one_to_one(ctx, "Gain", {"k": 1})
+
+
+def sqrt(ctx: BlockContext) -> Mapped:
+    op = ctx.p("Operator", "sqrt")
+    formula = {"sqrt": None, "signedSqrt": "sign(u) * sqrt(abs(u))", "rSqrt": "1 / sqrt(u)"}
+    if op not in formula:
+        raise Unmappable(f"operator '{op}'")
+    if formula[op] is None:
+        return one_to_one(ctx, "MathFunction", {"function": "sqrt"})
+    return one_to_one(ctx, "Expression", {"formula": formula[op], "inputs": "u"})
+
+
 def xy_graph(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "XYGraph", {}, ins=("x", "y"), outs=())
 
@@ -219,5 +237,5 @@ BLOCK_MAPPERS: dict[str, Mapper] = {
     "HitCross": hit_crossing, "Polyval": polynomial, "MultiPortSwitch": multiport_switch,
     "Merge": merge, "AlgebraicConstraint": algebraic_constraint,
     "VariableTransportDelay": variable_delay, "SignalGenerator": signal_generator,
-    "RandomNumber": random_number,
+    "RandomNumber": random_number, "RateTransition": rate_transition, "Sqrt": sqrt,
 }

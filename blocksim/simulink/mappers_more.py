@@ -233,8 +233,11 @@ def pid(ctx: BlockContext) -> Mapped:
     if ctx.on("TrackingMode"):
         raise Unmappable("tracking mode")
     form = ctx.p("Form", "Parallel").lower()
+    if form.startswith("ideal") and "P" not in kind:
+        raise Unmappable(f"an ideal-form {kind} controller (blocksim's ideal form always has "
+                         "the proportional term)")
     params: dict[str, Any] = {"form": "ideal" if form.startswith("ideal") else "parallel"}
-    params["P"] = ctx.value("P") if "P" in kind else (0 if form.startswith("parallel") else 1)
+    params["P"] = ctx.value("P") if "P" in kind else 0
     params["I"] = ctx.value("I") if "I" in kind else 0
     params["D"] = ctx.value("D") if "D" in kind else 0
     discrete = ctx.p("TimeDomain", "Continuous-time").lower().startswith("discrete")

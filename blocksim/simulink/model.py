@@ -74,6 +74,7 @@ class SlModel:
     callbacks: dict[str, str] = field(default_factory=dict)
     workspace_code: str = ""
     stateflow: bool = False
+    workspace_data: tuple[str, bytes] | None = None  # (part name, MAT bytes) of the model workspace
 
 
 # What the solver pane is made of, under the names of every release (6.x to R2024+).

@@ -25,6 +25,9 @@ MAX_TOTAL = 256 * 2**20      # every part read, uncompressed
 MAX_RATIO = 200              # uncompressed / compressed for a part over 1 MiB (XML: 5-30)
 MAX_MEMBERS = 10_000
 
+# the model workspace's data: a MAT-file (before R2019b) or a MAT record stream (after)
+WORKSPACE_PARTS = ("simulink/modelworkspace.mat", "simulink/modelworkspace.mxarray")
+
 OPC_PACKAGE = "__MWOPC_PACKAGE_BEGIN__"
 OPC_PART = "__MWOPC_PART_BEGIN__"
 
@@ -111,8 +114,9 @@ def _zip_parts(path: Path, raw: bytes) -> dict[str, bytes]:
         if not _safe_member_name(name):
             raise SimulinkFileError(path, f"zip member '{name}' has a path outside the "
                                           "package (refused)")
-        if name.endswith("/") or not name.lower().endswith((".xml", ".rels")):
-            continue  # thumbnails, binary MAT parts, ...: not read
+        if name.endswith("/") or not (name.lower().endswith((".xml", ".rels"))
+                                      or name.lower() in WORKSPACE_PARTS):
+            continue  # thumbnails, other binary parts: not read
         if info.file_size > MAX_PART:
             raise SimulinkFileError(path, f"zip member '{name}' would be {info.file_size:,} "
                                           f"bytes uncompressed (at most {MAX_PART:,})")

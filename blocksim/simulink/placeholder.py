@@ -69,24 +69,50 @@ def _port_counts(block: SlBlock, system: SlSystem) -> tuple[int, int]:
     return n_in, n_out
 
 
+def _port_names(block: SlBlock, kind: str, count: int) -> list[str]:
+    """The subsystem's own port names (a MATLAB Function's arguments, a chart's data) in
+    port order, where its inside has them; else in1, in2, ... / out1, ..."""
+    from blocksim.simulink.convert import make_id
+    prefix = "in" if kind == "Inport" else "out"
+    names = [f"{prefix}{k + 1}" for k in range(count)]
+    if block.system is not None:
+        used: set[str] = {"placeholder"}
+        ports = [b for b in block.system.blocks if b.type == kind]
+        for b in ports:
+            index = b.params.get("Port", "")
+            k = int(index) - 1 if index.isdigit() else ports.index(b)
+            if 0 <= k < count:
+                names[k] = make_id(b.name, used)
+        if len(set(names)) != count:
+            names = [f"{prefix}{k + 1}" for k in range(count)]
+    return names
+
+
 def placeholder(ctx: BlockContext, reason: str, system: SlSystem) -> Mapped:
     block = ctx.block
     n_in, n_out = _port_counts(block, system)
+    in_names = _port_names(block, "Inport", n_in)
+    out_names = _port_names(block, "Outport", n_out)
+    if set(in_names) & set(out_names):
+        in_names = [f"in{k + 1}" for k in range(n_in)]
+        out_names = [f"out{k + 1}" for k in range(n_out)]
     inner: list[Block] = []
     wires: list[Wire] = []
     what = f"Simulink {block.type if block.type != 'Reference' else block.source_block} " \
            f"'{ctx.path}'"
+    label = block.type if block.type != "Reference" else block.source_block.rsplit("/", 1)[-1]
     stub = Block("placeholder", "Placeholder", {"inputs": n_in, "outputs": n_out,
                                                 "stands_for": what, "reason": reason},
-                 layout={"x": 200.0, "y": 40.0 + 20 * max(n_in, n_out)})
+                 layout={"x": 200.0, "y": 40.0 + 20 * max(n_in, n_out),
+                         "label": f"to build: {' '.join(label.split())}"[:200]})
     for k in range(n_in):
-        port = Block(f"in{k + 1}", "Inport", {"index": k + 1},
+        port = Block(in_names[k], "Inport", {"index": k + 1},
                      layout={"x": 40.0, "y": 40.0 + 60 * k})
         inner.append(port)
         wires.append(Wire(PortRef(port.id, "y"), PortRef(stub.id, f"u{k + 1}")))
     inner.append(stub)
     for k in range(n_out):
-        port = Block(f"out{k + 1}", "Outport", {"index": k + 1},
+        port = Block(out_names[k], "Outport", {"index": k + 1},
                      layout={"x": 400.0, "y": 40.0 + 60 * k})
         inner.append(port)
         wires.append(Wire(PortRef(stub.id, f"y{k + 1}"), PortRef(port.id, "u")))
@@ -94,9 +120,9 @@ def placeholder(ctx: BlockContext, reason: str, system: SlSystem) -> Mapped:
     sub.subsystem = Diagram(blocks=inner, wires=wires)
     mapped = Mapped([sub], placeholder=reason)
     for k in range(n_in):
-        mapped.inputs[("in", k + 1)] = f"{sub.id}.in{k + 1}"
+        mapped.inputs[("in", k + 1)] = f"{sub.id}.{in_names[k]}"
     for k in range(n_out):
-        mapped.outputs[("out", k + 1)] = f"{sub.id}.out{k + 1}"
+        mapped.outputs[("out", k + 1)] = f"{sub.id}.{out_names[k]}"
     mapped.inputs[("enable", 1)] = mapped.inputs[("trigger", 1)] = ""  # (dropped below)
     mapped.inputs = {k: v for k, v in mapped.inputs.items() if v}
     return mapped

@@ -120,8 +120,6 @@ def read_script(path: Path, workspace: Workspace) -> None:
 
 def read_mat(path: Path, workspace: Workspace) -> None:
     """Numeric real arrays of a .mat file (v4 to v7; v7.3 is HDF5 and needs h5py: refused)."""
-    import numpy as np
-    from scipy.io import loadmat
     try:
         raw = read_regular_file(path, MAX_MAT)
     except (OSError, ValueError) as exc:
@@ -130,23 +128,67 @@ def read_mat(path: Path, workspace: Workspace) -> None:
         raise SimulinkFileError(path, "is a v7.3 (HDF5) MAT-file; save it with "
                                       "save(..., '-v7') to import it")
     try:
-        data = loadmat(io.BytesIO(raw), squeeze_me=True, struct_as_record=False)
+        data = _loadmat(raw)
     except Exception as exc:  # scipy raises many types for a damaged file
         raise SimulinkFileError(path, f"is not a readable MAT-file ({exc})") from None
+    _take_arrays(data, path.name, workspace)
+
+
+def _loadmat(raw: bytes) -> dict[str, Any]:
+    from scipy.io import loadmat
+    return loadmat(io.BytesIO(raw), squeeze_me=True, struct_as_record=False)
+
+
+_MAT_HEADER = b"MATLAB 5.0 MAT-file, model workspace read by blocksim".ljust(116) + bytes(8)
+_EMPTY_NAME = b"\x01\x00\x00\x00\x00\x00\x00\x00"  # miINT8, 0 bytes: an unnamed array
+
+
+def read_model_workspace(part: str, raw: bytes, workspace: Workspace) -> None:
+    """The model workspace's variables: simulink/modelworkspace.mat is a MAT-file;
+    simulink/modelWorkspace.mxarray (R2019b on) is the same records after a 4-byte version
+    and endian mark and 4 bytes of padding: one unnamed 1x1 struct whose fields are the
+    variables. Given a header (and the struct a name scipy keeps) it reads as a MAT-file."""
+    origin = "model workspace"
+    if part.lower().endswith(".mxarray"):
+        if len(raw) < 64 or raw[2:4] not in (b"IM", b"MI"):
+            workspace.skipped.append(f"{origin}: its data part is not a MAT record stream "
+                                     "(not read; give the variables with --params)")
+            return
+        body = bytearray(raw[:4] + raw[8:])
+        if raw[2:4] == b"IM" and body[44:52] == _EMPTY_NAME:  # name it, in the same 8 bytes
+            body[44:52] = b"\x01\x00\x02\x00ws\x00\x00"
+        raw = _MAT_HEADER + bytes(body)
+    try:
+        data = _loadmat(raw)
+    except Exception as exc:  # scipy raises many types for a damaged part
+        workspace.skipped.append(f"{origin}: its data cannot be read ({exc}); give the "
+                                 "variables with --params")
+        return
+    fields: dict[str, Any] = {}
+    for name, value in data.items():
+        if hasattr(value, "_fieldnames"):  # the struct of the workspace's variables
+            fields.update({f: getattr(value, f) for f in value._fieldnames})
+        elif not name.startswith("__"):
+            fields[name] = value
+    _take_arrays(fields, origin, workspace)
+
+
+def _take_arrays(data: dict[str, Any], origin: str, workspace: Workspace) -> None:
+    import numpy as np
     for name, value in data.items():
         if name.startswith("__"):
             continue
         array = np.asarray(value) if not isinstance(value, (str, bytes)) else None
         if array is None or array.dtype.kind not in "biuf" or array.size == 0:
-            workspace.skipped.append(f"{path.name}: variable '{name}' is not a real numeric "
+            workspace.skipped.append(f"{origin}: variable '{name}' is not a real numeric "
                                      "array (not imported)")
             continue
         if array.ndim > 2 or not np.all(np.isfinite(array)):
-            workspace.skipped.append(f"{path.name}: variable '{name}' has more than 2 "
+            workspace.skipped.append(f"{origin}: variable '{name}' has more than 2 "
                                      "dimensions or non-finite values (not imported)")
             continue
         workspace.assign(name, array.astype(float).tolist() if array.ndim else float(array),
-                         path.name)
+                         origin)
 
 
 def read_params_file(path: str | Path, workspace: Workspace) -> None:

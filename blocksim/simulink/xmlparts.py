@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from blocksim.simulink.errors import SimulinkFileError
+from blocksim.simulink.package import WORKSPACE_PARTS
 from blocksim.simulink.model import (CALLBACK_NAMES, CONFIG_NAMES, SlBlock, SlConnection, SlEnd,
                                      SlModel, SlSystem, parse_position)
 
@@ -67,10 +68,12 @@ class XmlModelReader:
         root = self.system(system_el, self.path.stem, 0)
         callbacks = {k: props[k] for k in CALLBACK_NAMES if props.get(k, "").strip()}
         release = self.release(model, props)
-        workspace = self.workspace_code()
+        workspace = self.workspace_code(model)
         stateflow = any(name.lower().startswith("/simulink/stateflow") for name in self.parts)
+        data = next(((name, self.parts[actual]) for name, actual in self.lower.items()
+                     if name.lstrip("/") in WORKSPACE_PARTS), None)
         return SlModel(self.path.stem, self.format, release, root, defaults, config, callbacks,
-                       workspace, stateflow)
+                       workspace, stateflow, data)
 
     def release(self, model: ET.Element, props: dict[str, str]) -> str:
         core = self.lower.get("/metadata/coreproperties.xml")
@@ -113,14 +116,11 @@ class XmlModelReader:
                 break
         return found
 
-    def workspace_code(self) -> str:
-        """MATLAB code saved as the model workspace's data source (plain assignments only are
-        used)."""
-        ws = self.part("/simulink/modelworkspace.xml")
-        if ws is None:
-            return ""
-        texts = [el.text or "" for el in ws.iter() if el.get("Name") in ("MATLABCode",)]
-        return "\n".join(texts)
+    def workspace_code(self, model: ET.Element) -> str:
+        """MATLAB code saved as the model workspace's data source (`<ModelWorkspace><P
+        Name="WSMATLABCode">`; plain assignments only are used)."""
+        holder = model.find("ModelWorkspace")
+        return _params(holder).get("WSMATLABCode", "") if holder is not None else ""
 
     # ----- systems ---------------------------------------------------------------------
     def system(self, element: ET.Element, name: str, depth: int) -> SlSystem:

@@ -51,11 +51,15 @@ def test_math_and_discontinuities(tmp_path):
          B("Math", "m", 5, {"Operator": "square"}), B("MinMax", "mm", 6, {"Function": "max",
                                                                           "Inputs": "2"}),
          B("Constant", "half", 7, {"Value": "0.5"}),
-         B("RelationalOperator", "rel", 8, {"Operator": "~="}), *_outs(6)],
+         B("RelationalOperator", "rel", 8, {"Operator": "~="}),
+         B("Sqrt", "sq", 9, {"Operator": "signedSqrt"}), B("RateTransition", "rt", 10),
+         *_outs(8)],
         [L(1, "out:1", (2, "in:1"), (3, "in:1"), (4, "in:1"), (5, "in:1"), (6, "in:1"),
            (8, "in:1")),
          L(7, "out:1", (6, "in:2"), (8, "in:2")),
-         *[L(k, "out:1", (98 + k, "in:1")) for k in (2, 3, 4, 5, 6)], L(8, "out:1", (105, "in:1"))],
+         *[L(k, "out:1", (98 + k, "in:1")) for k in (2, 3, 4, 5, 6)], L(8, "out:1", (105, "in:1")),
+         L(4, "out:1", (9, "in:1"), (10, "in:1")), L(9, "out:1", (106, "in:1")),
+         L(10, "out:1", (107, "in:1"))],
         config=CONFIG)
     _, res = _outputs(tmp_path, model, "mdl")
     t = res.time
@@ -66,6 +70,8 @@ def test_math_and_discontinuities(tmp_path):
     assert np.allclose(res["y2"], t ** 2 - 2) and np.allclose(res["y3"], t ** 2)
     assert np.allclose(res["y4"], np.maximum(t, 0.5))
     assert np.allclose(res["y5"][inside], (t != 0.5)[inside])
+    assert np.allclose(res["y6"], np.sign(t ** 2 - 2) * np.sqrt(np.abs(t ** 2 - 2)))
+    assert np.allclose(res["y7"], t ** 2 - 2)
 
 
 def test_multiport_switch_and_algebraic_constraint(tmp_path):

@@ -180,3 +180,47 @@ def test_dead_zone_and_comparison_at_a_discrete_rate(tmp_path):
     res = blocksim.simulate(result.diagram, output_interval=0.05)
     at = {round(t, 3): (y, y2) for t, y, y2 in zip(res.time, res["y"], res["y2"])}
     assert at[0.35] == (1.5, 1.0) and at[0.25] == (0.0, 0.0)
+
+
+def test_model_workspace_data_part_gives_variables(tmp_path):
+    """R2019b on: simulink/modelWorkspace.mxarray, MAT records of one unnamed struct whose
+    fields are the variables (written here from scipy's MAT-file, as Simulink frames it)."""
+    import io
+
+    import scipy.io
+    buf = io.BytesIO()
+    scipy.io.savemat(buf, {"ws": {"Kp": 2.5, "v": np.array([1.0, 2.0])}})
+    mat = buf.getvalue()
+    unnamed = bytearray(mat[128:])
+    assert unnamed[40:48] == b"\x01\x00\x02\x00ws\x00\x00"
+    unnamed[40:48] = b"\x01\x00\x00\x00\x00\x00\x00\x00"
+    mxarray = mat[124:128] + bytes(4) + bytes(unnamed)
+    model = Model([B("Constant", "c", 1, {"Value": "Kp*v(2)"}), B("Outport", "y", 2, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1"))], config={"StopTime": "1"})
+    path = tmp_path / "ws.slx"
+    path.write_bytes(slx_bytes(model, extra={"simulink/modelWorkspace.mxarray": mxarray}))
+    result = blocksim.import_simulink(path)
+    assert result.report.workspace == {"Kp": "model workspace", "v": "model workspace"}
+    assert blocksim.simulate(result.diagram)["y"][-1] == 5.0
+    path.write_bytes(slx_bytes(model, extra={"simulink/modelworkspace.mat": mat}))  # before R2019b
+    assert blocksim.import_simulink(path).diagram.parameters["Kp"] == 2.5
+
+
+def test_to_workspace_keeps_its_variable_name_over_a_block_of_that_name(tmp_path):
+    model = Model([B("Step", "r", 1), B("ToWorkspace", "To Workspace", 2, {"VariableName": "r"})],
+                  [L(1, "out:1", (2, "in:1"))], config={"StopTime": "2"})
+    result = _import(tmp_path, model)
+    assert {(b.id, b.type) for b in result.diagram.blocks} == {("r_2", "Step"), ("r", "Output")}
+    assert blocksim.simulate(result.diagram)["r"][-1] == 1.0
+
+
+def test_rotated_and_flipped_blocks_keep_their_drawn_box(tmp_path):
+    model = Model([B("Gain", "down", 1, {"BlockRotation": "90"}, (100, 40, 130, 100)),
+                   B("Gain", "back", 2, {"BlockMirror": "on"}, (200, 40, 260, 70)),
+                   B("Gain", "old", 3, {"Orientation": "up"}, (300, 40, 330, 100))], [],
+                  config={"StopTime": "1"})
+    blocks = {b.id: b.layout for b in _import(tmp_path, model).diagram.blocks if b.layout}
+    assert blocks["down"]["rotation"] == 90 and (blocks["down"]["width"],
+                                                 blocks["down"]["height"]) == (90, 45)
+    assert blocks["back"]["flip"] is True and "rotation" not in blocks["back"]
+    assert blocks["old"]["rotation"] == 270

@@ -95,20 +95,22 @@ def pid_model(form_name: str = "Parallel") -> Model:
         config={**TIGHT, "StopTime": "2"})
 
 
-@pytest.mark.parametrize("form", ("slx-split", "mdl"))
-def test_pid_loop_matches_scipy(tmp_path, form, ):
+@pytest.mark.parametrize("form, pid_form", [("slx-split", "Parallel"), ("mdl", "Parallel"),
+                                             ("slx-inline", "Ideal")])
+def test_pid_loop_matches_scipy(tmp_path, form, pid_form):
     script = tmp_path / "gains.m"
     script.write_text("% controller gains\nKp = 2;\nunused = load('x.mat');\n")
-    path = write_all(pid_model(), tmp_path, "pid")[form]
+    path = write_all(pid_model(pid_form), tmp_path, "pid")[form]
     result, res = _run(path, params=[script])
     assert result.report.workspace["Kp"] == "gains.m"
     P, I, D, N = 2.0, 1.0, 0.5, 100.0
+    scale = P if pid_form == "Ideal" else 1.0  # ideal: P (e + I/s e + D N s/(s + N) e)
 
     def rhs(t, s):
         x, xi, xf = s
         e = 1.0 - x
-        u = P * e + xi + N * (D * e - xf)
-        return [-x + u, I * e, N * (D * e - xf)]
+        u = P * e + xi + N * (scale * D * e - xf)
+        return [-x + u, scale * I * e, N * (scale * D * e - xf)]
 
     ref = solve_ivp(rhs, (0, 2), [0, 0, 0], rtol=1e-12, atol=1e-13, dense_output=True,
                     method="Radau")
@@ -214,3 +216,52 @@ def test_mux_fcn_lookup_saturation(tmp_path, form):
     assert np.max(np.abs(res["ys"] - np.clip(np.sin(np.pi * t), -0.5, 0.5))) <= 1e-9
     fcn = next(e for e in result.report.entries if e.path == "f")
     assert fcn.status == "note" and "Demux of 2" in fcn.note
+
+
+def if_action_model(switch_case: bool = False) -> Model:
+    """If u1 > 0.5 (else u1 < -0.5, else) on a sine: action subsystems output 2 u, -1 and 0,
+    merged; or a Switch Case on round-down(2 sin) with cases {1, [-1 -2]} and a default."""
+    def action(sid: int, name: str, gain: str) -> B:
+        inner = Model([B("ActionPort", "Action Port", sid * 10 + 1),
+                       B("Inport", "u", sid * 10 + 2, {"Port": "1"}),
+                       B("Gain", "g", sid * 10 + 3, {"Gain": gain}),
+                       B("Outport", "y", sid * 10 + 4, {"Port": "1"})],
+                      [L(sid * 10 + 2, "out:1", (sid * 10 + 3, "in:1")),
+                       L(sid * 10 + 3, "out:1", (sid * 10 + 4, "in:1"))])
+        return B("SubSystem", name, sid, {}, (200, 40 * sid, 260, 40 * sid + 30), system=inner)
+    if switch_case:
+        chooser = B("SwitchCase", "case", 2, {"CaseConditions": "{1,[-1 -2]}",
+                                              "ShowDefaultCase": "on"})
+    else:
+        chooser = B("If", "if", 2, {"NumInputs": "1", "IfExpression": "u1 > 0.5",
+                                    "ElseIfExpressions": "u1 < -0.5", "ShowElse": "on"})
+    scale = B("Gain", "x2", 8, {"Gain": "2"}) if switch_case else None
+    blocks = [B("Sin", "s", 1, {"Frequency": "2*pi"}), chooser, action(3, "A", "2"),
+              action(4, "B", "-1"), action(5, "C", "0"),
+              B("Merge", "merge", 6, {"Inputs": "3"}), B("Outport", "y", 7, {"Port": "1"})]
+    lines = [L(1, "out:1", (3, "in:1"), (4, "in:1"), (5, "in:1"),
+               *(((8, "in:1"),) if switch_case else ((2, "in:1"),))),
+             L(2, "out:1", (3, "ifaction")), L(2, "out:2", (4, "ifaction")),
+             L(2, "out:3", (5, "ifaction")), L(3, "out:1", (6, "in:1")),
+             L(4, "out:1", (6, "in:2")), L(5, "out:1", (6, "in:3")), L(6, "out:1", (7, "in:1"))]
+    if switch_case:
+        blocks.append(scale)
+        lines.append(L(8, "out:1", (2, "in:1")))
+    return Model(blocks, lines, config={**TIGHT, "StopTime": "2"})
+
+
+@pytest.mark.parametrize("form, switch_case", [("slx-split", False), ("mdl", False),
+                                                ("slx-inline", True)])
+def test_if_and_switch_case_with_action_subsystems(tmp_path, form, switch_case):
+    path = write_all(if_action_model(switch_case), tmp_path, "act")[form]
+    result, res = _run(path)
+    assert result.report.count("placeholder") == 0
+    t, u = res.time, np.sin(2 * np.pi * res.time)
+    if switch_case:
+        k = np.trunc(2 * u)
+        expected = np.where(k == 1, 2 * u, np.where((k == -1) | (k == -2), -u, 0 * u))
+        edges = np.abs(np.abs(2 * u) - np.round(np.abs(2 * u))) < 1e-6
+    else:
+        expected = np.where(u > 0.5, 2 * u, np.where(u < -0.5, -u, 0 * u))
+        edges = np.abs(np.abs(u) - 0.5) < 1e-6
+    assert np.max(np.abs(res["y"] - expected)[~edges]) <= 1e-9

@@ -105,8 +105,9 @@ def test_placeholder_keeps_ports_and_validate_names_it(tmp_path, capsys):
     assert code == 2 and "Controller/placeholder" in err and "MATLAB Function" in err
     diagram = blocksim.load(out)
     ctrl = diagram.block("Controller")
-    assert {w.dst.port for w in diagram.wires if w.dst.block == "Controller"} == {"in1"}
-    assert {b.type for b in ctrl.subsystem.blocks} == {"Inport", "Placeholder", "Outport"}
+    assert {w.dst.port for w in diagram.wires if w.dst.block == "Controller"} == {"u"}
+    assert {(b.id, b.type) for b in ctrl.subsystem.blocks} == {
+        ("u", "Inport"), ("placeholder", "Placeholder"), ("y", "Outport")}  # its own names
     assert diagram.parameters["k"] == 3 and diagram.parameters["Gain_Gain"] == ""
     assert not (tmp_path / "x").exists()
 
