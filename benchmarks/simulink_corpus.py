@@ -47,8 +47,8 @@ def _c(reference, **signals):
     return {"reference": reference, "signals": {k: tuple(v) for k, v in signals.items()}}
 
 
-DERIVATIVE = ("Simulink's Derivative block is a difference quotient of the last two major "
-              "steps; blocksim's is exact or filtered")
+DERIVATIVE = ("blocksim's Derivative is filtered, s/(tau s + 1); Simulink's is a difference "
+              "quotient over the last two major steps")
 CASES: dict[str, Case] = {
     # ---- Liu Jinkun's PID book, Simulink 6.3 (R14SP3) and 7.7 (R2011a)
     "pid__chap2_1sim.mdl": Case(True, **_c(refs.chap2_1, y=["y", "To Workspace1"])),
@@ -127,10 +127,10 @@ CASES: dict[str, Case] = {
     "bilkent__lab_1_position_sim.slx": Case(True, **_c(refs.position_lab,
                                                        pos=["pos_sim", "To Workspace"]),
                                             tight_solver="dopri5",
-                                            note="blocksim's Coulomb & Viscous Friction gives "
-                                                 "-offset at t = 0 for a velocity starting at 0 "
-                                                 "and rising; Simulink's sign(0) gives 0 (with "
-                                                 "that first sample as blocksim's: 7e-12)"),
+                                            note="Coulomb friction's value at u = 0: blocksim "
+                                                 "gives -offset at t = 0 for a velocity starting "
+                                                 "at 0 and rising, Simulink's sign(0) gives 0 "
+                                                 "(with that first sample as blocksim's: 7e-12)"),
     # ---- IST modelling course (R2019b)
     "ist__pendulo.slx": Case(True, **_c(refs.pendulo, theta1=["theta1", "To Workspace"],
                                         theta2=["theta2", "To Workspace2"],
@@ -351,6 +351,26 @@ def verdict_against_reference(case: Case, diagram: Path, stem: Path, own: Path,
             + (f"; {case.note}" if case.note else ""))
 
 
+def short_result(o: Outcome) -> str:
+    """The table's result cell: the verdict without paths, and errors to one digit."""
+    note = CASES.get(o.model, Case(False)).note
+    brief = re.split(r"[;(]", note)[0].strip()
+    if o.error_tight is not None and o.error_tight == o.error_tight:
+        head = "matches" if o.error_tight <= MATCH else "differs"
+        text = f"{head}: {o.error_tight:.0e} (own settings {o.error_own:.0e})"
+        return text + (f"; {brief}" if head == "differs" and brief else "")
+    if o.placeholders:
+        return f"{len(o.placeholders)} placeholder(s): " + ", ".join(
+            p.rsplit("/", 1)[-1] for p in o.placeholders)[:90]
+    message = re.sub(r"^(blocksim: )?\S+\.json[:,] ", "", o.run_message or o.import_message)
+    if not o.imported:
+        return "import fails: " + message[:100]
+    if not o.ran:
+        return "run fails: " + re.sub(r"simulation failed at t = [\d.]+(, block '[^']+')?: ",
+                                      "", message)[:100]
+    return o.verdict.replace(f"ran; {note}", f"runs; {brief}") if note else o.verdict
+
+
 def markdown(outcomes: list[Outcome], manifest: dict[str, dict]) -> str:
     lines = ["| model | source repository | release | blocks mapped | standard library only | "
              "imported / ran | result |", "|---|---|---|---|---|---|---|"]
@@ -360,7 +380,7 @@ def markdown(outcomes: list[Outcome], manifest: dict[str, dict]) -> str:
                   "placeholders" if o.placeholders else "yes / " + ("yes" if o.ran else "no"))
         lines.append(f"| {o.model.split('__', 1)[-1]} | {m.get('repo', '')} | "
                      f"{m.get('release', '')} | {o.mapped} | {'yes' if o.std else 'no'} | "
-                     f"{status} | {o.verdict.replace('|', '/')} |")
+                     f"{status} | {short_result(o).replace('|', '/')} |")
     std = [o for o in outcomes if o.std]
     ok = [o for o in std if o.imported and not o.placeholders and o.ran]
     matched = [o for o in std if o.error_tight is not None and o.error_tight <= MATCH]
