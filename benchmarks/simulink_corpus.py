@@ -47,8 +47,8 @@ def _c(reference, **signals):
     return {"reference": reference, "signals": {k: tuple(v) for k, v in signals.items()}}
 
 
-DERIVATIVE = ("blocksim's Derivative is filtered, s/(tau s + 1); Simulink's is a difference "
-              "quotient over the last two major steps")
+DERIVATIVE = ("blocksim's Derivative is filtered; s/(tau s + 1), where Simulink's is a "
+              "difference quotient over the last two major steps")
 CASES: dict[str, Case] = {
     # ---- Liu Jinkun's PID book, Simulink 6.3 (R14SP3) and 7.7 (R2011a)
     "pid__chap2_1sim.mdl": Case(True, **_c(refs.chap2_1, y=["y", "To Workspace1"])),
@@ -127,10 +127,10 @@ CASES: dict[str, Case] = {
     "bilkent__lab_1_position_sim.slx": Case(True, **_c(refs.position_lab,
                                                        pos=["pos_sim", "To Workspace"]),
                                             tight_solver="dopri5",
-                                            note="Coulomb friction's value at u = 0: blocksim "
-                                                 "gives -offset at t = 0 for a velocity starting "
-                                                 "at 0 and rising, Simulink's sign(0) gives 0 "
-                                                 "(with that first sample as blocksim's: 7e-12)"),
+                                            note="Coulomb friction at u = 0 at t = 0; blocksim "
+                                                 "gives -offset for a velocity starting at 0 and "
+                                                 "rising, Simulink's sign(0) gives 0 (with that "
+                                                 "first sample as blocksim's: 7e-12)"),
     # ---- IST modelling course (R2019b)
     "ist__pendulo.slx": Case(True, **_c(refs.pendulo, theta1=["theta1", "To Workspace"],
                                         theta2=["theta2", "To Workspace2"],
@@ -354,7 +354,7 @@ def verdict_against_reference(case: Case, diagram: Path, stem: Path, own: Path,
 def short_result(o: Outcome) -> str:
     """The table's result cell: the verdict without paths, and errors to one digit."""
     note = CASES.get(o.model, Case(False)).note
-    brief = re.split(r"[;(]", note)[0].strip()
+    brief = note.split(";")[0].strip()
     if o.error_tight is not None and o.error_tight == o.error_tight:
         head = "matches" if o.error_tight <= MATCH else "differs"
         text = f"{head}: {o.error_tight:.0e} (own settings {o.error_own:.0e})"
