@@ -1,9 +1,10 @@
 """`blocksim import`: translate a Simulink model (.slx, .mdl) into a blocksim diagram file,
 printing the import report (and writing it as Markdown with --report).
 
-Nothing in the model runs; the diagram is written atomically and never over the model, a
-parameter file or an existing file of another kind. Exit 0 with placeholders too: the
-report names them, and `blocksim validate` fails on them until they are filled in."""
+Nothing in the model runs; the diagram (a .json) and the report (.md or .txt) are written
+atomically, never over the model or a parameter file, checked before the model is read.
+Exit 0 with placeholders too: the report names them, and `blocksim validate` fails on them
+until they are filled in."""
 from __future__ import annotations
 
 import argparse

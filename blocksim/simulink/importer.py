@@ -13,6 +13,7 @@ from blocksim.diagram.model import Diagram
 from blocksim.errors import BlocksimError
 from blocksim.simulink.convert import Converter
 from blocksim.simulink.errors import SimulinkFileError
+from blocksim.simulink.loops import close_algebraic_loops
 from blocksim.simulink.mdl import read_mdl_model
 from blocksim.simulink.mexpr import Untranslatable, translate
 from blocksim.simulink.model import SlModel
@@ -20,6 +21,7 @@ from blocksim.simulink.rates import resolve_inherited_rates, unlatch_discrete
 from blocksim.simulink.package import read_model_file
 from blocksim.simulink.report import Report
 from blocksim.simulink.solver import map_solver
+from blocksim.simulink.stiffness import choose_stiff_solver
 from blocksim.simulink.workspace import (Workspace, read_assignments, read_model_workspace,
                                          read_params_file)
 from blocksim.simulink.xmlparts import read_xml_model
@@ -115,6 +117,8 @@ def import_simulink(path: str | os.PathLike, params: Iterable[str | os.PathLike]
     if diagram.simulation.solver in ("euler", "rk4") and diagram.simulation.step:
         resolve_inherited_rates(diagram, report)
     unlatch_discrete(diagram, report)
+    close_algebraic_loops(diagram, report)
+    choose_stiff_solver(diagram, report.solver)
     diagram.description = (f"Imported from {Path(path).name} ({report.format}, "
                             f"{model.release or 'release unknown'}) by blocksim import")
     return ImportResult(diagram, report, model)

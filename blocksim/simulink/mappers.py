@@ -370,9 +370,37 @@ def bias(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "Bias", {"bias": ctx.value("Bias")})
 
 
+# Simulink blocks whose output only jumps (between jumps it is constant): a rate limiter
+# after one needs no du/dt
+PIECEWISE_CONSTANT = {"Step", "Constant", "DiscretePulseGenerator", "ZeroOrderHold",
+                      "UnitDelay", "Memory", "DiscreteTransferFcn", "DiscreteFilter",
+                      "DiscreteStateSpace", "DiscreteIntegrator", "DiscreteZeroPole", "Delay"}
+
+
 def rate_limiter(ctx: BlockContext) -> Mapped:
-    raise Unmappable("blocksim's RateLimiter locates its switching from du/dt, a second input "
-                     "Simulink's block does not have: build it with the input's derivative")
+    """blocksim's RateLimiter locates its switching from du/dt. After a block whose output
+    only jumps (a Step, a hold, a discrete block) du/dt is 0 between the jumps: exact. Else
+    du/dt comes from a filtered Derivative of the input, noted."""
+    params: dict[str, Any] = {"rising": ctx.value("RisingSlewLimit"),
+                              "falling": ctx.value("FallingSlewLimit"),
+                              "initial": ctx.value("InitialCondition", ctx.p("InitialCondition",
+                                                                             "0"))}
+    feeding = next((c for c in (ctx.system.connections if ctx.system else ())
+                    if c.dst.block == ctx.block.name and c.dst.kind == "in"), None)
+    source = ctx.system.block(feeding.src.block) if feeding and ctx.system else None
+    if source is not None and source.type in PIECEWISE_CONSTANT:
+        return one_to_one(ctx, "RateLimiter", {**params, "derivative": "zero"})
+    tau = ctx.converter.derivative_tau
+    limiter = ctx.block_of("RateLimiter", {**params, "derivative": "port"})
+    slope = ctx.block_of("Derivative", {"tau": tau}, "du")
+    hub = ctx.block_of("Gain", {"k": 1}, "u")
+    ctx.converter.stiff_reasons.append(f"the input derivative of Rate Limiter '{ctx.path}'")
+    ctx.note(f"du/dt of its input from a filtered Derivative (tau = {tau:g} s): the switching "
+             "instants lag by about tau")
+    return Mapped([limiter, slope, hub], {("in", 1): f"{hub.id}.u"},
+                  {("out", 1): f"{limiter.id}.y"},
+                  [wire(f"{hub.id}.y", f"{limiter.id}.u"), wire(f"{hub.id}.y", f"{slope.id}.u"),
+                   wire(f"{slope.id}.y", f"{limiter.id}.du")])
 
 
 BUILTIN_MAPPERS: dict[str, Mapper] = {

@@ -115,6 +115,65 @@ def sqrt(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "Expression", {"formula": formula[op], "inputs": "u"})
 
 
+def from_workspace(ctx: BlockContext) -> Mapped:
+    """From Workspace of a matrix [t, u1, u2, ...] that the callbacks or --params give:
+    a FromTable of those points (the data written into the diagram)."""
+    name = ctx.p("VariableName", "simin").strip()
+    data = ctx.converter.workspace.values.get(name)
+    if not (isinstance(data, list) and len(data) >= 1 and isinstance(data[0], list)
+            and len(data[0]) >= 2):
+        raise Unmappable(f"its data `{name}` is not a matrix [t, u] that the model's "
+                         "callbacks or --params give")
+    times = [float(row[0]) for row in data]
+    values: list[Any] = [row[1:] if len(row) > 2 else row[1] for row in data]
+    if any(b < a for a, b in zip(times, times[1:])):
+        raise Unmappable(f"the times of `{name}` do not increase")
+    if ctx.p("Interpolate", "on") == "off":  # held between points: each a step
+        steps_t, steps_v = [], []
+        for k, (t, v) in enumerate(zip(times, values)):
+            if k:
+                steps_t.append(t)
+                steps_v.append(values[k - 1])
+            steps_t.append(t)
+            steps_v.append(v)
+        times, values = steps_t, steps_v
+    after = ctx.p("OutputAfterFinalValue", "Extrapolation")
+    if after == "Setting to zero":
+        zero = [0.0] * len(values[-1]) if isinstance(values[-1], list) else 0.0
+        times, values = times + [times[-1]], values + [zero]
+    elif after == "Extrapolation":
+        ctx.note("after the last point the last value is held (Simulink extrapolates)")
+    elif after != "Holding final value":
+        raise Unmappable(f"output after the final value: '{after}'")
+    if ctx.p("SampleTime", "0") not in ("0", "-1", ""):
+        ctx.note(f"sample time {ctx.p('SampleTime')} not applied: interpolated in time")
+    return one_to_one(ctx, "FromTable", {"times": times, "values": values}, ins=())
+
+
+def selector(ctx: BlockContext) -> Mapped:
+    """A 1-D Selector by an index vector from its dialog (IndexOptions, or the first entry
+    of the newer IndexOptionArray/IndexParamArray cell arrays)."""
+    if ctx.p("NumberOfDimensions", "1") != "1":
+        raise Unmappable(f"a {ctx.p('NumberOfDimensions')}-D selection")
+    option = ctx.p("IndexOptions") or _first_cell(ctx.p("IndexOptionArray"))
+    indices = ctx.p("Indices") or _first_cell(ctx.p("IndexParamArray"))
+    if option not in ("Index vector (dialog)", "") or not indices:
+        raise Unmappable(f"index option '{option}' (only an index vector from the dialog "
+                         "is mapped)")
+    values = ctx.value("Indices", indices)
+    if ctx.p("IndexMode", "One-based") == "Zero-based":
+        values = [v + 1 for v in values] if isinstance(values, list) else (
+            values + 1 if isinstance(values, (int, float)) else f"({values}) + 1")
+    return one_to_one(ctx, "Selector", {"indices": values if isinstance(values, (list, str))
+                                        else [values]})
+
+
+def _first_cell(text: str) -> str:
+    """The first entry of a MATLAB cell array of strings: {'a','b'} -> a."""
+    match = re.match(r"\s*\{\s*'((?:[^']|'')*)'", text or "")
+    return match.group(1).replace("''", "'") if match else ""
+
+
 def xy_graph(ctx: BlockContext) -> Mapped:
     return one_to_one(ctx, "XYGraph", {}, ins=("x", "y"), outs=())
 
@@ -238,4 +297,5 @@ BLOCK_MAPPERS: dict[str, Mapper] = {
     "Merge": merge, "AlgebraicConstraint": algebraic_constraint,
     "VariableTransportDelay": variable_delay, "SignalGenerator": signal_generator,
     "RandomNumber": random_number, "RateTransition": rate_transition, "Sqrt": sqrt,
+    "FromWorkspace": from_workspace, "Selector": selector,
 }

@@ -31,20 +31,31 @@ def unit_delay(ctx: BlockContext) -> Mapped:
                                          "sample_time": ctx.sample_time()})
 
 
+MAX_DELAY_CHAIN = 64
+
+
 def delay(ctx: BlockContext) -> Mapped:
-    """Delay / Integer Delay of one sample: a Unit Delay."""
-    length = ctx.p("DelayLength") or ctx.p("NumDelays") or "1"
-    if length.strip() != "1":
-        raise Unmappable(f"a delay of {length} samples (only 1 is mapped)")
+    """Delay / Integer Delay of N samples: N Unit Delays in series (exact)."""
+    source = ctx.p("DelayLength") or ctx.p("NumDelays") or "1"
+    n = ctx.int_value("DelayLength", source)
+    if not 1 <= n <= MAX_DELAY_CHAIN:
+        raise Unmappable(f"a delay of {source} samples (1 to {MAX_DELAY_CHAIN} are mapped)")
     if ctx.p("DelayLengthSource", "Dialog") != "Dialog" or \
             ctx.p("InitialConditionSource", "Dialog") != "Dialog":
         raise Unmappable("a delay length or initial condition from a port")
     if ctx.p("ExternalReset", "None").lower() != "none":
         raise Unmappable("a delay with an external reset")
     name = "InitialCondition" if ctx.has("InitialCondition") else "vinit"
-    return one_to_one(ctx, "UnitDelay", {"initial": ctx.value(name, ctx.p(name, "0")),
-                                         "sample_time": ctx.value("SampleTime",
-                                                                  ctx.p("SampleTime", "-1"))})
+    initial = ctx.value(name, ctx.p(name, "0"))
+    if n > 1 and isinstance(initial, list):
+        raise Unmappable("an initial condition per delay state")
+    sample_time = ctx.value("SampleTime", ctx.p("SampleTime", "-1"))
+    chain = [ctx.block_of("UnitDelay", {"initial": initial, "sample_time": sample_time},
+                          "" if k == 0 else f"z{k + 1}") for k in range(n)]
+    if n > 1:
+        ctx.note(f"{n} Unit Delays in series")
+    return Mapped(chain, {("in", 1): f"{chain[0].id}.u"}, {("out", 1): f"{chain[-1].id}.y"},
+                  [wire(f"{a.id}.y", f"{b.id}.u") for a, b in zip(chain, chain[1:])])
 
 
 def memory(ctx: BlockContext) -> Mapped:

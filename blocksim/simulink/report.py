@@ -129,7 +129,7 @@ class Report:
             parts += ["## Solver", ""] + [f"- {line}" for line in self.solver] + [""]
         if self.warnings:
             parts += ["## Warnings", ""] + [f"- {_cell(line)}" for line in self.warnings] + [""]
-        return "\n".join(parts)
+        return "\n".join(parts).rstrip("\n") + "\n"
 
 
 def _cell(text: str) -> str:

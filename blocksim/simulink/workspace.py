@@ -94,11 +94,15 @@ def read_assignments(code: str, origin: str, workspace: Workspace) -> None:
 
 
 def _literal_or_text(text: str) -> Any:
+    """A number or a (nested) list where the translated text has no names (evaluated by
+    blocksim's own safe evaluator), else the text: an expression over other variables."""
+    from blocksim.errors import ExpressionError
+    from blocksim.expressions.language import names_in
+    from blocksim.simulink.mapping import literal
     try:
-        value = float(text)
-    except ValueError:
-        return text
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        return text if names_in(text) else literal(text)
+    except ExpressionError:
+        return text  # (1/0, ragged rows: the diagram parameter then says why)
 
 
 def _short(text: str, limit: int = 70) -> str:

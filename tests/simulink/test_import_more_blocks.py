@@ -90,3 +90,55 @@ def test_multiport_switch_and_algebraic_constraint(tmp_path):
     t = res.time
     assert np.allclose(res["y0"][t < 0.999], 10) and np.allclose(res["y0"][t > 1.001], 20)
     assert np.allclose(res["y1"], 2.0, atol=1e-10)
+
+
+def test_from_workspace_of_a_matrix_from_params(tmp_path):
+    script = tmp_path / "data.m"
+    script.write_text("simin = [0 0; 1 2; 3 2];\nheld = [0 1; 1 5];\n")
+    model = Model([B("FromWorkspace", "ramp", 1, {"VariableName": "simin",
+                                                  "OutputAfterFinalValue": "Setting to zero"}),
+                   B("FromWorkspace", "steps", 2, {"VariableName": "held", "Interpolate": "off",
+                                                   "OutputAfterFinalValue": "Holding final value"}),
+                   *_outs(2)], [L(1, "out:1", (100, "in:1")), L(2, "out:1", (101, "in:1"))],
+                  config={**CONFIG, "StopTime": "4"})
+    path = tmp_path / "fw.mdl"
+    path.write_text(mdl_text(model))
+    result = blocksim.import_simulink(path, params=[script])
+    assert result.report.count("placeholder") == 0
+    res = blocksim.simulate(result.diagram, output_interval=0.25)
+    at = {t: (a, b) for t, a, b in zip(res.time, res["y0"], res["y1"])}
+    assert at[0.5] == (1.0, 1.0) and at[2.0] == (2.0, 5.0) and at[3.5] == (0.0, 5.0)
+
+
+def test_selector_by_index_vector(tmp_path):
+    newer = B("Selector", "pick", 2, {"IndexOptionArray": "{'Index vector (dialog)'}",
+                                      "IndexParamArray": "{'[3 1]'}"})
+    older = B("Selector", "zero", 3, {"IndexOptions": "Index vector (dialog)", "Indices": "[1]",
+                                      "IndexMode": "Zero-based"})
+    model = Model([B("Constant", "v", 1, {"Value": "[10 20 30]"}), newer, older, *_outs(2)],
+                  [L(1, "out:1", (2, "in:1"), (3, "in:1")), L(2, "out:1", (100, "in:1")),
+                   L(3, "out:1", (101, "in:1"))], config=CONFIG)
+    _, res = _outputs(tmp_path, model)
+    assert list(res["y0"][-1]) == [30.0, 10.0] and res["y1"][-1] == 20.0
+
+
+def test_rate_limiter_after_a_step_is_exact_and_after_a_sine_close(tmp_path):
+    model = Model([B("Step", "s", 1, {"Time": "0.5", "After": "2"}),
+                   B("RateLimiter", "rl", 2, {"RisingSlewLimit": "1", "FallingSlewLimit": "-1"}),
+                   B("Sin", "w", 3, {"Frequency": "2*pi", "Amplitude": "1"}),
+                   B("RateLimiter", "rl2", 4, {"RisingSlewLimit": "2", "FallingSlewLimit": "-2"}),
+                   *_outs(2)],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (100, "in:1")),
+                   L(3, "out:1", (4, "in:1")), L(4, "out:1", (101, "in:1"))],
+                  config={**CONFIG, "StopTime": "3"})
+    result, res = _outputs(tmp_path, model)
+    t = res.time
+    assert np.allclose(res["y0"], np.clip(t - 0.5, 0, 2), atol=1e-9)  # a ramp of slope 1
+    assert result.diagram.simulation.solver == "radau"  # (the derivative filter is stiff)
+
+    h = 1e-5  # the rate limiter's definition, stepped finely: y moves towards u at most 2 h
+    grid = np.arange(0, 3 + h / 2, h)
+    u, y = np.sin(2 * np.pi * grid), np.zeros_like(grid)
+    for k in range(1, len(grid)):
+        y[k] = y[k - 1] + min(max(u[k] - y[k - 1], -2 * h), 2 * h)
+    assert np.max(np.abs(res["y1"] - np.interp(t, grid, y))) < 1e-3  # du/dt filtered, tau 1e-4

@@ -224,3 +224,56 @@ def test_rotated_and_flipped_blocks_keep_their_drawn_box(tmp_path):
                                                  blocks["down"]["height"]) == (90, 45)
     assert blocks["back"]["flip"] is True and "rotation" not in blocks["back"]
     assert blocks["old"]["rotation"] == 270
+
+
+def test_a_stiff_model_gets_radau_with_the_reason(tmp_path):
+    model = Model([B("Step", "s", 1, {"Time": "0"}),
+                   B("TransferFcn", "fast", 2, {"Denominator": "[1e-5 1]"}),
+                   B("TransferFcn", "slow", 3, {"Denominator": "[1 1]"}),
+                   B("Outport", "y", 4, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (4, "in:1"))],
+                  config={"SolverName": "VariableStepAuto", "StopTime": "20"})
+    result = _import(tmp_path, model)
+    assert result.diagram.simulation.solver == "radau"
+    assert any("mode decaying at 1e+05/s" in line for line in result.report.solver)
+    res = blocksim.simulate(result.diagram, rtol=1e-8, atol=1e-10)
+    assert res["y"][-1] == pytest.approx(1 - np.exp(-20), abs=1e-6)
+    model.blocks[1].params["Denominator"] = "[0.1 1]"  # not stiff: dopri5 stays
+    assert _import(tmp_path, model).diagram.simulation.solver == "dopri5"
+
+
+def test_algebraic_loops_are_closed_by_a_constraint(tmp_path):
+    """y = 3 (u - y) (linear) and, inside a subsystem, w = u - w^3 (nonlinear): Simulink
+    solves both; the import closes each with an AlgebraicConstraint."""
+    from scipy.optimize import brentq
+    inner = Model([B("Inport", "u", 21, {"Port": "1"}), B("Sum", "e", 22, {"Inputs": "+-"}),
+                   B("Fcn", "cube", 23, {"Expr": "u^3"}), B("Outport", "w", 24, {"Port": "1"})],
+                  [L(21, "out:1", (22, "in:1")), L(22, "out:1", (23, "in:1"), (24, "in:1")),
+                   L(23, "out:1", (22, "in:2"))])
+    model = Model([B("Sin", "u", 1), B("Sum", "s", 2, {"Inputs": "+-"}),
+                   B("Gain", "k", 3, {"Gain": "3"}), B("SubSystem", "cubic", 4, system=inner),
+                   B("Outport", "y", 5, {"Port": "1"}), B("Outport", "w", 6, {"Port": "2"})],
+                  [L(1, "out:1", (2, "in:1"), (4, "in:1")), L(2, "out:1", (3, "in:1")),
+                   L(3, "out:1", (2, "in:2"), (5, "in:1")), L(4, "out:1", (6, "in:1"))],
+                  config={"StopTime": "3", "RelTol": "1e-10", "AbsTol": "1e-12"})
+    result = _import(tmp_path, model)
+    assert sum("algebraic loop" in w for w in result.report.warnings) == 2
+    res = blocksim.simulate(result.diagram, output_interval=0.1)
+    u = np.sin(res.time)
+    assert np.max(np.abs(res["y"] - 0.75 * u)) < 1e-10
+    exact = np.array([brentq(lambda w, a=a: w + w ** 3 - a, -2, 2, xtol=1e-14) for a in u])
+    assert np.max(np.abs(res["w"] - exact)) < 1e-9
+
+
+def test_integer_delay_of_n_samples_is_a_chain(tmp_path):
+    link = B("Reference", "Integer Delay", 2, {"SourceBlock": "simulink/Discrete/Integer Delay",
+                                               "NumDelays": "3", "vinit": "-1",
+                                               "SampleTime": "0.5"})
+    model = Model([B("Clock", "t", 1), link, B("Outport", "y", 3, {"Port": "1"})],
+                  [L(1, "out:1", (2, "in:1")), L(2, "out:1", (3, "in:1"))],
+                  config={"StopTime": "3"}, )
+    result = _import(tmp_path, model, "mdl")
+    res = blocksim.simulate(result.diagram, output_interval=0.25)
+    at = dict(zip(np.round(res.time, 3), res["y"]))
+    assert at[1.25] == -1.0 and at[1.75] == 0.0 and at[2.75] == 1.0  # t three hits before
