@@ -249,6 +249,8 @@ def columns_for(candidates: tuple[str, ...], columns: dict[str, np.ndarray]) -> 
     """The logged columns of a Simulink signal: its name exactly, or its elements
     (NAME[1], NAME_1, NAME.1, ...) in order; the first candidate name that matches wins."""
     for cand in candidates:
+        if cand in columns:  # case matters first: tau_f and Tau_f are two outports
+            return [cand]
         key = norm(cand)
         exact = [c for c in columns if norm(c) == key]
         if exact:
