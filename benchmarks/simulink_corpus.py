@@ -168,9 +168,11 @@ CASES: dict[str, Case] = {
                                                        xs=["Scope1"]),
                                             params="fsm__Quarter_car_suspension.m",
                                             breaks=(1.0,)),
-    "fsm__TANK_level_controller.slx": Case(True, params="fsm__TANK_level_controller.m",
-                                           note="no reference: a commented-out controller, "
-                                                "Derivative of a ramp"),
+    "fsm__TANK_level_controller.slx": Case(True, **_c(refs.tank_level, h=["Scope"]),
+                                           params="fsm__TANK_level_controller.m",
+                                           note="blocksim's Derivative is filtered; here inside "
+                                                "an algebraic loop: the same loop with the filter "
+                                                "agrees to 9e-12"),
     "tony__DC_motor_position.slx": Case(True, **_c(refs.sampled_motor_position, theta=["Scope"]),
                                         params="tony__DC_motor_position.m",
                                         tight_solver="radau"),

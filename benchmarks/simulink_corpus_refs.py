@@ -677,3 +677,13 @@ def position_lab(t):
         x = ad @ x + bd @ np.array([e, 2 * np.sign(e)])
     idx = np.minimum(np.floor(t / h + 1e-6).astype(int), n - 1)
     return {"pos": out[idx]}
+
+
+def tank_level(t):
+    """Tank level loop (R 1, A 2, kv 1, params file; the CONTROLLER subsystem is commented
+    out): h = R (kv u - A h') through a Derivative (an algebraic loop Simulink solves), i.e.
+    h' = (kv u - h/R)/A, h(0) = 0; u = 800 int(0.3 - h) (PID with P = D = 0, I = 800)."""
+    def rhs(_s, x):
+        h, z = x
+        return [(800 * z - h) / 2, 0.3 - h]
+    return {"h": dense(rhs, 0, [0, 0], t)[:, 0]}
