@@ -1,5 +1,5 @@
 """Import and run every model of a Simulink corpus with blocksim, and compare each run
-with an independent reference (simulink_corpus_refs.py).
+with an independent reference (simulink_corpus_refs.py, simulink_corpus_sampled.py).
 
     python benchmarks/simulink_corpus.py CORPUS [--only TEXT] [--json FILE] [--markdown FILE]
 
@@ -37,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import simulink_corpus_refs as refs  # noqa: E402
+import simulink_corpus_sampled as sampled  # noqa: E402
 from simulink_corpus_refs import Case  # noqa: E402
 
 MATCH = 1e-6
@@ -61,7 +62,7 @@ CASES: dict[str, Case] = {
                                       "goes into a Rate Limiter (step-size dependent)"),
     "pid__chap1_11.mdl": Case(True, note="no reference: Unit Delays inheriting the continuous "
                                          "rate run at the fixed step (ode5, 1 ms)"),
-    "pid__chap1_14.mdl": Case(True, **_c(refs.chap1_14, y=["y", "To Workspace1"]),
+    "pid__chap1_14.mdl": Case(True, **_c(sampled.chap1_14, y=["y", "To Workspace1"]),
                               params="pid__chap1_14.m"),
     "pid__chap5_5sim.mdl": Case(True, **_c(refs.chap5_5, d1=["d1", "To Workspace1"],
                                            d=["d", "To Workspace2"]),
@@ -105,7 +106,7 @@ CASES: dict[str, Case] = {
         refs.dc_motor_load, tau_m=["tau_m"], theta_2=["theta_2"], tau_f=["tau_f"],
         theta_1=["theta_1"], Tau_f=["Tau_f"]), breaks=(1.0,), tight_solver="radau"),
     "apress1__Ex4_Discrete_Continuous_Sys.slx": Case(
-        True, **_c(refs.ex4_discrete_continuous, bus=["Scope"]),
+        True, **_c(sampled.ex4_discrete_continuous, bus=["Scope"]),
         params="apress1__Ex4_Discrete_Continuous_Sys.m"),
     # ---- electromechanical course models (R2017a .mdl)
     "emech__DualPotentiometerPositionServoSystem.mdl": Case(
@@ -124,7 +125,7 @@ CASES: dict[str, Case] = {
                    s2_step_resp2=["s2_step_resp2", "To Workspace1"],
                    s3_step_resp3=["s3_step_resp3", "To Workspace2"]),
         params="bilkent__prelab2_step_resp.m", tight_solver="dopri5"),
-    "bilkent__lab_1_position_sim.slx": Case(True, **_c(refs.position_lab,
+    "bilkent__lab_1_position_sim.slx": Case(True, **_c(sampled.position_lab,
                                                        pos=["pos_sim", "To Workspace"]),
                                             tight_solver="dopri5",
                                             note="Coulomb friction at u = 0 at t = 0; blocksim "
@@ -173,7 +174,7 @@ CASES: dict[str, Case] = {
                                            note="blocksim's Derivative is filtered; here inside "
                                                 "an algebraic loop: the same loop with the filter "
                                                 "agrees to 9e-12"),
-    "tony__DC_motor_position.slx": Case(True, **_c(refs.sampled_motor_position, theta=["Scope"]),
+    "tony__DC_motor_position.slx": Case(True, **_c(sampled.sampled_motor_position, theta=["Scope"]),
                                         params="tony__DC_motor_position.m",
                                         tight_solver="radau"),
     "learn__cruise_control_sim.slx": Case(True, note="no reference: needs a From Workspace "
