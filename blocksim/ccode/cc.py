@@ -56,9 +56,10 @@ def cache_dir() -> Path:
 
 
 def build(sources: dict[str, str], out: Path, defines: tuple[str, ...] = (),
-          includes: tuple[Path, ...] = ()) -> None:
-    """Compile `sources` (file name -> text; the .c files are compiled) into the shared
-    library `out` (BlocksimError with the compiler's first error line if it fails)."""
+          includes: tuple[Path, ...] = (), main: str | None = None) -> None:
+    """Compile `sources` (file name -> text; the .c files are compiled, or only `main`,
+    which includes the others) into the shared library `out` (BlocksimError with the
+    compiler's first error line if it fails)."""
     import tempfile
 
     command = compiler()
@@ -66,7 +67,8 @@ def build(sources: dict[str, str], out: Path, defines: tuple[str, ...] = (),
         folder = Path(tmp)
         for name, text in sources.items():
             (folder / name).write_text(text, encoding="utf-8")
-        c_files = [str(folder / name) for name in sources if name.endswith(".c")]
+        c_files = ([str(folder / main)] if main else
+                   [str(folder / name) for name in sources if name.endswith(".c")])
         tmp_out = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         args = (command + list(FLAGS) + [f"-D{d}" for d in defines]
                 + [f"-I{folder}"] + [f"-I{p}" for p in includes] + c_files
