@@ -29,6 +29,7 @@ _PUBLIC = {
     "blocksim.sweeps": ("sweep", "SweepInterrupted", "SweepTable"),
     "blocksim.user": ("UserBlock",),
     "blocksim.files.write_rule": ("WriteRefused",),
+    "blocksim.export.api": ("export_fmu",),
 }
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
@@ -37,7 +38,7 @@ __all__ = ["load", "compile", "simulate", "Results", "Event", "Diagram", "Block"
            "UserBlock", "sweep", "SweepTable", "SweepInterrupted",
            "BuildError", "BlocksimError", "CompileError",
            "DiagramFileError", "ExpressionError", "SimulationError", "__version__"]
-__all__ += ["CompiledModel", "StructuralParameterError", "WriteRefused"]
+__all__ += ["CompiledModel", "StructuralParameterError", "WriteRefused", "export_fmu"]
 
 
 def __getattr__(name: str) -> Any:
@@ -64,3 +65,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from blocksim.sweeps import SweepInterrupted, SweepTable, sweep
     from blocksim.user import UserBlock
     from blocksim.files.write_rule import WriteRefused
+    from blocksim.export.api import export_fmu

@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from blocksim.sweeps.command import add_parser as add_sweep_parser  # (its own package)
     add_sweep_parser(sub)
+    from blocksim.export.command import add_parser as add_export_parser
+    add_export_parser(sub)
     return parser
 
 

@@ -209,7 +209,7 @@ def export_fmu(diagram: Diagram, out: str | os.PathLike, fmi: int = 2, kind: str
     _refuse_unsupported(model)
     c = model_source(model)
     values = dict(prepared.parameters)
-    values.update(params or {})
+    values.update({name: _number(value) for name, value in (params or {}).items()})
     pm = param_map.measure(model, values)
     missing = [i for i in inputs if INPUT_PREFIX + i not in pm.names]
     if missing:
@@ -253,6 +253,14 @@ def export_fmu(diagram: Diagram, out: str | os.PathLike, fmi: int = 2, kind: str
                 tmp_fmu.unlink()
     log.info("%s: FMU %s (FMI %d, %s) written", diagram.source, out, fmi, kind)
     return Exported(out, fmi, kind, ident, variables)
+
+
+def _number(value):
+    """A --set value as a number where it is one (else as given: not measured)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def _refuse_unsupported(model: CompiledModel) -> None:
