@@ -105,6 +105,7 @@ def model_source(model: CompiledModel) -> ModelC:
         _array("bs_m0", model.m0),
         _array("bs_P0", param_vector(model)),
         _array("bs_zmove", derived.zc_moves(model).astype(float)),
+        _array("bs_zdir", np.asarray(model.zc_direction, dtype=float)),
         constants.declarations(),
         "",
         "static void bs_init_W(double *W) {",
