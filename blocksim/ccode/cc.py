@@ -83,8 +83,10 @@ def build(sources: dict[str, str], out: Path, defines: tuple[str, ...] = (),
 
 
 def cached_library(sources: dict[str, str], defines: tuple[str, ...] = (),
-                   includes: tuple[Path, ...] = ()) -> Path:
-    """The shared library of these sources, compiled once and kept in the cache."""
+                   includes: tuple[Path, ...] = (), main: str | None = None,
+                   probe: bool = False) -> Path:
+    """The shared library of these sources, compiled once and kept in the cache (`main`:
+    the one .c file to compile; `probe`: FileNotFoundError instead of compiling)."""
     digest = hashlib.sha256()
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + sources[name].encode() + b"\0")
@@ -93,7 +95,10 @@ def cached_library(sources: dict[str, str], defines: tuple[str, ...] = (),
     for path in includes:
         for header in sorted(path.glob("*.h")):
             digest.update(header.read_bytes())
+    digest.update((main or "").encode())
     out = cache_dir() / f"bs_{digest.hexdigest()[:24]}{SUFFIX}"
     if not out.exists():
-        build(sources, out, defines, includes)
+        if probe:
+            raise FileNotFoundError(out)
+        build(sources, out, defines, includes, main)
     return out

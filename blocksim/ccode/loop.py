@@ -1,0 +1,204 @@
+"""The C backend (`backend="c"`): continuous segments of dopri5 in generated C, in process.
+
+The model's functions are translated to C (`ccode.translate`), compiled once per model with
+the system C compiler together with blocksim's DOPRI5 and event location
+(`runtime/bs_cs.c`, `runtime/bs_segment.c`), cached on disk (`ccode.cc`) and loaded with
+ctypes. A segment runs in C from a restart to its bound or to the first located crossing,
+writing the output grid; the engine settles every event in Python (`Simulator._event`),
+as on the Python backend, so events, the event log and failures are the Python backend's.
+Not handled in C (the run says why and goes on in Python): another solver than dopri5,
+no continuous state, input histories (transport delays), code C cannot take, no C
+compiler. The stiffness test of the explicit solvers is not run in C.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import math
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from blocksim.engine.segment import Segment
+from blocksim.errors import BlocksimError
+
+if TYPE_CHECKING:
+    from blocksim.compiler.compiled import CompiledModel
+    from blocksim.engine.simulator import RunState, Simulator
+
+log = logging.getLogger(__name__)
+
+BOUND, CROSSING, YIELD, FAILED = 0, 1, 2, 3
+FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START, \
+    FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON = range(11)
+IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS = range(8)
+ROWS = 4096  # output rows per call
+STEPS = 20000  # steps per call before Python looks at progress and Ctrl-C
+SHARED = "c_library"  # model.shared: the compiled library of the structure (or why not)
+
+_D = ctypes.POINTER(ctypes.c_double)
+_L = ctypes.POINTER(ctypes.c_longlong)
+
+
+def _ptr(a: np.ndarray):
+    return a.ctypes.data_as(_D)
+
+
+def sources(model: "CompiledModel") -> dict[str, str]:
+    """The C sources of the backend's library for this model."""
+    from blocksim.ccode.model_source import RUNTIME, model_source
+    from blocksim.export.description import Variables
+    from blocksim.export.fmu import config_source
+    from blocksim.export.params import ParamMap
+
+    c = model_source(model, values=False)
+    pm = ParamMap((), (), (), (), ())
+    config = config_source(model, c, pm, Variables.of(model, pm, [], ""), "backend", "cs")
+    main = ("#define BS_API 1\n#define BS_CS 1\n#include <stdio.h>\n#include <stdlib.h>\n"
+            '#include "model.c"\n#include "config.c"\n#include "bs_core.c"\n'
+            '#include "bs_cs.c"\n#include "bs_segment.c"\n')
+    files = {"model.c": c.text, "config.c": config, "backend.c": main}
+    for name in ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c"):
+        files[name] = (RUNTIME / name).read_text(encoding="utf-8")
+    return files
+
+
+def library(model: "CompiledModel") -> "ctypes.CDLL | str":
+    """The model's compiled library (once per structure; from the disk cache when a
+    process compiled it before), or why there is none."""
+    found = model.shared.get(SHARED)
+    if found is not None:
+        return found
+    from blocksim.ccode import cc
+    from blocksim.engine.notices import notice
+
+    try:
+        files = sources(model)
+        digest_path = None
+        started = time.perf_counter()
+        try:
+            digest_path = cc.cached_library(files, (), (), main="backend.c", probe=True)
+        except FileNotFoundError:
+            notice(f"backend c: compiling {model.source}")
+        path = digest_path or cc.cached_library(files, (), (), main="backend.c")
+        if digest_path is None:
+            log.info("%s: C library compiled in %.2f s", model.source,
+                     time.perf_counter() - started)
+        lib = ctypes.CDLL(str(path))
+    except BlocksimError as exc:
+        found = f"backend c: {exc}; running in Python"
+    else:
+        lib.bs_api_new.restype = ctypes.c_void_p
+        lib.bs_api_free.argtypes = [ctypes.c_void_p]
+        lib.bs_api_message.restype = ctypes.c_char_p
+        lib.bs_api_message.argtypes = [ctypes.c_void_p]
+        lib.bs_api_segment.restype = ctypes.c_int
+        lib.bs_api_segment.argtypes = [ctypes.c_void_p, _D, _D, _L, _D, _D, _D, _D, _D, _D,
+                                       ctypes.c_longlong, _D]
+        found = lib
+    model.shared[SHARED] = found
+    return found
+
+
+def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
+    """The C loop for this run, or None (`sim.in_python` says why)."""
+    s = sim.settings
+    if s.solver != "dopri5":
+        sim.in_python(f"backend c: it runs solver dopri5 only; solver '{s.solver}' runs in "
+                      f"Python")
+        return None
+    if not model.n_states:
+        sim.in_python("backend c: a diagram without continuous states runs in Python")
+        return None
+    if model.history:
+        sim.in_python("backend c: input histories (transport delays) run in Python")
+        return None
+    lib = library(model)
+    if isinstance(lib, str):
+        sim.in_python(lib)
+        return None
+    return CLoop(model, sim, lib)
+
+
+class CLoop:
+    """Segments of one run in the model's C library (the `NativeLoop` contract)."""
+
+    handles_start = False  # the start is settled in Python
+
+    def __init__(self, model: "CompiledModel", sim: "Simulator", lib: ctypes.CDLL):
+        from blocksim.ccode.model_source import param_vector
+        from blocksim.engine import derived
+
+        self.lib = lib
+        self.handle = ctypes.c_void_p(lib.bs_api_new())
+        if not self.handle:
+            raise MemoryError("backend c: no memory for the run")
+        s = sim.settings
+        self.P = np.ascontiguousarray(param_vector(model), dtype=float)
+        if self.P.size == 0:
+            self.P = np.zeros(1)
+        self.atol = np.ascontiguousarray(np.broadcast_to(
+            np.asarray(model.state_atol(s.atol), dtype=float), (model.n_states,)))
+        self.n_log = len(derived.logged_indices(model))
+        self.out_t = np.zeros(ROWS)
+        self.out_y = np.zeros((ROWS, max(self.n_log, 1)))
+        self.x_ev = np.zeros(model.n_states)
+        self.fpar = np.zeros(11)
+        self.ipar = np.zeros(8, dtype=np.longlong)
+        self.fpar[FP_RTOL], self.fpar[FP_MAX_STEP] = s.rtol, s.max_step
+        self.fpar[FP_START], self.fpar[FP_INTERVAL] = s.start, sim.interval
+        self.fpar[FP_HORIZON] = sim.horizon
+        self.ipar[IP_MAX_STEPS] = STEPS
+        self.zc_owner = model.zc_owner
+        sim.stats.setdefault("python_events", 0)
+
+    def __del__(self):
+        handle = getattr(self, "handle", None)
+        if handle:
+            self.lib.bs_api_free(handle)
+            self.handle = None
+
+    def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
+                first_step: float | None, k_grid: int, n_grid: int,
+                t_source: float = math.inf) -> Segment:
+        fpar, ipar = self.fpar, self.ipar
+        fpar[FP_T], fpar[FP_BOUND] = st.t, t_bound
+        fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
+        fpar[FP_FIRST_STEP] = first_step or 0.0
+        ipar[IP_K_GRID], ipar[IP_N_GRID], ipar[IP_RESUME] = k_grid, n_grid, 0
+        nfev = 0
+        for name in ("x", "m", "z"):  # the C code reads them in place
+            value = getattr(st, name)
+            if not (isinstance(value, np.ndarray) and value.dtype == float
+                    and value.flags.c_contiguous):
+                setattr(st, name, np.ascontiguousarray(value, dtype=float))
+        while True:
+            z = st.z if st.z.size else np.zeros(1)
+            status = self.lib.bs_api_segment(
+                self.handle, _ptr(self.P), _ptr(fpar), ipar.ctypes.data_as(_L), _ptr(st.x),
+                _ptr(st.m), _ptr(z), _ptr(self.atol), _ptr(self.out_t), _ptr(self.out_y),
+                ROWS, _ptr(self.x_ev) if self.x_ev.size else _ptr(np.zeros(1)))
+            rows = int(ipar[IP_ROWS])
+            if rows:
+                sim._add_rows(self.out_t[:rows].copy(), self.out_y[:rows, :self.n_log].copy())
+            sim.stats["steps"] += int(ipar[IP_STEPS])
+            nfev = int(ipar[IP_NFEV])
+            k, step = int(ipar[IP_K_GRID]), float(fpar[FP_LAST_STEP])
+            if status == CROSSING:
+                i = int(ipar[IP_HIT])
+                hit = (float(fpar[FP_EVENT_T]), self.x_ev.copy(), [(self.zc_owner[i], "state")])
+                return Segment(hit, False, k, step, nfev)
+            st.t = float(fpar[FP_T])
+            if status == BOUND:
+                return Segment(None, t_bound == t_time, k, step, nfev)
+            if status == YIELD:
+                if sim.progress:
+                    sim.progress(st.t)
+                if sim._interrupted():
+                    return Segment(None, False, k, step, nfev, interrupted=True)
+                ipar[IP_RESUME] = 1
+                continue
+            message = self.lib.bs_api_message(self.handle).decode("utf-8", "replace")
+            block, port = sim._nonfinite_origin(st, st.t, st.x)
+            raise sim._fail(f"{message or 'failed'} (solver dopri5, c)", st.t, block, None, port)
