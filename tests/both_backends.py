@@ -44,13 +44,14 @@ def run_both(d, events_compiled: bool = True, atol: float = 1e-12, **options):
     return py
 
 
-def assert_same(py, nb, atol: float) -> None:
-    """The run `nb` of another backend is the Python run `py` to rounding."""
+def assert_same(py, nb, atol: float, event_atol: float = 1e-12) -> None:
+    """The run `nb` of another backend is the Python run `py` to rounding (`atol` on the
+    values, `event_atol` on the event instants)."""
     assert [(e.block, e.kind) for e in nb.events] == [(e.block, e.kind) for e in py.events]
     for a, b in zip(py.events, nb.events):  # (a shallow crossing amplifies roundoff)
-        assert abs(a.time - b.time) <= 1e-12, (a, b)
+        assert abs(a.time - b.time) <= event_atol, (a, b)
     assert len(nb.time) == len(py.time)
-    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=1e-12)  # event instants too
+    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=event_atol)  # event instants too
     for name in py.signals:
         np.testing.assert_allclose(nb[name], py[name], rtol=atol, atol=atol, err_msg=name)
     assert nb.status == py.status
