@@ -55,6 +55,9 @@ def param_vector(model: CompiledModel) -> np.ndarray:
 
 
 def _array(name: str, values, kind: str = "double") -> str:
+    if kind == "int":
+        flat = [str(int(v)) for v in values] or ["0"]
+        return f"static const int {name}[{len(flat)}] = {{{', '.join(flat)}}};"
     flat = [_float(v) for v in np.asarray(values, dtype=float).ravel()] or ["0.0"]
     return f"static const {kind} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
 
@@ -108,6 +111,8 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
         _array("bs_P0", param_vector(model) if values else np.zeros(n_slots)),
         _array("bs_zmove", derived.zc_moves(model).astype(float)),
         _array("bs_zdir", np.asarray(model.zc_direction, dtype=float)),
+        f"#define BS_NOBS {len(derived.observe_reads(model))}",
+        _array("bs_observed", derived.observe_reads(model), "int"),
         constants.declarations(),
         "",
         "static void bs_init_W(double *W) {",

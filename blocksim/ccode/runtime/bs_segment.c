@@ -39,8 +39,16 @@ static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, l
     bs_cs *S = &B->S;
     bs_model *M = &B->M;
     double y[BS_NLOG > 0 ? BS_NLOG : 1];
-    int j;
-    bs_dense(S, tg, S->xd);
+    int j, q;
+    if (tg == S->t_new) {
+        for (j = 0; j < BS_NX; j++) S->xd[j] = S->x_new[j];
+    } else {  /* only the states observe reads (`derived.observe_reads`) */
+        double s = (tg - S->t) / S->h_step, s1 = 1.0 - s;
+        for (q = 0; q < BS_NOBS; q++) {
+            j = bs_observed[q];
+            S->xd[j] = S->x[j] + s * (S->rc[0][j] + s1 * (S->rc[1][j] + s * (S->rc[2][j] + s1 * S->rc[3][j])));
+        }
+    }
     bs_observe(&M->c, tg, S->xd, M->m, M->z, y);
     out_t[row] = tg;
     for (j = 0; j < BS_NLOG; j++) out_y[row * BS_NLOG + j] = y[j];
