@@ -29,10 +29,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BOUND, CROSSING, YIELD, FAILED = 0, 1, 2, 3
+BOUND, CROSSING, YIELD, FAILED, SETTLED, STOPPED = 0, 1, 2, 3, 4, 5
 FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START, \
-    FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON = range(11)
-IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS = range(8)
+    FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, \
+    FP_SOURCE_T = range(14)
+IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS, \
+    IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, \
+    IP_ZENO_EVENTS = range(15)
+LOG = 4096  # event log entries per call
 ROWS = 4096  # output rows per call
 STEPS = 20000  # steps per call before Python looks at progress and Ctrl-C
 SHARED = "c_library"  # model.shared: the compiled library of the structure (or why not)
@@ -45,8 +49,8 @@ def _ptr(a: np.ndarray):
     return a.ctypes.data_as(_D)
 
 
-def sources(model: "CompiledModel") -> dict[str, str]:
-    """The C sources of the backend's library for this model."""
+def sources(model: "CompiledModel") -> tuple[dict[str, str], tuple[str, ...]]:
+    """The C sources of the backend's library for this model, and its event kinds."""
     from blocksim.ccode.model_source import RUNTIME, model_source
     from blocksim.export.description import Variables
     from blocksim.export.fmu import config_source
@@ -61,7 +65,7 @@ def sources(model: "CompiledModel") -> dict[str, str]:
     files = {"model.c": c.text, "config.c": config, "backend.c": main}
     for name in ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c"):
         files[name] = (RUNTIME / name).read_text(encoding="utf-8")
-    return files
+    return files, c.kinds
 
 
 def library(model: "CompiledModel") -> "ctypes.CDLL | str":
@@ -74,7 +78,8 @@ def library(model: "CompiledModel") -> "ctypes.CDLL | str":
     from blocksim.engine.notices import notice
 
     try:
-        files = sources(model)
+        files, kinds = sources(model)
+        model.shared[SHARED + "_kinds"] = kinds
         digest_path = None
         started = time.perf_counter()
         try:
@@ -95,7 +100,8 @@ def library(model: "CompiledModel") -> "ctypes.CDLL | str":
         lib.bs_api_message.argtypes = [ctypes.c_void_p]
         lib.bs_api_segment.restype = ctypes.c_int
         lib.bs_api_segment.argtypes = [ctypes.c_void_p, _D, _D, _L, _D, _D, _D, _D, _D, _D,
-                                       ctypes.c_longlong, _D]
+                                       ctypes.c_longlong, _D, _D, _L, _L, ctypes.c_longlong,
+                                       _D, _L, _D]
         found = lib
     model.shared[SHARED] = found
     return found
@@ -122,7 +128,9 @@ def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
 
 
 class CLoop:
-    """Segments of one run in the model's C library (the `NativeLoop` contract)."""
+    """Segments of one run in the model's C library (the `NativeLoop` contract): events,
+    time events and sample hits are settled in C, and handed to Python where C cannot
+    (a failing or unsettled event, a full buffer, a Zeno point)."""
 
     handles_start = False  # the start is settled in Python
 
@@ -135,6 +143,8 @@ class CLoop:
         if not self.handle:
             raise MemoryError("backend c: no memory for the run")
         s = sim.settings
+        self.model = model
+        self.kinds = model.shared[SHARED + "_kinds"]
         self.P = np.ascontiguousarray(param_vector(model), dtype=float)
         if self.P.size == 0:
             self.P = np.zeros(1)
@@ -143,13 +153,22 @@ class CLoop:
         self.n_log = len(derived.logged_indices(model))
         self.out_t = np.zeros(ROWS)
         self.out_y = np.zeros((ROWS, max(self.n_log, 1)))
-        self.x_ev = np.zeros(model.n_states)
-        self.fpar = np.zeros(11)
-        self.ipar = np.zeros(8, dtype=np.longlong)
+        self.x_ev = np.zeros(max(model.n_states, 1))
+        self.log_t = np.zeros(LOG)
+        self.log_b = np.zeros(LOG, dtype=np.longlong)
+        self.log_k = np.zeros(LOG, dtype=np.longlong)
+        n_rates = max(len(model.rates), 1)
+        self.hit_k = np.zeros(n_rates, dtype=np.longlong)
+        self.hit_t = np.full(n_rates, math.inf)
+        self.fpar = np.zeros(14)
+        self.ipar = np.zeros(15, dtype=np.longlong)
+        passes, zeno_events, zeno_span = sim.event_limits
         self.fpar[FP_RTOL], self.fpar[FP_MAX_STEP] = s.rtol, s.max_step
         self.fpar[FP_START], self.fpar[FP_INTERVAL] = s.start, sim.interval
-        self.fpar[FP_HORIZON] = sim.horizon
-        self.ipar[IP_MAX_STEPS] = STEPS
+        self.fpar[FP_HORIZON], self.fpar[FP_STOP] = sim.horizon, s.stop
+        self.fpar[FP_ZENO_SPAN] = zeno_span
+        self.ipar[IP_MAX_STEPS], self.ipar[IP_ZENO_EVENTS] = STEPS, zeno_events
+        self.ipar[IP_EVENTS_ON] = 1  # events settled in C (else every one in Python)
         self.zc_owner = model.zc_owner
         sim.stats.setdefault("python_events", 0)
 
@@ -163,42 +182,83 @@ class CLoop:
                 first_step: float | None, k_grid: int, n_grid: int,
                 t_source: float = math.inf) -> Segment:
         fpar, ipar = self.fpar, self.ipar
-        fpar[FP_T], fpar[FP_BOUND] = st.t, t_bound
+        fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
         fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
         fpar[FP_FIRST_STEP] = first_step or 0.0
         ipar[IP_K_GRID], ipar[IP_N_GRID], ipar[IP_RESUME] = k_grid, n_grid, 0
         nfev = 0
-        for name in ("x", "m", "z"):  # the C code reads them in place
+        for name in ("x", "m", "z"):  # the C code reads and writes them in place
             value = getattr(st, name)
             if not (isinstance(value, np.ndarray) and value.dtype == float
-                    and value.flags.c_contiguous):
+                    and value.flags.c_contiguous and value.size):
                 setattr(st, name, np.ascontiguousarray(value, dtype=float))
+        x = st.x if st.x.size else np.zeros(1)
+        m = st.m if st.m.size else np.zeros(1)
+        z = st.z if st.z.size else np.zeros(1)
+        hits = sim.hits
         while True:
-            z = st.z if st.z.size else np.zeros(1)
+            if hits is not None:  # Python may have moved the clock on since the last call
+                self.hit_k[:len(hits.k)] = hits.k
+                self.hit_t[:len(hits.times)] = hits.times
+            ipar[IP_GUARD_LEFT] = sim.guard.due - (sim.stats["restarts"] - sim.stats["hits"])
             status = self.lib.bs_api_segment(
-                self.handle, _ptr(self.P), _ptr(fpar), ipar.ctypes.data_as(_L), _ptr(st.x),
-                _ptr(st.m), _ptr(z), _ptr(self.atol), _ptr(self.out_t), _ptr(self.out_y),
-                ROWS, _ptr(self.x_ev) if self.x_ev.size else _ptr(np.zeros(1)))
-            rows = int(ipar[IP_ROWS])
-            if rows:
-                sim._add_rows(self.out_t[:rows].copy(), self.out_y[:rows, :self.n_log].copy())
-            sim.stats["steps"] += int(ipar[IP_STEPS])
+                self.handle, _ptr(self.P), _ptr(fpar), ipar.ctypes.data_as(_L), _ptr(x),
+                _ptr(m), _ptr(z), _ptr(self.atol), _ptr(self.out_t), _ptr(self.out_y), ROWS,
+                _ptr(self.x_ev), _ptr(self.log_t), self.log_b.ctypes.data_as(_L),
+                self.log_k.ctypes.data_as(_L), LOG, _ptr(sim.zeno),
+                self.hit_k.ctypes.data_as(_L), _ptr(self.hit_t))
+            self._collect(sim, st)
             nfev = int(ipar[IP_NFEV])
             k, step = int(ipar[IP_K_GRID]), float(fpar[FP_LAST_STEP])
             if status == CROSSING:
                 i = int(ipar[IP_HIT])
-                hit = (float(fpar[FP_EVENT_T]), self.x_ev.copy(), [(self.zc_owner[i], "state")])
+                hit = (float(fpar[FP_EVENT_T]), self.x_ev[:self.model.n_states].copy(),
+                       [(self.zc_owner[i], "state")])
                 return Segment(hit, False, k, step, nfev)
             st.t = float(fpar[FP_T])
-            if status == BOUND:
-                return Segment(None, t_bound == t_time, k, step, nfev)
+            if status == BOUND:  # the stop time, or a time event for Python to settle
+                at_event = fpar[FP_BOUND_IS_EVENT] != 0.0 and st.t >= fpar[FP_BOUND]
+                return Segment(None, at_event, k, step, nfev,
+                               t_source=float(fpar[FP_SOURCE_T]))
+            if status in (SETTLED, STOPPED):
+                return Segment(None, False, k, step, nfev, stopped=status == STOPPED)
             if status == YIELD:
                 if sim.progress:
                     sim.progress(st.t)
                 if sim._interrupted():
                     return Segment(None, False, k, step, nfev, interrupted=True)
+                if sim.stats["restarts"] - sim.stats["hits"] >= sim.guard.due:
+                    sim._check_progress(st.t)
                 ipar[IP_RESUME] = 1
                 continue
             message = self.lib.bs_api_message(self.handle).decode("utf-8", "replace")
             block, port = sim._nonfinite_origin(st, st.t, st.x)
-            raise sim._fail(f"{message or 'failed'} (solver dopri5, c)", st.t, block, None, port)
+            raise sim._fail(f"{message or 'failed'} (solver dopri5, c)", st.t, block, None,
+                            port)
+
+    def _collect(self, sim: "Simulator", st: "RunState") -> None:
+        """Rows, event log, hit schedule and counts of the last call into the run."""
+        from blocksim.engine.results import Event
+
+        ipar = self.ipar
+        rows, entries = int(ipar[IP_ROWS]), int(ipar[IP_N_LOG])
+        if rows:
+            sim._add_rows(self.out_t[:rows].copy(), self.out_y[:rows, :self.n_log].copy())
+        if entries:
+            ids, kinds = self.model.block_ids, self.kinds
+            sim.recorder.events.extend(
+                Event(t, ids[b], kinds[k]) for t, b, k in zip(
+                    self.log_t[:entries].tolist(), self.log_b[:entries].tolist(),
+                    self.log_k[:entries].tolist()))
+        stats = sim.stats
+        stats["steps"] += int(ipar[IP_STEPS])
+        stats["events"] += int(ipar[IP_EVENTS])
+        stats["restarts"] += int(ipar[IP_RESTARTS])
+        n_hits = int(ipar[IP_HITS])
+        if n_hits:
+            stats["hits"] += n_hits
+            hits = sim.hits
+            hits.k = self.hit_k[:len(hits.k)].tolist()
+            hits.times = self.hit_t[:len(hits.times)].tolist()
+            hits.next_time = min(hits.times)
+            hits.count += n_hits

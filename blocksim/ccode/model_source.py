@@ -111,6 +111,7 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
         _array("bs_P0", param_vector(model) if values else np.zeros(n_slots)),
         _array("bs_zmove", derived.zc_moves(model).astype(float)),
         _array("bs_zdir", np.asarray(model.zc_direction, dtype=float)),
+        _array("bs_zc_owner", model.zc_owner, "int"),
         f"#define BS_NOBS {len(derived.observe_reads(model))}",
         _array("bs_observed", derived.observe_reads(model), "int"),
         constants.declarations(),

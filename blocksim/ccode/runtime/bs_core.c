@@ -34,7 +34,12 @@ typedef struct {
     double hits[BS_NHITS1];
     int terminate;
     int failed;
+    int clocked;      /* the last bs_event's clock rates hit */
     char message[300];
+    /* the event log of the C backend (NULL in an FMU): time, block, kind code */
+    double *log_t;
+    long long *log_b, *log_k;
+    long long n_log, max_log;
 } bs_model;
 
 static void bs_set_failed(bs_model *M, const char *what) {
@@ -167,8 +172,19 @@ static int bs_settle(bs_model *M, int init, int *passes, int *entries) {
             bs_set_failed(M, "failed at an event");
             return 0;
         }
-        for (i = 0; i < M->c.n_ev && i < BS_EV_MAX; i++)
+        for (i = 0; i < M->c.n_ev && i < BS_EV_MAX; i++) {
             if (M->c.ev_kind[i] == BS_STOP_KIND) M->terminate = 1;
+            if (M->log_b != NULL && M->n_log < M->max_log) {
+                M->log_t[M->n_log] = M->t;
+                M->log_b[M->n_log] = M->c.ev_block[i];
+                M->log_k[M->n_log] = M->c.ev_kind[i];
+                M->n_log++;
+            }
+        }
+        if (M->log_b != NULL && (M->c.n_ev > BS_EV_MAX || M->n_log >= M->max_log)) {
+            bs_set_failed(M, "event log full");  /* the C backend hands the event to Python */
+            return 0;
+        }
         *entries += M->c.n_ev;
         for (i = 0; i < BS_NZ; i++) {
             if (M->zn[i] != M->z[i]) flipped = 1;
@@ -189,9 +205,10 @@ static int bs_settle(bs_model *M, int init, int *passes, int *entries) {
  * the clock moved on and the trigger flags cleared; 0 if none is due. */
 static int bs_hits_due(bs_model *M) {
     int r, any = 0;
+    M->clocked = 0;
     for (r = 0; r < BS_NR; r++) {
         M->hits[r] = M->hit_t[r] <= M->t ? 1.0 : 0.0;
-        if (M->hits[r] != 0.0) any = 1;
+        if (M->hits[r] != 0.0) any = M->clocked = 1;
     }
     for (r = 0; r < BS_NTRIG; r++) {
         M->hits[BS_NR + r] = M->m[bs_trig[r]] != 0.0 ? 1.0 : 0.0;
@@ -214,6 +231,7 @@ static int bs_hits_due(bs_model *M) {
 static int bs_event(bs_model *M, int init, int located, int *something) {
     int passes = 0, entries = 0, k, sampled = 0;
     M->sig_valid = 0;
+    M->clocked = 0;
     if (located)
         for (k = 0; k < BS_NM; k++) M->m_before[k] = M->m[k];
     if (!init) {

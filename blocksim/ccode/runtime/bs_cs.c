@@ -33,7 +33,7 @@ static const double bs_dp_D[7] = {-12715105075.0 / 11282082432, 0.0, 87487479700
 typedef struct {
     double t, x[BS_NX1], f[BS_NX1];   /* the integrator's committed point and f(t, x) */
     double h, h_last;                 /* the next trial step; the last accepted one */
-    double t_bound, t_snap;
+    double t_bound, t_snap, t_source;  /* t_source: the blocks' next time event then */
     int bound_is_event;
     int restart;                      /* a new segment starts at t */
     int input_changed;
@@ -225,6 +225,7 @@ static int bs_cs_bound(bs_cs *S, bs_model *M) {
     }
     for (r = 0; r < BS_NR; r++)
         if (M->hit_t[r] < t_time) t_time = M->hit_t[r];
+    S->t_source = t_source;
     S->t_bound = M->stop < t_time ? M->stop : t_time;
     S->bound_is_event = S->t_bound == t_time;
     S->t_snap = S->t_bound - BS_BOUND_ULPS * bs_ulp(S->t_bound);
