@@ -48,10 +48,18 @@ class ModelC:
 
 
 def param_vector(model: CompiledModel) -> np.ndarray:
-    """The model's parameter slot values (shared with the numba backend's reading)."""
-    from blocksim.engine.native.build import param_vector as slots
+    """The values of the model's parameter slots, in order: `native.build.param_vector`'s
+    reading (the same cache entry), without importing the numba backend (0.23 s)."""
+    found = model.derived.get("param_vector")
+    if found is None:
+        from blocksim.expressions import param_slots
 
-    return slots(model)
+        namespace = model.functions["deriv"].__globals__
+        count = model.runtime.structure.n_slots if model.runtime is not None else 0
+        found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
+                         dtype=float)
+        model.derived["param_vector"] = found
+    return found
 
 
 def _array(name: str, values, kind: str = "double") -> str:
