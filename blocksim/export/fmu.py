@@ -202,6 +202,11 @@ def export_fmu(diagram: Diagram, out: str | os.PathLike, fmi: int = 2, kind: str
         raise ExportError(f"{out}: an FMU's file name ends in .fmu")
     if not out.parent.exists():
         raise ExportError(f"{out}: folder {out.parent} does not exist")
+    if kind == "cs" and diagram.simulation.solver != "dopri5":
+        from blocksim.engine.notices import notice
+
+        notice(f"{diagram.source}: the co-simulation FMU integrates with dopri5 (solver "
+               f"'{diagram.simulation.solver}' is not in the exported C)")
     prepared, inputs, _ = prepare(diagram)
     from blocksim.compiler.compiled import compile_diagram
 

@@ -68,8 +68,9 @@ def measure(model: CompiledModel, parameters: dict, skip: tuple[str, ...] = ()) 
         if a is None or b is None or a.shape != base.shape or b.shape != base.shape:
             fixed.append(f"{name} (changes the model's structure)")
             continue
-        coef = (a - base) / (v1 - v0)
-        predicted = base + coef * (v2 - v0)
+        with np.errstate(invalid="ignore"):  # (inf - inf: an infinite limit, not moved)
+            coef = (a - base) / (v1 - v0)
+            predicted = base + np.where(np.isfinite(coef), coef, 0.0) * (v2 - v0)
         if not np.allclose(predicted, b, rtol=1e-9, atol=1e-12, equal_nan=True):
             fixed.append(f"{name} (moves a number non-linearly)")
             continue
