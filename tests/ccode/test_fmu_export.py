@@ -144,7 +144,7 @@ def test_every_shipped_diagram_runs_as_fmu_like_blocksim(path, tmp_path):
         worst = max(_on_grid(res, r["time"], r[n], n) for n in names)
         own = d.simulation.solver == "dopri5"
         if kind == "cs":
-            limit = 1e-9 if own else 1e-5
+            limit = 1e-9 if own else 1e-4  # (radau at rtol 1e-6 against dopri5)
         else:
             limit = 1e-4 if path.name != "c5_two_state.json" else 5e-2  # (stiff switches)
         assert worst <= limit * scale, (kind, worst)
