@@ -117,6 +117,10 @@ class _Function:
         self.user_names = user_names
         self.locals: set[str] = set()
         self.loop_vars: set[str] = set()
+        # np arrays of a network's linear solve: those a name holds at this point of the
+        # text (a later scalar assignment makes it a scalar again), and all to declare
+        self.arrays_local: dict[str, tuple[int, ...]] = {}
+        self.arrays_decl: dict[str, tuple[int, ...]] = {}
         self.owner: int | None = None
         self.arrays = {"x", "m", "z", "zn", "hits", "out"}
         self.aliases: dict[str, str] = {}  # x_ -> x, dx_ -> out, ...
@@ -142,6 +146,8 @@ class _Function:
 
     def _e_Name(self, node: ast.Name) -> str:
         name = node.id
+        if name in self.arrays_local:
+            return "arr" + name  # (a block's scalar local may have the same name)
         if name in ("inf",):
             return "INFINITY"
         if name == "nan":
@@ -219,6 +225,15 @@ class _Function:
             raise NotTranslatable(f"{self.name}: subscript of {ast.unparse(base)}", self.owner)
         name = base.id
         index = node.slice
+        if name in self.arrays_local:
+            shape = self.arrays_local[name]
+            parts = index.elts if isinstance(index, ast.Tuple) else [index]
+            if len(parts) != len(shape):
+                raise NotTranslatable(f"{self.name}: index of {name}", self.owner)
+            flat = self.index(parts[0])
+            for k in range(1, len(parts)):
+                flat = f"({flat}) * {shape[k]} + {self.index(parts[k])}"
+            return f"arr{name}[{flat}]"
         if name in self.constants.values:
             shape = self.constants.shape(name)
             ref = self.constants.ref(name)
@@ -363,6 +378,7 @@ class _Function:
             if node.id in self.arrays or node.id in self.aliases:
                 raise NotTranslatable(f"{self.name}: rebinding {node.id}", self.owner)
             self.locals.add(node.id)
+            self.arrays_local.pop(node.id, None)  # a scalar from here on
             return node.id
         if isinstance(node, ast.Subscript):
             if isinstance(node.value, ast.Name) and node.value.id in self.constants.values \
@@ -372,7 +388,45 @@ class _Function:
         raise NotTranslatable(f"{self.name}: assignment to {ast.unparse(node)[:40]}",
                               self.owner)
 
+    def _array_assign(self, target: str, call: ast.Call, pad: str) -> list[str] | None:
+        """`np.zeros(shape)`, `np.empty(n)`, `np.full(n, v)` and `np.linalg.solve(A, b)`
+        assigned to a local name (a physical network's linear solve), or None."""
+        func = ast.unparse(call.func)
+        if func not in ("np.zeros", "np.empty", "np.full", "np.linalg.solve"):
+            return None
+        if func == "np.linalg.solve":
+            a, b = (arg.id if isinstance(arg, ast.Name) else None for arg in call.args[:2])
+            if a not in self.arrays_local or b not in self.arrays_local:
+                raise NotTranslatable(f"{self.name}: solve of {ast.unparse(call)[:40]}",
+                                      self.owner)
+            n = self.arrays_local[b][0]
+            self._declare(target, (n,))
+            return [f"{pad}bs_solve(arr{a}, arr{b}, arr{target}, {n});"]
+        try:
+            shape = ast.literal_eval(call.args[0])
+        except ValueError:
+            raise NotTranslatable(f"{self.name}: array shape {ast.unparse(call)[:40]}",
+                                  self.owner) from None
+        shape = tuple(shape) if isinstance(shape, tuple) else (int(shape),)
+        self._declare(target, shape)
+        size = math.prod(shape)
+        if func == "np.empty":
+            return []
+        value = "0.0" if func == "np.zeros" else self.expr(call.args[1])
+        return [f"{pad}for (long _k = 0; _k < {size}; _k++) arr{target}[_k] = {value};"]
+
+    def _declare(self, name: str, shape: tuple[int, ...]) -> None:
+        known = self.arrays_decl.get(name)
+        if known is not None and known != shape:
+            raise NotTranslatable(f"{self.name}: {name} changes shape", self.owner)
+        self.arrays_local[name] = self.arrays_decl[name] = shape
+
     def _assign(self, node: ast.Assign, pad: str) -> list[str]:
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)):
+            lines = self._array_assign(node.targets[0].id, node.value, pad)
+            if lines is not None:
+                return lines
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
             target = node.targets[0]
             if not isinstance(node.value, ast.Tuple) or len(node.value.elts) != len(target.elts):
@@ -474,6 +528,8 @@ def translate_function(fn: dataflow.Function, name: str, constants: Constants,
         body.append("    return INFINITY;")
     declared = sorted((tr.locals | tr.loop_vars) - {"changed"})
     decl = [f"    double {', '.join(declared)};"] if declared else []
+    decl += [f"    double arr{name}[{max(math.prod(shape), 1)}];"
+             for name, shape in sorted(tr.arrays_decl.items())]
     if name in EVENT_NAMES:
         decl.append("    double changed = 0.0;")
     unused = ["    (void)c; (void)t; (void)x; (void)m; (void)z;"]

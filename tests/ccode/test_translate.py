@@ -24,8 +24,7 @@ SHIPPED = sorted(glob.glob(str(ROOT / "diagrams" / "*.json"))
                  + glob.glob(str(ROOT / "diagrams" / "physical" / "*.json")))
 # What C does not take yet, each refused with one line naming the block.
 REFUSED = {"dde_delay.json": "block 'delay' (TransportDelay)",
-           "pathsim_antiwindup_pid.json": "block 'delay' (TransportDelay)",
-           "c21_pendulum_cartesian.json": "block 'network' (PhysicalNetwork)"}
+           "pathsim_antiwindup_pid.json": "block 'delay' (TransportDelay)"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)

@@ -93,4 +93,36 @@ static inline long bs_searchsorted(const double *table, long n, double v, int ri
     return lo;
 }
 
+/* numpy.linalg.solve(A, b) for an n x n A (row-major): Gaussian elimination with partial
+ * pivoting (LAPACK's getrf/getrs, as numpy); a singular matrix gives NaN (where numpy
+ * raises, which the generated Python turns into NaN too). A and b are overwritten. */
+static inline void bs_solve(double *A, double *b, double *x, int n) {
+    int i, j, k;
+    for (k = 0; k < n; k++) {
+        int p = k;
+        double big = fabs(A[k * n + k]);
+        for (i = k + 1; i < n; i++)
+            if (fabs(A[i * n + k]) > big) { big = fabs(A[i * n + k]); p = i; }
+        if (!(big > 0.0)) {
+            for (i = 0; i < n; i++) x[i] = NAN;
+            return;
+        }
+        if (p != k) {
+            for (j = 0; j < n; j++) { double t = A[k * n + j]; A[k * n + j] = A[p * n + j]; A[p * n + j] = t; }
+            { double t = b[k]; b[k] = b[p]; b[p] = t; }
+        }
+        for (i = k + 1; i < n; i++) {
+            double f = A[i * n + k] / A[k * n + k];
+            A[i * n + k] = f;
+            for (j = k + 1; j < n; j++) A[i * n + j] -= f * A[k * n + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (j = i + 1; j < n; j++) s -= A[i * n + j] * x[j];
+        x[i] = s / A[i * n + i];
+    }
+}
+
 #endif
