@@ -38,12 +38,10 @@ def compiler() -> list[str]:
         found = shutil.which(name)
         if found:
             return [found]
-    try:
-        import ziglang  # noqa: F401
+    import importlib.util
 
+    if importlib.util.find_spec("ziglang") is not None:
         return [sys.executable, "-m", "ziglang", "cc"]
-    except ImportError:
-        pass
     raise NoCompiler("no C compiler found (cc, gcc or clang); install one (e.g. `apt-get "
                      "install gcc`) or `pip install ziglang`")
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.ccode.translate import (EVENT_NAMES, Constants, NotTranslatable, _float,
                                       translate_function)

@@ -19,13 +19,11 @@ import hashlib
 import logging
 import os
 import re
-import shutil
 import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from blocksim.ccode import cc
 from blocksim.ccode.model_source import RUNTIME, ExportError, ModelC, model_source
