@@ -80,8 +80,14 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
               if name[:1] == "C" and name[1:].isdigit() and isinstance(value, np.ndarray)}
     too_big = sum(a.size for a in arrays.values())
     if too_big > MAX_TABLE:
-        raise ExportError(f"{model.source}: the model's tables hold {too_big} numbers (at most "
-                          f"{MAX_TABLE} go into generated C)")
+        largest = max(arrays, key=lambda name: arrays[name].size)
+        owner = next((st.owner for fn in functions.values() for st in fn.statements
+                      if st.owner is not None and re.search(rf"\b{largest}\b",
+                                                            "\n".join(st.lines))), None)
+        who = (f"block '{model.block_ids[owner]}' ({model.block_types[owner]}): its table "
+               f"holds {arrays[largest].size} numbers" if owner is not None
+               else f"the model's tables hold {too_big} numbers")
+        raise ExportError(f"{model.source}: {who}; at most {MAX_TABLE} go into generated C")
     from blocksim.user import functions as user
 
     user_names = {name for name, value in namespace.items() if user.is_user_function(value)}

@@ -68,3 +68,14 @@ def test_random_diagram_in_c_equals_python(example):
         compare_model(model, draws=8)
     except ExportError as exc:
         assert "\n" not in str(exc) and "block '" in str(exc), str(exc)
+
+
+def test_table_too_large_is_refused_naming_the_block(monkeypatch):
+    from blocksim.ccode import model_source as ms
+
+    model = blocksim.compile(blocksim.load(ROOT / "diagrams" / "from_file_measured.json"))
+    monkeypatch.setattr(ms, "MAX_TABLE", 10)
+    with pytest.raises(ExportError) as err:
+        model_source(model)
+    assert "block '" in str(err.value) and "numbers" in str(err.value)
+    assert "\n" not in str(err.value)
