@@ -1,7 +1,7 @@
 """Time blocksim side by side with bdsim, PathSim and a hand-written compiled loop.
 
     python benchmarks/performance.py [--quick] [--out docs/performance.md]
-                                     [--backends python numba] [--peer-max-blocks 1000]
+                                     [--backends python numba c] [--peer-max-blocks 1000]
 
 Cases: the 100-lag chain; the chain at 10 to 10,000 blocks (growth with size, load and
 compile time); the bouncing ball to its accumulation point (cost per bounce); a sampled PI
@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))  # measure this checkout, wherever blocksim is installed from
+import c_costs  # noqa: E402
 import chain  # noqa: E402
 import numba_costs  # noqa: E402
 import run_profile  # noqa: E402
@@ -359,7 +360,7 @@ def case_compile(suite: Suite) -> None:
 CASES = {"chain": case_chain, "scaling": case_scaling, "ball": case_ball, "pi": case_pi,
          "c5": case_c5, "compile": case_compile, **speed_cases.CASES,
          "numba": numba_costs.case_numba, "sweep": sweep_bench.case_sweep,
-         "profile": run_profile.case_profile}
+         "profile": run_profile.case_profile, "c": c_costs.case_c}
 
 
 # ---------------------------------------------------------------- output
@@ -408,13 +409,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, one repeat: checks the script, not the speed")
-    parser.add_argument("--backends", nargs="+", default=None, choices=("python", "numba"))
+    parser.add_argument("--backends", nargs="+", default=None,
+                        choices=("python", "numba", "c"))
     parser.add_argument("--peer-max-blocks", type=int, default=1000,
                         help="largest chain the peers run (they take minutes beyond)")
     parser.add_argument("--only", nargs="+", choices=sorted(CASES), metavar="CASE")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    backends = args.backends or ["python"] + (["numba"] if _has_numba() else [])
+    backends = args.backends or ["python"] + (["numba"] if _has_numba() else []) + ["c"]
     if "numba" not in backends:
         log.warning("numba is not installed: the numba backend and the compiled reference "
                     "loop are skipped (pip install -e \".[fast]\")")

@@ -36,6 +36,7 @@ _PUBLIC = {
                           "OperatingPoint", "FrequencyResponse", "LinearModel",
                           "AnalysisError", "OperatingPointError"),
     "blocksim.simulink": ("import_simulink",),
+    "blocksim.export.api": ("export_fmu",),
 }
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 
@@ -49,6 +50,7 @@ __all__ += ["operating_point", "steady_state", "linearize", "frequency_response"
             "OperatingPoint", "FrequencyResponse", "LinearModel", "AnalysisError",
             "OperatingPointError"]
 __all__ += ["import_simulink"]
+__all__ += ["export_fmu"]
 
 
 def __getattr__(name: str) -> Any:
@@ -79,3 +81,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
                                    OperatingPoint, OperatingPointError, frequency_response,
                                    linearize, operating_point, steady_state)
     from blocksim.simulink import import_simulink
+    from blocksim.export.api import export_fmu

@@ -19,25 +19,39 @@ import numpy as np
 import blocksim
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
+HAS_CC = True  # the C backend: a C compiler (else its runs go to Python, said in warnings)
+try:
+    from blocksim.ccode.cc import NoCompiler, compiler
+    compiler()
+except NoCompiler:
+    HAS_CC = False
 SIN = 1.0 / (2.0 * math.pi)  # a Sine block's frequency for sin(t): 2*pi*SIN is exactly 1.0
 
 
 def run_both(d, events_compiled: bool = True, atol: float = 1e-12, **options):
-    """Results of the Python run, after checking the numba run against it (`d`: a diagram
-    or a compiled model)."""
+    """Results of the Python run, after checking the numba run and the C run against it
+    (`d`: a diagram or a compiled model)."""
     model = d if isinstance(d, blocksim.CompiledModel) else blocksim.compile(d)
     py = blocksim.simulate(model, **options)
+    if HAS_CC:
+        assert_same(py, blocksim.simulate(model, backend="c", **options), atol)
     if not HAS_NUMBA:
         return py
     nb = blocksim.simulate(model, backend="numba", **options)
     if events_compiled:
         assert model.derived["native"].events, "events were not settled in the compiled loop"
+    assert_same(py, nb, atol)
+    return py
+
+
+def assert_same(py, nb, atol: float, event_atol: float = 1e-12) -> None:
+    """The run `nb` of another backend is the Python run `py` to rounding (`atol` on the
+    values, `event_atol` on the event instants)."""
     assert [(e.block, e.kind) for e in nb.events] == [(e.block, e.kind) for e in py.events]
     for a, b in zip(py.events, nb.events):  # (a shallow crossing amplifies roundoff)
-        assert abs(a.time - b.time) <= 1e-12, (a, b)
+        assert abs(a.time - b.time) <= event_atol, (a, b)
     assert len(nb.time) == len(py.time)
-    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=1e-12)  # event instants too
+    np.testing.assert_allclose(nb.time, py.time, rtol=0, atol=event_atol)  # event instants too
     for name in py.signals:
         np.testing.assert_allclose(nb[name], py[name], rtol=atol, atol=atol, err_msg=name)
     assert nb.status == py.status
-    return py

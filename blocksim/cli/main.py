@@ -321,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_linearize_parser(sub)
     from blocksim.cli.import_cmd import add_parser as add_import_parser  # Simulink models
     add_import_parser(sub)
+    from blocksim.export.command import add_parser as add_export_parser
+    add_export_parser(sub)
     return parser
 
 

@@ -15,7 +15,7 @@ FORMAT_NAME = "blocksim"
 FORMAT_VERSION = 1
 
 SOLVERS = ("dopri5", "dop853", "radau", "bdf", "euler", "rk4")
-BACKENDS = ("python", "numba")
+BACKENDS = ("python", "numba", "c")
 
 
 @dataclass
@@ -30,7 +30,7 @@ class SimulationSettings:
     max_step: float = math.inf
     output_interval: float | None = None
     step: float | None = None  # fixed step size for euler/rk4
-    # "python" or "numba" (dopri5 segments in a compiled loop, like Simulink's accelerator
+    # "python", "numba" or "c" (dopri5 segments in a compiled loop, like Simulink's accelerator
     # mode); None: the BLOCKSIM_BACKEND environment variable, else "python".
     backend: str | None = None
 

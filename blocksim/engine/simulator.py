@@ -202,6 +202,9 @@ class Simulator(EventIteration):
         self.history = history.History(self) if model.history else None
         if backend == "numba":
             self.native = _native_loop(model, self)
+        elif backend == "c":  # generated C, compiled once per model (`blocksim.ccode`)
+            from blocksim.ccode.loop import c_loop
+            self.native = c_loop(model, self)
         loop = history.HistoryLoop if self.history is not None else PythonLoop
         self.loop = loop(self) if self.native is None else None
         if self.stiffness is not None and self.native is None:

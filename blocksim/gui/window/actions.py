@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QProgressBar, QToolBar
 
-from blocksim.gui.window import files
+from blocksim.gui.window import files, fmu_export
 from blocksim.gui.window.simtoolbar import SimulationFields
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ def build_actions(window: "MainWindow") -> SimpleNamespace:
     a.save_as = _action(window, "Save &As…", fc.save_as, QKeySequence.SaveAs)
     a.export_picture = _action(window, "Export &Picture…", window.export_picture,
                                tip="Save the shown diagram level as PNG or SVG")
+    a.export_fmu = _action(window, "Export &FMU…", lambda: fmu_export.export_fmu(window),
+                           tip="Export the diagram as an FMU (FMI 2.0 or 3.0) with C code")
     a.quit = _action(window, "&Quit", window.close, QKeySequence.Quit)
     a.undo = window.doc.undo_stack.createUndoAction(window, "&Undo")
     a.undo.setShortcuts(QKeySequence.Undo)
@@ -126,7 +128,7 @@ def build_menus(window: "MainWindow", a: SimpleNamespace) -> None:
     file_menu.addSeparator()
     file_menu.addActions([a.save, a.save_as])
     file_menu.addSeparator()
-    file_menu.addActions([a.export_picture, a.export_results, a.export_images])
+    file_menu.addActions([a.export_picture, a.export_results, a.export_images, a.export_fmu])
     file_menu.addSeparator()
     file_menu.addAction(a.quit)
     edit = bar.addMenu("&Edit")

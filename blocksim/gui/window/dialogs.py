@@ -98,6 +98,13 @@ def folder_path(parent: QWidget | None, title: str = "Choose a folder") -> str |
     return QFileDialog.getExistingDirectory(parent, title) or None
 
 
+def ask_choice(parent: QWidget | None, title: str, label: str,
+               items: Sequence[str]) -> str | None:
+    """One of `items` (the first preselected), or None if cancelled."""
+    answer, ok = QInputDialog.getItem(parent, title, label, list(items), 0, False)
+    return answer if ok else None
+
+
 def ask_text(parent: QWidget | None, title: str, label: str, text: str = "") -> str | None:
     """One line of text from the user (starting as `text`), or None if cancelled."""
     answer, ok = QInputDialog.getText(parent, title, label, text=text)

@@ -1,0 +1,145 @@
+"""The C backend's targets (issue 28), measured side by side with the other backends.
+
+    python benchmarks/performance.py --only c --out /tmp/c.md
+
+1. The 100-lag chain per call, Python set-up included, against the hand-written numba
+   DOPRI5 loop (target: within 1.5x).
+2. The bouncing ball (beta = 0) to its accumulation point: time per bounce (target: under
+   5 us).
+3. A warm `blocksim run --backend c` of the ball as a whole process, against the python
+   backend's (target: no slower). Medians of runs of the backends in turn.
+4. A new model's first compile, with a one-line notice: the 202-block relay bank in a new
+   process with an empty cache (target: under 3 s), and the whole `blocksim run --backend
+   c` of it on a "new machine" (empty cache; target: under 10 s).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import blocksim  # noqa: E402
+import chain  # noqa: E402
+import references as ref  # noqa: E402
+from bench_suite import Suite, best_of, fmt_time, ratio  # noqa: E402
+
+BALL = ROOT / "diagrams" / "bouncing_ball.json"
+RELAYS = 50  # relay_bank.diagram(50): 4 * 50 + 2 = 202 blocks
+
+FIRST_COMPILE = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+import blocksim, relay_bank
+from blocksim.ccode import loop
+model = blocksim.compile(relay_bank.diagram({n}))
+started = time.perf_counter()
+lib = loop.library(model)
+wall = time.perf_counter() - started
+assert not isinstance(lib, str), lib
+r = blocksim.simulate(model, backend="c")
+print(json.dumps({{"wall": wall, "blocks": len(model.block_ids), "events": r.stats["events"]}}))
+"""
+
+
+def _process(command: list[str], env: dict | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=env)
+    return time.perf_counter() - started
+
+
+def case_c(suite: Suite) -> None:
+    backends = [b for b in ("python", "numba", "c") if b in suite.backends]
+    rows, times = [], {}
+    n = 10 if suite.quick else 100
+    model = blocksim.compile(chain.diagram(n))
+    for backend in backends:
+        blocksim.simulate(model, backend=backend)  # compile (cached)
+        wall, res = best_of(lambda: blocksim.simulate(model, backend=backend),
+                            suite.repeats * 4)
+        times[backend] = wall
+        rows.append([f"{n}-lag chain, blocksim ({backend})", fmt_time(wall),
+                     f"{chain.error(res, n):.1e}"])
+    ref_wall = None
+    try:
+        import reference_loop as rl
+        rl.lag_chain(n, chain.T_END, chain.RTOL, chain.ATOL, 500)
+        ref_wall, _ = best_of(lambda: rl.lag_chain(n, chain.T_END, chain.RTOL, chain.ATOL,
+                                                   500), suite.repeats * 20)
+        rows.append([f"{n}-lag chain, hand-written numba DOPRI5 loop", fmt_time(ref_wall), ""])
+    except ImportError:
+        pass
+    if "c" in times:
+        suite.target(f"{n}-lag chain: c backend within 1.5× of the hand-written numba loop",
+                     ratio(times["c"], ref_wall) if ref_wall else "loop missing",
+                     None if ref_wall is None else times["c"] <= 1.5 * ref_wall)
+    ball = blocksim.compile(blocksim.load(BALL), params={"beta": 0})
+    expected = ref.ball_bounce_times_no_air(100)
+    per_bounce = {}
+    for backend in backends:
+        blocksim.simulate(ball, backend=backend)
+        wall, res = best_of(lambda: blocksim.simulate(ball, backend=backend), suite.repeats)
+        bounces = np.array([e.time for e in res.events_of("reset", "ball")])
+        per_bounce[backend] = wall / len(bounces)
+        err = float(np.max(np.abs(bounces[:100] - expected))) if len(bounces) >= 100 else np.inf
+        rows.append([f"ball to rest, blocksim ({backend}): {len(bounces)} bounces",
+                     f"{fmt_time(wall)} ({fmt_time(per_bounce[backend])} per bounce)",
+                     f"{err:.1e}"])
+    if "c" in per_bounce:
+        suite.target("ball: c backend under 5 µs per bounce", fmt_time(per_bounce["c"]),
+                     per_bounce["c"] < 5e-6)
+    # Whole processes, warm caches, the backends in turn.
+    walls: dict[str, list[float]] = {b: [] for b in backends}
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend in backends:
+            command = [sys.executable, "-m", "blocksim", "run", str(BALL), "--backend",
+                       backend, "--out", str(Path(tmp) / f"{backend}.npz"), "-q"]
+            _process(command)  # warm the caches
+        for _ in range(1 if suite.quick else 5):
+            for backend in backends:
+                command = [sys.executable, "-m", "blocksim", "run", str(BALL), "--backend",
+                           backend, "--out", str(Path(tmp) / f"{backend}.npz"), "-q"]
+                walls[backend].append(_process(command))
+    process = {b: statistics.median(v) for b, v in walls.items()}
+    for backend in backends:
+        rows.append([f"`blocksim run --backend {backend}` of the ball, whole process (warm)",
+                     fmt_time(process[backend]), ""])
+    if "c" in process:
+        suite.target("warm `blocksim run --backend c` of the ball no slower than python",
+                     f"{fmt_time(process['c'])} against {fmt_time(process['python'])}",
+                     process["c"] <= process["python"])
+    if "c" in backends:
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, BLOCKSIM_CACHE_DIR=cache)
+            done = subprocess.run(
+                [sys.executable, "-c", FIRST_COMPILE.format(bench=str(ROOT / "benchmarks"),
+                                                            n=RELAYS)],
+                cwd=ROOT, capture_output=True, text=True, check=True, env=env)
+            first = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append([f"first compile of a new {first['blocks']}-block model (relay bank), C",
+                     fmt_time(first["wall"]), ""])
+        suite.target("c backend: a new model's first compile under 3 s (202-block relay bank)",
+                     fmt_time(first["wall"]), first["wall"] < 3.0)
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, BLOCKSIM_CACHE_DIR=cache)
+            new_machine = _process([sys.executable, "-m", "blocksim", "run", str(BALL),
+                                    "--backend", "c", "--out", str(Path(cache) / "r.npz")], env)
+        rows.append(["`blocksim run --backend c` of the ball, empty cache (a new machine)",
+                     fmt_time(new_machine), ""])
+        suite.target("c backend: first use on a new machine under 10 s",
+                     fmt_time(new_machine), new_machine < 10.0)
+    suite.section("C backend", "The C backend's targets (issue 28) beside the other backends, "
+                  "measured in this one run: per-call times are the best of repeats, whole "
+                  "processes medians of runs of the backends in turn; error: the chain's "
+                  "against the exact solution, the ball's first 100 impacts against the closed "
+                  "form.", ["case", "time", "error"], rows)
