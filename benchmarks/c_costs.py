@@ -143,3 +143,43 @@ def case_c(suite: Suite) -> None:
                   "processes medians of runs of the backends in turn; error: the chain's "
                   "against the exact solution, the ball's first 100 impacts against the closed "
                   "form.", ["case", "time", "error"], rows)
+    if {"python", "c"} <= set(times) and {"python", "c"} <= set(process):
+        suite.sections.append(_decision(n, times, per_bounce, process))
+
+
+def _decision(n: int, chain_call: dict[str, float], per_bounce: dict[str, float],
+              process: dict[str, float]) -> str:
+    """Which backend is the default and whether numba stays (issue 28 asks for it to be
+    decided by these measurements), written from this run's numbers."""
+    def against(what: dict[str, float], other: str) -> str:
+        return (f"{ratio(what[other], what['c'])} faster than {other}"
+                if what[other] >= what["c"] else f"{ratio(what['c'], what[other])} slower "
+                f"than {other}")
+
+    numba = "numba" in chain_call
+    lines = ["### Which backend is the default, and whether numba stays", "",
+             f"Measured above: the C backend is {against(per_bounce, 'python')} per bounce"
+             + (f" and {against(per_bounce, 'numba')}" if numba else "")
+             + f"; a warm whole `blocksim run` is {against(process, 'python')}"
+             + (f" and {against(process, 'numba')}" if numba else "")
+             + f"; one call on the {n}-lag chain is {against(chain_call, 'python')}"
+             + (f" and {against(chain_call, 'numba')}" if numba else "")
+             + ". Its first compile takes about a second where numba's takes 30 to 110 s "
+             "on a new machine (issue 14's note).", "",
+             "- The default stays `python`. It needs no C compiler (the C backend does: a "
+             "user on Windows without one has none), runs every solver, input histories and "
+             "the start of a run itself, and reports stiffness; the C backend hands those to "
+             "Python with a notice. `--backend c` is the one to choose for long runs and "
+             "sweeps wherever a compiler is found, and the default should become `c` once it "
+             "runs the stiff solvers and transport delays in C (then only the start event and "
+             "Zeno points stay in Python).",
+             "- numba stays, as the optional extra it is, for now: on a chain of many cheap "
+             "blocks one call is still "
+             + (f"{'faster' if chain_call['numba'] < chain_call['c'] else 'no faster'} on "
+                f"numba ({fmt_time(chain_call['numba'])} against {fmt_time(chain_call['c'])}), "
+                if numba else "measured there when numba is installed, ")
+             + "because the C backend's Python set-up of a run (about 100 µs) is not yet cut. "
+             "It is to be retired when the C backend covers what it covers: its compile "
+             "costs up to two minutes on a new machine and `import numba` alone makes a warm process "
+             "slower than the Python backend.", ""]
+    return "\n".join(lines)
