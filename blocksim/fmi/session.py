@@ -450,6 +450,8 @@ class FmuSession:
                 fmu.getContinuousStates(self._x, self.nx)
                 states = self._x[:self.nx]
                 reset = states != list(x)
+            else:  # (an FMU without states may still say its states changed)
+                reset = False
             self._set = self._outs = None
             self._ct(t, states, u)
             after = self._read(), self._derivatives()

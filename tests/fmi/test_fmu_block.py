@@ -10,7 +10,7 @@ import pytest
 import blocksim
 from blocksim.errors import CompileError, SimulationError
 
-from fmu_helpers import place, write_diagram
+from fmu_helpers import exact_x4, place, write_diagram
 
 VERSIONS = (2, 3)
 
@@ -113,17 +113,6 @@ def math003(tmp_path, build_fmu, version, interface, step=0.1):
     wires = [{"src": "s1.y", "dst": "part.x1"}, {"src": "s2.y", "dst": "part.x2"},
              {"src": "part.x3", "dst": "x3.u"}, {"src": "part.x4", "dst": "x4.u"}]
     return run(write_diagram(tmp_path, blocks, wires, stop=10.0, rtol=1e-6, atol=1e-6))
-
-
-def exact_x4(t):
-    t = np.asarray(t, dtype=float)
-    pieces = [(1, 17 / 12, lambda s: 6 * (s - 1)), (17 / 12, 3, lambda s: 2.5 + 0 * s),
-              (3, 23 / 6, lambda s: 2.5 - 6 * (s - 3)), (23 / 6, 5, lambda s: -2.5 + 0 * s),
-              (5, 35 / 6, lambda s: -2.5 + 6 * (s - 5)), (35 / 6, math.inf, lambda s: 2.5 + 0 * s)]
-    x4 = np.zeros_like(t)
-    for a, b, f in pieces:
-        x4 = np.where((t >= a) & (t < b), f(t), x4)
-    return x4
 
 
 @pytest.mark.parametrize("version", VERSIONS)
