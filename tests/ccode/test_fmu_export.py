@@ -205,18 +205,51 @@ def test_cli_exports_and_refuses_bad_settings(tmp_path, capsys):
     assert cli(["export", str(BALL), "--fmu", str(tmp_path / "no" / "b.fmu")]) == 2
 
 
-def test_fmu_runs_where_blocksim_cannot_be_imported(fmus, tmp_path):
-    # A fresh interpreter without site processing: the venv's packages are on the path
-    # but not blocksim (its editable install is a .pth file, which -S skips), and the
-    # working folder is not the repository. fmpy loads the FMU's binary and runs it.
-    import sysconfig
+# What a machine without blocksim has: fmpy and the packages it imports to run an FMU
+# (found by running one here, as lxml is imported only when a model description is read).
+_FMPY_IMPORTS = ("import sys, json, fmpy; fmpy.simulate_fmu(sys.argv[1], stop_time=0.1); "
+                 "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
 
-    site = sysconfig.get_paths()["purelib"]
-    code = ("import sys, importlib.util; sys.path.append(%r); "
+
+def _venv_with_only_fmpy(root: Path, fmu: Path) -> Path:
+    """A new virtual environment whose only packages are fmpy and what it imports: each
+    linked from this interpreter's site-packages into one folder the venv's .pth names
+    (no download, so no network). Returns its python."""
+    import json
+    import sysconfig
+    import venv
+
+    site = Path(sysconfig.get_paths()["purelib"])
+    names = json.loads(subprocess.run([sys.executable, "-c", _FMPY_IMPORTS, str(fmu)],
+                                      check=True,
+                                      capture_output=True, text=True, timeout=120).stdout)
+    packages = root / "fmpy_only"
+    packages.mkdir()
+    for name in names:
+        for found in [site / name, *site.glob(f"{name}.*"),
+                      *site.glob(f"{name}-*.dist-info")]:
+            if found.exists() and not (packages / found.name).exists():
+                (packages / found.name).symlink_to(found)
+    assert (packages / "fmpy").exists()
+    venv.EnvBuilder(with_pip=False).create(root / "venv")
+    python = root / "venv" / "bin" / "python"
+    venv_site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig."
+                                "get_paths()['purelib'])"], check=True, capture_output=True,
+                               text=True, timeout=60).stdout.strip()
+    Path(venv_site, "fmpy_only.pth").write_text(str(packages) + "\n")
+    return python
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the venv's layout is POSIX's here")
+def test_fmu_runs_in_a_venv_that_has_only_fmpy(fmus, tmp_path):
+    # The exported FMU needs no Python package of blocksim: a new venv holding only fmpy
+    # (and what fmpy imports) loads the FMU's binary and runs it, from another folder.
+    python = _venv_with_only_fmpy(tmp_path, fmus[3, "cs"])
+    code = ("import importlib.util, fmpy; "
             "assert importlib.util.find_spec('blocksim') is None, 'blocksim importable'; "
-            "import fmpy; r = fmpy.simulate_fmu(%r, stop_time=2, output_interval=0.01); "
-            "print(r['x'][-1])" % (site, str(fmus[3, "cs"])))
-    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+            "r = fmpy.simulate_fmu(%r, stop_time=2, output_interval=0.01); "
+            "print(r['x'][-1])" % str(fmus[3, "cs"]))
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True,
                           cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     res = blocksim.simulate(blocksim.load(BALL), stop_time=2)
