@@ -145,7 +145,7 @@ def measure(n: int = 100, rounds: int = 9) -> dict[str, float]:
     compiled = build.compiled_for(model)
     deriv = compiled.dispatchers[0]
     s = model.settings
-    slots = build.param_vector(model)
+    slots = model.param_vector()
     S = np.zeros(len(model.signal_names) + slots.size)
     S[len(model.signal_names):] = slots
     n_grid = int(round((s.stop - s.start) / (s.output_interval or (s.stop - s.start) / 500)))

@@ -13,7 +13,7 @@ import numpy as np
 
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.ccode import cc
-from blocksim.ccode.model_source import RUNTIME, ModelC, model_source, param_vector
+from blocksim.ccode.model_source import RUNTIME, ModelC, model_source
 
 _D = ctypes.POINTER(ctypes.c_double)
 _I = ctypes.POINTER(ctypes.c_int)
@@ -29,7 +29,7 @@ class ModelLibrary:
     def __init__(self, model: CompiledModel, c: ModelC, path: Path):
         self.model, self.c, self.path = model, c, path
         self.lib = ctypes.CDLL(str(path))
-        self.P = np.ascontiguousarray(param_vector(model), dtype=float)
+        self.P = np.ascontiguousarray(model.param_vector(), dtype=float)
         if self.P.size == 0:
             self.P = np.zeros(1)
         self.W = np.zeros(c.n_w)

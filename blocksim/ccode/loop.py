@@ -128,7 +128,6 @@ class CLoop:
     handles_start = False  # the start is settled in Python
 
     def __init__(self, model: "CompiledModel", sim: "Simulator", lib: ctypes.CDLL):
-        from blocksim.ccode.model_source import param_vector
         from blocksim.engine import derived
 
         self.lib = lib
@@ -138,7 +137,7 @@ class CLoop:
         s = sim.settings
         self.model = model
         self.kinds = model.shared[SHARED + "_kinds"]
-        self.P = np.ascontiguousarray(param_vector(model), dtype=float)
+        self.P = np.ascontiguousarray(model.param_vector(), dtype=float)
         if self.P.size == 0:
             self.P = np.zeros(1)
         self.atol = np.ascontiguousarray(np.broadcast_to(

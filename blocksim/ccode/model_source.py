@@ -46,21 +46,6 @@ class ModelC:
     n_logged: int
 
 
-def param_vector(model: CompiledModel) -> np.ndarray:
-    """The values of the model's parameter slots, in order: `native.build.param_vector`'s
-    reading (the same cache entry), without importing the numba backend (0.23 s)."""
-    found = model.derived.get("param_vector")
-    if found is None:
-        from blocksim.expressions import param_slots
-
-        namespace = model.functions["deriv"].__globals__
-        count = model.runtime.structure.n_slots if model.runtime is not None else 0
-        found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
-                         dtype=float)
-        model.derived["param_vector"] = found
-    return found
-
-
 def _array(name: str, values, kind: str = "double") -> str:
     if kind == "int":
         flat = [str(int(v)) for v in values] or ["0"]
@@ -121,7 +106,7 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
         f"#define BS_NLOG {n_logged}",
         _array("bs_x0", model.x0 if values else np.zeros(model.n_states)),
         _array("bs_m0", model.m0 if values else np.zeros(len(model.m0))),
-        _array("bs_P0", param_vector(model) if values else np.zeros(n_slots)),
+        _array("bs_P0", model.param_vector() if values else np.zeros(n_slots)),
         _array("bs_zmove", derived.zc_moves(model).astype(float)),
         _array("bs_zdir", np.asarray(model.zc_direction, dtype=float)),
         _array("bs_zc_owner", model.zc_owner, "int"),

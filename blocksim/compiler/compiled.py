@@ -208,6 +208,20 @@ class CompiledModel:
             tb = tb.tb_next
         return found
 
+    def param_vector(self) -> np.ndarray:
+        """The values of the model's parameter slots (`blocksim.expressions.param_slots`),
+        in order: what the compiled backends (numba, C) pass as the parameter array."""
+        found = self.derived.get("param_vector")
+        if found is None:
+            from blocksim.expressions import param_slots
+
+            namespace = self.functions["deriv"].__globals__
+            count = self.runtime.structure.n_slots if self.runtime is not None else 0
+            found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
+                             dtype=float)
+            self.derived["param_vector"] = found
+        return found
+
     def register_lines(self, filename: str, function: str, source: str) -> None:
         """Let `block_of_exception` name blocks in `function`, compiled from `source` (a
         `dataflow.Source`, which knows each line's block) under `filename`."""

@@ -37,9 +37,8 @@ class ParamMap:
 
 
 def _vector(model: CompiledModel) -> np.ndarray:
-    from blocksim.ccode.model_source import param_vector
 
-    return np.concatenate([param_vector(model), model.x0, model.m0]).astype(float)
+    return np.concatenate([model.param_vector(), model.x0, model.m0]).astype(float)
 
 
 def _probe(model: CompiledModel, values: dict) -> np.ndarray | None:

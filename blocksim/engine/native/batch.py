@@ -241,7 +241,7 @@ class BatchRunner:
         atol, start = self.settings.atol, nt.N_FPAR + n
         for r, model in enumerate(models):
             F0[r, nt.N_FPAR:start] = model.state_atol(atol)
-            F0[r, start:] = build.param_vector(model)
+            F0[r, start:] = model.param_vector()
         XW, MW, FW, Z = np.empty_like(X0), np.empty_like(M0), np.empty_like(F0), np.empty(
             (count, nz))
         IPAR = np.empty((count, nt.N_IPAR), dtype=np.int64)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from blocksim.expressions import param_slots
 from blocksim.compiler import dataflow
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.engine import derived
@@ -63,18 +62,6 @@ def compiled_for(model: CompiledModel) -> "Compiled | None":
             compiled = model.shared["native"] = compile_model(model)
         model.derived["native"] = compiled
     return compiled
-
-
-def param_vector(model: CompiledModel) -> np.ndarray:
-    """The values of the model's parameter slots (`blocksim.expressions.param_slots`), in order."""
-    found = model.derived.get("param_vector")
-    if found is None:
-        namespace = model.functions["deriv"].__globals__
-        count = model.runtime.structure.n_slots if model.runtime is not None else 0
-        found = np.array([namespace[param_slots.slot_name(k)] for k in range(count)],
-                         dtype=float)
-        model.derived["param_vector"] = found
-    return found
 
 
 def _fallback_notice(model: CompiledModel, exc: Exception, kind: str | None) -> str:

@@ -272,7 +272,7 @@ def _prepare(compiled: build.Compiled, sim: "Simulator", watched: bool) -> _Prep
     max_passes, zeno_events, zeno_span = sim.event_limits
     # then atol per state, then the parameter slots (the loop copies them after the
     # signals in its scratch array, where the model's functions read them)
-    slots = build.param_vector(model)
+    slots = model.param_vector()
     fpar = np.zeros(nt.N_FPAR + model.n_states + slots.size)
     fpar[nt.F_RTOL], fpar[nt.F_ATOL], fpar[nt.F_MAX_STEP] = s.rtol, s.atol, s.max_step
     fpar[nt.N_FPAR:nt.N_FPAR + model.n_states] = model.state_atol(s.atol)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
@@ -92,14 +93,8 @@ class FileController(QObject):
             return False
         if Path(path).suffix.lower() in SIMULINK_SUFFIXES:
             return self.open_simulink(path)
-        try:
-            diagram = load_diagram(path)
-        except DiagramFileError as exc:
-            dialogs.message(self.window, "Cannot open diagram", str(exc))
-            return False
-        except Exception as exc:  # never let a file crash the editor
-            log.exception("unexpected error opening %s", path)
-            dialogs.message(self.window, "Cannot open diagram", f"{path}: {exc}")
+        diagram = self._read(path, load_diagram, DiagramFileError, "Cannot open diagram")
+        if diagram is None:
             return False
         not_loaded = load_user_code(self.window, diagram)  # before drawing: its blocks are known
         fmutrust.ask_for_diagram(self.window, diagram)
@@ -130,6 +125,19 @@ class FileController(QObject):
                             f"{path}, {unknown[0]}{more}: drawn grey; {where}.")
         return True
 
+    def _read(self, path: str | os.PathLike[str], read: Callable[[Any], Any],
+              expected: type[Exception], title: str) -> Any:
+        """`read(path)`, or None after a message box: the expected error's own line, any
+        other error with the path (never let a file crash the editor)."""
+        try:
+            return read(path)
+        except expected as exc:
+            dialogs.message(self.window, title, str(exc))
+        except Exception as exc:
+            log.exception("unexpected error reading %s", path)
+            dialogs.message(self.window, title, f"{path}: {exc}")
+        return None
+
     def _status(self, text: str) -> None:
         if hasattr(self.window, "statusBar"):
             self.window.statusBar().showMessage(text, 15000)
@@ -140,14 +148,9 @@ class FileController(QObject):
         What the import could not map is said in the status bar and the diagram's
         description (the placeholders make `Validate` name them)."""
         from blocksim.simulink.importer import import_simulink
-        try:
-            result = import_simulink(path)
-        except BlocksimError as exc:
-            dialogs.message(self.window, "Cannot import Simulink model", str(exc))
-            return False
-        except Exception as exc:  # never let a file crash the editor
-            log.exception("unexpected error importing %s", path)
-            dialogs.message(self.window, "Cannot import Simulink model", f"{path}: {exc}")
+        result = self._read(path, import_simulink, BlocksimError,
+                            "Cannot import Simulink model")
+        if result is None:
             return False
         diagram, report = result.diagram, result.report
         lines = report.lines()
