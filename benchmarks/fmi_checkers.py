@@ -33,7 +33,14 @@ SPAN = 5.0          # seconds of each diagram at most (as tests/ccode/test_fmu_e
 POINTS = 200        # output points in that span, about (a power-of-2 step)
 ME_RTOL = 1e-10     # fmusim's CVode and blocksim's run, model exchange
 # the checker's forward Euler needs a step its explicit stability allows on the stiff ones
-EULER_STEP = {"c5_two_state": 1e-5, "bouncing_ball_contact": 1e-5, "dc_motor_pid": 1e-5}
+# (at its default step, 1/500 of the span, the states grow without bound until an event
+# indicator is NaN or a network's solve fails, and the FMU says so with fmi2Error)
+EULER_STEP = {"c5_two_state": 5e-7, "bouncing_ball_contact": 1e-5, "dc_motor_pid": 1e-5,
+              "diode_pwl": 1e-8, "diode_shockley": 1e-8}
+# what fmusim's CVode says of a model whose event indicator is 0 over an interval (a
+# state resting on a table's breakpoint, a source that is 0 until it starts): a remark on
+# the importer's root finding, not a fault of the FMU
+SOLVER_REMARK = "there are still some root functions identically 0"
 
 
 @dataclass
@@ -174,7 +181,13 @@ def check_diagram(path: Path, checker: str | None, fmusim: str | None, folder: P
             if fmusim:
                 rtol = ME_RTOL if kind == "me" else None
                 code, text, out = run_fmusim(fmusim, fmu, folder, kind, stop, step, rtol)
-                o = Outcome("fmusim", fmu.name, code == 0 and not text, text[:300])
+                remark = SOLVER_REMARK in text
+                faults = [line for line in text.splitlines() if line.strip()
+                          and "CVODE WARNING" not in line and "CVode" not in line
+                          and SOLVER_REMARK not in line]
+                note = ("; ".join(faults) if faults else
+                        "CVode: an event indicator is 0 after the first step" if remark else "")
+                o = Outcome("fmusim", fmu.name, code == 0 and not faults, note[:300])
                 if code == 0:
                     o.worst = compare(runs[rtol], read_csv(out), names)
                     o.ok = o.ok and o.worst <= (cs_limit if kind == "cs" else me_limit)
