@@ -36,7 +36,8 @@ ME_RTOL = 1e-10     # fmusim's CVode and blocksim's run, model exchange
 # (at its default step, 1/500 of the span, the states grow without bound until an event
 # indicator is NaN or a network's solve fails, and the FMU says so with fmi2Error)
 EULER_STEP = {"c5_two_state": 5e-7, "bouncing_ball_contact": 1e-5, "dc_motor_pid": 1e-5,
-              "diode_pwl": 1e-8, "diode_shockley": 1e-8}
+              "diode_pwl": 1e-8, "diode_shockley": 1e-8, "c21_ball_elastogap": 1e-5,
+              "c21_diode_pwl": 1e-8, "dc_motor_emf": 1e-5}
 # what fmusim's CVode says of a model whose event indicator is 0 over an interval (a
 # state resting on a table's breakpoint, a source that is 0 until it starts): a remark on
 # the importer's root finding, not a fault of the FMU
@@ -217,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not (args.checker or args.fmusim):
         p.error("give --checker, --fmusim or both")
-    paths = args.diagrams or exportable(sorted((ROOT / "diagrams").glob("*.json")))
+    shipped = (sorted((ROOT / "diagrams").glob("*.json"))
+               + sorted((ROOT / "diagrams" / "physical").glob("*.json")))
+    paths = args.diagrams or exportable(shipped)
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
