@@ -52,6 +52,21 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
+def _raise_message(exc: ast.expr | None) -> str:
+    """The text a `raise` leaves in C: the exception's message as Python would show it
+    (`algebraic loop: ...`, not the source `ArithmeticError('...' % _z)`), without the
+    parts that format run-time values, which a constant C string cannot carry."""
+    if exc is None:
+        return "raise"
+    arg = exc.args[0] if isinstance(exc, ast.Call) and exc.args else exc
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mod):
+        arg = arg.left
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return ast.unparse(exc)[:200]
+    text = re.sub(r"\s*\([^()]*%[-#0 +.\d]*[a-z][^()]*\)", "", arg.value)
+    return re.sub(r"%[-#0 +.\d]*[a-z]", "?", text)[:200]
+
+
 class NotTranslatable(Exception):
     """Generated code outside what the C translator takes; `owner` is the index of the
     block whose statement it is, when known."""
@@ -348,8 +363,7 @@ class _Function:
                 raise NotTranslatable(f"{self.name}: try with else/finally", self.owner)
             return self.body(node.body, depth)
         if isinstance(node, ast.Raise):
-            message = ast.unparse(node.exc)[:200] if node.exc is not None else "raise"
-            text = message.replace("\\", "\\\\").replace('"', '\\"')
+            text = _raise_message(node.exc).replace("\\", "\\\\").replace('"', '\\"')
             return [f"{pad}{{ bs_fail(c, {self.owner if self.owner is not None else -1}, "
                     f"\"{text}\"); {self.fail_return} }}"]
         if isinstance(node, ast.Expr):

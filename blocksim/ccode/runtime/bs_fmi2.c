@@ -277,6 +277,15 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *inf
     bs_model *M = &F->M;
     double next;
     int something = 0;
+    /* what a failed call leaves: no further iteration, stop (an importer that loops while
+     * newDiscreteStatesNeeded, ignoring the status, as the FMI Compliance Checker does,
+     * would otherwise call forever) */
+    info->newDiscreteStatesNeeded = fmi2False;
+    info->terminateSimulation = fmi2True;
+    info->nominalsOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = fmi2False;
+    info->nextEventTimeDefined = fmi2False;
+    info->nextEventTime = 0.0;
     if (F->in_event) {
         /* an event the importer found: a time event if it is the next one, else a state
          * event (located by the importer's solver) */
@@ -294,9 +303,7 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *inf
                  "the blocks' next time event (%.17g) does not come after t = %.17g", next, M->t);
         return bs2_failed(F);
     }
-    info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = M->terminate ? fmi2True : fmi2False;
-    info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = fmi2True;
     info->nextEventTimeDefined = isfinite(next) ? fmi2True : fmi2False;
     info->nextEventTime = isfinite(next) ? next : 0.0;

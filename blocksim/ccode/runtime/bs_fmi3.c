@@ -385,6 +385,13 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *nee
     bs_model *M = &F->M;
     double t_next;
     int something = 0;
+    /* what a failed call leaves: no further iteration, stop (see bs_fmi2.c) */
+    *needUpdate = fmi3False;
+    *terminate = fmi3True;
+    *nominalsChanged = fmi3False;
+    *valuesChanged = fmi3False;
+    *nextDefined = fmi3False;
+    *next = 0.0;
     if (F->in_event) {
         int located = !(bs_next_event(M) <= M->t);
         if (F->after_pending && !bs_after(M)) return bs3_failed(F);
@@ -398,9 +405,7 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *nee
                  "the blocks' next time event (%.17g) does not come after t = %.17g", t_next, M->t);
         return bs3_failed(F);
     }
-    *needUpdate = fmi3False;
     *terminate = M->terminate ? fmi3True : fmi3False;
-    *nominalsChanged = fmi3False;
     *valuesChanged = fmi3True;
     *nextDefined = isfinite(t_next) ? fmi3True : fmi3False;
     *next = isfinite(t_next) ? t_next : 0.0;
