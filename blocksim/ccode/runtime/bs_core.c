@@ -270,6 +270,7 @@ static int bs_event(bs_model *M, int init, int located, int *something) {
         bs_hist_overflow(M);
         return 0;
     }
+    M->h.have_point = 0;  /* model exchange: the next piece starts after the event */
 #endif
     if (!init) {
         M->c.n_ev = 0;
@@ -301,6 +302,22 @@ static int bs_event(bs_model *M, int init, int located, int *something) {
 #endif
     if (located && !*something) bs_m_restore(M->m, M->m_before);
     M->sig_valid = 0;
+    return 1;
+}
+
+/* Model exchange: the input histories' piece up to the importer's point (M->t, M->x), a
+ * completed integrator step or an event's left limit; after an event (no point kept then)
+ * the point where continuous time resumes. Returns 0 if a ring is full. */
+static int bs_me_history(bs_model *M) {
+#if BS_NH > 0
+    if (!bs_hist_me_step(&M->h, &M->c, M->t, M->x, M->m, M->z)) {
+        bs_hist_overflow(M);
+        return 0;
+    }
+    M->sig_valid = 0;
+#else
+    (void)M;
+#endif
     return 1;
 }
 
