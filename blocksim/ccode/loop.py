@@ -6,9 +6,11 @@ the system C compiler together with blocksim's DOPRI5 and event location
 ctypes. A segment runs in C from a restart to its bound or to the first located crossing,
 writing the output grid; the engine settles every event in Python (`Simulator._event`),
 as on the Python backend, so events, the event log and failures are the Python backend's.
-Not handled in C (the run says why and goes on in Python): another solver than dopri5,
-no continuous state, input histories (transport delays), code C cannot take, no C
-compiler. The stiffness test of the explicit solvers is not run in C.
+Input histories (transport delays) are kept in C as in Python (`runtime/bs_history.c`):
+each accepted step recorded from its dense output, each event marked, m handed back and
+forth with the rings in it. Not handled in C (the run says why and goes on in Python):
+another solver than dopri5, no continuous state, code C cannot take, no C compiler. The
+stiffness test of the explicit solvers is not run in C.
 """
 from __future__ import annotations
 
@@ -55,7 +57,9 @@ def sources(model: "CompiledModel") -> tuple[dict[str, str], tuple[str, ...]]:
             '#include "model.c"\n#include "config.c"\n#include "bs_core.c"\n'
             '#include "bs_cs.c"\n#include "bs_segment.c"\n')
     files = {"model.c": c.text, "config.c": config, "backend.c": main}
-    for name in ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c"):
+    runtime = ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c") + (
+        ("bs_history.c",) if model.history else ())
+    for name in runtime:
         files[name] = (RUNTIME / name).read_text(encoding="utf-8")
     return files, c.kinds
 
@@ -109,9 +113,6 @@ def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
         return None
     if not model.n_states:
         sim.in_python("backend c: a diagram without continuous states runs in Python")
-        return None
-    if model.history:
-        sim.in_python("backend c: input histories (transport delays) run in Python")
         return None
     lib = library(model)
     if isinstance(lib, str):
@@ -169,6 +170,9 @@ class CLoop:
                          self.log_b.ctypes.data, self.log_k.ctypes.data, LOG,
                          sim.zeno.ctypes.data, self.hit_k.ctypes.data, self.hit_t.ctypes.data)
         self.zc_owner = model.zc_owner
+        if model.history:  # a history ring's pieces are made to the run's atol
+            lib.bs_api_history_atol.argtypes = [ctypes.c_void_p, ctypes.c_double]
+            lib.bs_api_history_atol(self.handle, float(s.atol))
         sim.stats.setdefault("python_events", 0)
 
     def __del__(self):
@@ -205,6 +209,8 @@ class CLoop:
             status = self.lib.bs_api_segment(self.handle, *self._fixed, x.ctypes.data,
                                              m.ctypes.data, z.ctypes.data, *self._buffers)
             self._collect(sim, st)
+            if sim.history is not None:
+                sim.history.check(st)  # a ring that overflowed, named as on Python
             nfev = int(ipar[IP_NFEV])
             k, step = int(ipar[IP_K_GRID]), float(fpar[FP_LAST_STEP])
             if status == CROSSING:

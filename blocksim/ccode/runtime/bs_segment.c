@@ -28,7 +28,7 @@ typedef struct {
     bs_model M;
     bs_cs S;
     long long nfev;
-    double x0[BS_NX1], m0[BS_NM1], z0[BS_NZ1], hit_t0[BS_NR1];
+    double x0[BS_NX1], m0[BS_MSAVE1], z0[BS_NZ1], hit_t0[BS_NR1];
     long long hit_k0[BS_NR1];
 } bs_backend;
 
@@ -44,6 +44,11 @@ BS_API_EXPORT void *bs_api_new(void) {
 BS_API_EXPORT void bs_api_free(void *B) { free(B); }
 
 BS_API_EXPORT const char *bs_api_message(void *B) { return ((bs_backend *)B)->M.message; }
+
+#if BS_NH > 0
+/* The run's atol, to which the input histories' pieces are made (`History.record`). */
+BS_API_EXPORT void bs_api_history_atol(void *B, double atol) { ((bs_backend *)B)->M.h.atol = atol; }
+#endif
 
 static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, long long row) {
     bs_cs *S = &B->S;
@@ -84,7 +89,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     int j, something = 0;
     if (*rows + 2 > max_rows || M->n_log + 1 > M->max_log) return EV_FALLBACK;
     for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
-    for (j = 0; j < BS_NM; j++) B->m0[j] = M->m[j];
+    bs_m_save(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
     for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
     M->t = S->t;
@@ -111,7 +116,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     return M->terminate ? EV_STOP : EV_HANDLED;
 fallback:
     for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
-    for (j = 0; j < BS_NM; j++) M->m[j] = B->m0[j];
+    bs_m_restore(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
     for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
     M->terminate = 0;
