@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 MAX_UNPACKED_BYTES = 4 << 30  # an archive that unpacks to more is a zip bomb, not an FMU
 MAX_FMU_ITERATIONS = 1000  # newDiscreteStates calls of one FMU event iteration
+_PROXY_TARGET: list[Any] = []  # what fmpy's logger proxy calls (see _instantiate)
 
 
 class FmuRunError(ValueError):
@@ -245,6 +246,10 @@ class FmuSession:
             try:
                 from fmpy.logging import addLoggerProxy
                 addLoggerProxy(ctypes.byref(callbacks))  # formats the printf arguments
+                # The proxy keeps the logger in one process-wide slot, which every FMU 2
+                # instance logs through: it must outlive this session (an FMU still running
+                # would call a freed thunk and the process would die).
+                _PROXY_TARGET[:] = [callbacks]
             except Exception:  # no proxy for this platform: the unformatted text
                 log.debug("fmpy logger proxy unavailable", exc_info=True)
             self._keep.append(callbacks)

@@ -20,6 +20,24 @@ ROOT = Path(__file__).resolve().parents[2]
 BALL = ROOT / "diagrams" / "bouncing_ball.json"
 
 
+def _callbacks(m):
+    """FMI 2 callbacks whose logger lives as long as `m`. fmpy's default ones log through its
+    process-wide logger proxy, which still points at the logger of the last simulate_fmu
+    (freed when it returned), so an FMU logging through them after another test crashed."""
+    from fmpy import calloc, free
+    from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+    from fmpy.logging import addLoggerProxy
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(lambda *args: None)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(ctypes.byref(callbacks))
+    m.kept_callbacks = callbacks
+    return callbacks
+
+
 def _instance(fmu: Path, fmi: int, folder: Path):
     """The model-exchange FMU instantiated and initialised by fmpy's low-level classes."""
     md = read_model_description(str(fmu))
@@ -28,7 +46,7 @@ def _instance(fmu: Path, fmi: int, folder: Path):
         from fmpy.fmi2 import FMU2Model as Model
         m = Model(guid=md.guid, unzipDirectory=unzipped,
                   modelIdentifier=md.modelExchange.modelIdentifier, instanceName="m")
-        m.instantiate()
+        m.instantiate(callbacks=_callbacks(m))
         m.setupExperiment(startTime=0.0)
         m.enterInitializationMode()
         m.exitInitializationMode()
