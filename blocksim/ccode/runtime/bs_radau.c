@@ -210,40 +210,53 @@ static void bs_rd_lu_solve(const double *A, const int *piv, double *b) {
     }
 }
 
-/* 1 / (a + bi) as OpenBLAS's complex LU takes it. */
+/* 1 / (a + bi) as OpenBLAS's complex LU and triangular solves take it. */
 static void bs_rd_cinv(double a, double b, double *re, double *im) {
     double ratio, den;
     if (fabs(a) >= fabs(b)) {
         ratio = b / a;
-        den = 1.0 / (a * (1 + ratio * ratio));
+        den = 1.0 / (a * (1.0 + ratio * ratio));
         *re = den;
         *im = -ratio * den;
     } else {
         ratio = a / b;
-        den = 1.0 / (b * (1 + ratio * ratio));
+        den = 1.0 / (b * (1.0 + ratio * ratio));
         *re = ratio * den;
         *im = -den;
     }
 }
 
-/* The complex LU (zgetrf: pivot on |re| + |im|), real and imaginary parts apart. */
+/* The complex LU (zgetrf: column by column, pivot on |re| + |im|), real and imaginary
+ * parts apart. */
 static void bs_rd_clu(double *Ar, double *Ai, int *piv) {
     int j, i, k, c, n = BS_NX;
     for (j = 0; j < n; j++) {
         int p = j;
-        double big;
-        for (i = 0; i < n; i++) {
-            int kmax = i < j ? i : j;
-            double d1 = 0.0, d2 = 0.0, d3 = 0.0, d4 = 0.0;
-            for (k = 0; k < kmax; k++) {
-                double ar = Ar[i * n + k], ai = Ai[i * n + k], br = Ar[k * n + j], bi = Ai[k * n + j];
-                d1 = fma(ar, br, d1);
-                d2 = fma(ai, bi, d2);
-                d3 = fma(ar, bi, d3);
-                d4 = fma(ai, br, d4);
+        double big, t1, t2;
+        for (i = 0; i < j; i++) {  /* earlier row interchanges, in this column */
+            int q = piv[i];
+            if (q != i) {
+                double s = Ar[i * n + j]; Ar[i * n + j] = Ar[q * n + j]; Ar[q * n + j] = s;
+                s = Ai[i * n + j]; Ai[i * n + j] = Ai[q * n + j]; Ai[q * n + j] = s;
             }
-            Ar[i * n + j] -= d1 - d2;
-            Ai[i * n + j] -= d3 + d4;
+        }
+        for (i = 0; i < j; i++) {  /* the unit lower triangle's forward substitution */
+            double ar = -Ar[i * n + j], ai = -Ai[i * n + j];
+            for (k = i + 1; k < j; k++) {
+                double xr = Ar[k * n + i], xi = Ai[k * n + i];
+                Ar[k * n + j] = Ar[k * n + j] + fma(ar, xr, -(ai * xi));
+                Ai[k * n + j] = Ai[k * n + j] + fma(ar, xi, ai * xr);
+            }
+        }
+        for (i = j; i < n && j > 0; i++) {  /* less the product of what is left of it */
+            double tr = 0.0, ti = 0.0;
+            for (k = 0; k < j; k++) {
+                double a0 = Ar[i * n + k], a1 = Ai[i * n + k], x0 = Ar[k * n + j], x1 = Ai[k * n + j];
+                tr = tr + fma(a0, x0, -(a1 * x1));
+                ti = ti + fma(a0, x1, a1 * x0);
+            }
+            Ar[i * n + j] -= tr;
+            Ai[i * n + j] -= ti;
         }
         big = fabs(Ar[j * n + j]) + fabs(Ai[j * n + j]);
         for (i = j + 1; i < n; i++) {
@@ -251,14 +264,17 @@ static void bs_rd_clu(double *Ar, double *Ai, int *piv) {
             if (a > big) { big = a; p = i; }
         }
         piv[j] = p;
+        t1 = Ar[p * n + j];
+        t2 = Ai[p * n + j];
+        if (t1 == 0.0 && t2 == 0.0) continue;
         if (p != j)
-            for (c = 0; c < n; c++) {
+            for (c = 0; c <= j; c++) {
                 double s = Ar[j * n + c]; Ar[j * n + c] = Ar[p * n + c]; Ar[p * n + c] = s;
                 s = Ai[j * n + c]; Ai[j * n + c] = Ai[p * n + c]; Ai[p * n + c] = s;
             }
-        if (Ar[j * n + j] != 0.0 || Ai[j * n + j] != 0.0) {
+        {
             double cr, ci;
-            bs_rd_cinv(Ar[j * n + j], Ai[j * n + j], &cr, &ci);
+            bs_rd_cinv(t1, t2, &cr, &ci);
             for (i = j + 1; i < n; i++) {
                 double a = Ar[i * n + j], b = Ai[i * n + j];
                 Ar[i * n + j] = a * cr - b * ci;
@@ -266,6 +282,8 @@ static void bs_rd_clu(double *Ar, double *Ai, int *piv) {
             }
         }
     }
+    /* (the interchanges of later columns in earlier ones: none are needed, the rows of
+     * earlier columns were swapped when each pivot was chosen, columns 0..j) */
 }
 
 static void bs_rd_clu_solve(const double *Ar, const double *Ai, const int *piv, double *br,
@@ -276,23 +294,25 @@ static void bs_rd_clu_solve(const double *Ar, const double *Ai, const int *piv, 
             double s = br[k]; br[k] = br[piv[k]]; br[piv[k]] = s;
             s = bi[k]; bi[k] = bi[piv[k]]; bi[piv[k]] = s;
         }
-    for (k = 0; k < n; k++)
+    for (k = 0; k < n; k++) {
+        double c1 = br[k], c2 = bi[k];
         for (i = k + 1; i < n; i++) {
-            double xr = Ar[i * n + k], xi = Ai[i * n + k], ar = -br[k], ai = -bi[k];
-            br[i] += ar * xr - ai * xi;
-            bi[i] += ar * xi + ai * xr;
+            double ar = Ar[i * n + k], ai = Ai[i * n + k];
+            br[i] -= fma(c1, ar, -(c2 * ai));
+            bi[i] -= fma(c1, ai, c2 * ar);
         }
+    }
     for (k = n - 1; k >= 0; k--) {
-        double cr, ci, r, m;
+        double cr, ci, c1, c2;
         bs_rd_cinv(Ar[k * n + k], Ai[k * n + k], &cr, &ci);
-        r = br[k] * cr - bi[k] * ci;
-        m = br[k] * ci + bi[k] * cr;
-        br[k] = r;
-        bi[k] = m;
+        c1 = cr * br[k] - ci * bi[k];
+        c2 = cr * bi[k] + ci * br[k];
+        br[k] = c1;
+        bi[k] = c2;
         for (i = 0; i < k; i++) {
-            double xr = Ar[i * n + k], xi = Ai[i * n + k], ar = -r, ai = -m;
-            br[i] += ar * xr - ai * xi;
-            bi[i] += ar * xi + ai * xr;
+            double ar = Ar[i * n + k], ai = Ai[i * n + k];
+            br[i] -= fma(c1, ar, -(c2 * ai));
+            bi[i] -= fma(c1, ai, c2 * ar);
         }
     }
 }
@@ -349,11 +369,13 @@ static int bs_rd_newton(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, c
         if (!finite) break;
         for (j = 0; j < BS_NX; j++) {
             double fr = bs_rd_dot3(F[0][j], bs_rd_TI[0][0], F[1][j], bs_rd_TI[0][1], F[2][j], bs_rd_TI[0][2]);
-            double fcr = bs_rd_dot3(F[0][j], bs_rd_TI[1][0], F[1][j], bs_rd_TI[1][1], F[2][j], bs_rd_TI[1][2]);
-            double fci = bs_rd_dot3(F[0][j], bs_rd_TI[2][0], F[1][j], bs_rd_TI[2][1], F[2][j], bs_rd_TI[2][2]);
+            /* (numpy's complex product: a sum of rounded products) */
+            double fcr = (F[0][j] * bs_rd_TI[1][0] + F[1][j] * bs_rd_TI[1][1]) + F[2][j] * bs_rd_TI[1][2];
+            double fci = (F[0][j] * bs_rd_TI[2][0] + F[1][j] * bs_rd_TI[2][1]) + F[2][j] * bs_rd_TI[2][2];
             dW[0][j] = fr - mr * W[0][j];
-            dW[1][j] = fcr - (cr * W[1][j] - ci * W[2][j]);
-            dW[2][j] = fci - (cr * W[2][j] + ci * W[1][j]);
+            /* (numpy's complex multiply, in its SIMD loop: fused) */
+            dW[1][j] = fcr - fma(cr, W[1][j], -(ci * W[2][j]));
+            dW[2][j] = fci - fma(cr, W[2][j], ci * W[1][j]);
         }
         if (!bs_rd_all_finite(dW[0], BS_NX) || !bs_rd_all_finite(dW[1], BS_NX)
                 || !bs_rd_all_finite(dW[2], BS_NX)) {
@@ -394,12 +416,20 @@ static double bs_rd_predict(double h_abs, double h_abs_old, double err, double e
     return (multiplier < 1.0 ? multiplier : 1.0) * pow(err, -0.25);
 }
 
-/* The collocation polynomial of the last accepted step at t (RadauDenseOutput). */
-static void bs_radau_dense(const bs_radau *R, double t, double *out) {
+/* The collocation polynomial of the last accepted step at t (RadauDenseOutput); `vector`:
+ * as numpy evaluates it at several times at once (a matrix product, summed in another
+ * order than its matrix-vector product at one time). */
+static void bs_rd_poly(const bs_radau *R, double t, double *out, int vector) {
     double x = (t - R->sol_t_old) / R->sol_h, p1 = x * x, p2 = p1 * x;
     int j;
     for (j = 0; j < BS_NX; j++)
-        out[j] = bs_rd_dot3(R->Q[j][0], x, R->Q[j][1], p1, R->Q[j][2], p2) + R->sol_y_old[j];
+        out[j] = (vector ? bs_rd_dot3(R->Q[j][0], x, R->Q[j][1], p1, R->Q[j][2], p2)
+                         : bs_rd_dot3(R->Q[j][1], p1, R->Q[j][0], x, R->Q[j][2], p2))
+                 + R->sol_y_old[j];
+}
+
+static void bs_radau_dense(const bs_radau *R, double t, double *out) {
+    bs_rd_poly(R, t, out, 0);
 }
 
 /* One accepted step of solver R from (t, y, f) towards t_bound (scipy's Radau._step_impl):
@@ -435,7 +465,7 @@ static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, con
             if (!R->have_sol) {
                 for (j = 0; j < BS_NX; j++) R->Z[i][j] = 0.0;
             } else {
-                bs_radau_dense(R, t + h * bs_rd_C[i], R->Z[i]);
+                bs_rd_poly(R, t + h * bs_rd_C[i], R->Z[i], 1);
                 for (j = 0; j < BS_NX; j++) R->Z[i][j] -= y[j];
             }
         }
