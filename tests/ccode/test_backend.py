@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(glob.glob(str(ROOT / "diagrams" / "*.json"))
                  + glob.glob(str(ROOT / "diagrams" / "physical" / "*.json")))
 # What runs in Python on backend c, and the reason its warning gives.
-IN_PYTHON = {"c5_two_state.json": "solver 'radau'", "dde_delay.json": "transport delays",
+IN_PYTHON = {"dde_delay.json": "transport delays",
              "pathsim_antiwindup_pid.json": "transport delays",
              "multi_clock.json": "without continuous states",
              "zoh_loop.json": None, "rotating_pendulum_kick.json": None}

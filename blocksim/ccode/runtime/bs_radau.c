@@ -24,6 +24,7 @@
 #define BS_RD_MAX_FACTOR 10.0
 #define BS_RD_EPS 2.220446049250313e-16
 #define BS_RD_NARROW_RETRY 16
+#define BS_RD_BLOCKED (BS_NX / 4 * 4)  /* rows a matrix-vector product takes 4 at a time */
 #define BS_RD_TOO_SMALL "Required step size is less than spacing between numbers."
 #define BS_RD_NONFINITE "the state became infinite or NaN"
 
@@ -368,10 +369,16 @@ static int bs_rd_newton(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, c
             if (!bs_rd_all_finite(F[i], BS_NX)) finite = 0;
         if (!finite) break;
         for (j = 0; j < BS_NX; j++) {
-            double fr = bs_rd_dot3(F[0][j], bs_rd_TI[0][0], F[1][j], bs_rd_TI[0][1], F[2][j], bs_rd_TI[0][2]);
-            /* (numpy's complex product: a sum of rounded products) */
-            double fcr = (F[0][j] * bs_rd_TI[1][0] + F[1][j] * bs_rd_TI[1][1]) + F[2][j] * bs_rd_TI[1][2];
-            double fci = (F[0][j] * bs_rd_TI[2][0] + F[1][j] * bs_rd_TI[2][1]) + F[2][j] * bs_rd_TI[2][2];
+            double fr, fcr, fci;
+            if (j < BS_RD_BLOCKED) {  /* (matrix-vector products: BLAS's blocks of 4 rows) */
+                fr = fma(F[0][j], bs_rd_TI[0][0], F[1][j] * bs_rd_TI[0][1]) + F[2][j] * bs_rd_TI[0][2];
+                fcr = fma(F[1][j], bs_rd_TI[1][1], F[0][j] * bs_rd_TI[1][0]) + F[2][j] * bs_rd_TI[1][2];
+                fci = fma(F[1][j], bs_rd_TI[2][1], F[0][j] * bs_rd_TI[2][0]) + F[2][j] * bs_rd_TI[2][2];
+            } else {  /* (and the rows left over; the complex ones as sums of products) */
+                fr = bs_rd_dot3(F[0][j], bs_rd_TI[0][0], F[1][j], bs_rd_TI[0][1], F[2][j], bs_rd_TI[0][2]);
+                fcr = (F[0][j] * bs_rd_TI[1][0] + F[1][j] * bs_rd_TI[1][1]) + F[2][j] * bs_rd_TI[1][2];
+                fci = (F[0][j] * bs_rd_TI[2][0] + F[1][j] * bs_rd_TI[2][1]) + F[2][j] * bs_rd_TI[2][2];
+            }
             dW[0][j] = fr - mr * W[0][j];
             /* (numpy's complex multiply, in its SIMD loop: fused) */
             dW[1][j] = fcr - fma(cr, W[1][j], -(ci * W[2][j]));
@@ -493,7 +500,10 @@ static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, con
         }
         for (j = 0; j < BS_NX; j++) {
             y_new[j] = y[j] + R->Z[2][j];
-            ze[j] = bs_rd_dot3(R->Z[0][j], bs_rd_E[0], R->Z[1][j], bs_rd_E[1], R->Z[2][j], bs_rd_E[2]) / h;
+            ze[j] = (j < BS_RD_BLOCKED
+                         ? fma(R->Z[0][j], bs_rd_E[0], R->Z[1][j] * bs_rd_E[1]) + R->Z[2][j] * bs_rd_E[2]
+                         : bs_rd_dot3(R->Z[0][j], bs_rd_E[0], R->Z[1][j], bs_rd_E[1], R->Z[2][j], bs_rd_E[2]))
+                    / h;
             err[j] = f[j] + ze[j];
         }
         if (!bs_rd_all_finite(err, BS_NX)) {
