@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 SOLVERS = ("dopri5", "radau")
 """The solvers the C runtime integrates with (the others run in Python, or, in a
 co-simulation FMU, are replaced by dopri5 with a notice)."""
-RADAU_FILES = ("bs_radau.h", "bs_radau.c")
+RADAU_FILES = ("bs_radau.h", "bs_radau.c", "bs_radau_la.c")
 
 
 def carried(solver: str) -> bool:

@@ -162,170 +162,16 @@ static void bs_rd_num_jac(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t,
     }
 }
 
-/* Linear algebra in the order of operations of the BLAS and LAPACK that numpy and scipy
- * ship (OpenBLAS): dot products as chains of fused multiply-adds, LU factorisations
- * left-looking (Crout), each entry less a fused dot product of what is left of it, the
- * multipliers by the pivot's reciprocal. On a machine whose OpenBLAS runs its Haswell
- * kernels this gives the Python backend's numbers bit for bit for the real parts (checked
- * against scipy's lu_factor / lu_solve for n = 2, 3, 5); elsewhere it differs by rounding,
- * as any two orders of summation do. fma() is C99's (exact everywhere). */
-static double bs_rd_dot3(double a0, double b0, double a1, double b1, double a2, double b2) {
-    return fma(a2, b2, fma(a1, b1, a0 * b0));
-}
-
-/* LU with partial pivoting of a real n x n matrix in place (dgetrf: the first largest
- * |a| pivots; a zero pivot column is left as it is, and solving gives inf or NaN). */
-static void bs_rd_lu(double *A, int *piv) {
-    int j, i, k, c, n = BS_NX;
-    for (j = 0; j < n; j++) {
-        int p = j;
-        double big;
-        for (i = 0; i < n; i++) {
-            int kmax = i < j ? i : j;
-            double d = 0.0;
-            for (k = 0; k < kmax; k++) d = fma(A[i * n + k], A[k * n + j], d);
-            A[i * n + j] -= d;
-        }
-        big = fabs(A[j * n + j]);
-        for (i = j + 1; i < n; i++)
-            if (fabs(A[i * n + j]) > big) { big = fabs(A[i * n + j]); p = i; }
-        piv[j] = p;
-        if (p != j)
-            for (c = 0; c < n; c++) { double s = A[j * n + c]; A[j * n + c] = A[p * n + c]; A[p * n + c] = s; }
-        if (A[j * n + j] != 0.0) {
-            double inv = 1.0 / A[j * n + j];
-            for (i = j + 1; i < n; i++) A[i * n + j] *= inv;
-        }
-    }
-}
-
-static void bs_rd_lu_solve(const double *A, const int *piv, double *b) {
-    int k, i, n = BS_NX;
-    for (k = 0; k < n; k++)
-        if (piv[k] != k) { double s = b[k]; b[k] = b[piv[k]]; b[piv[k]] = s; }
-    for (k = 0; k < n; k++)
-        for (i = k + 1; i < n; i++) b[i] = fma(-b[k], A[i * n + k], b[i]);
-    for (k = n - 1; k >= 0; k--) {
-        b[k] = b[k] / A[k * n + k];
-        for (i = 0; i < k; i++) b[i] = fma(-b[k], A[i * n + k], b[i]);
-    }
-}
-
-/* 1 / (a + bi) as OpenBLAS's complex LU and triangular solves take it. */
-static void bs_rd_cinv(double a, double b, double *re, double *im) {
-    double ratio, den;
-    if (fabs(a) >= fabs(b)) {
-        ratio = b / a;
-        den = 1.0 / (a * (1.0 + ratio * ratio));
-        *re = den;
-        *im = -ratio * den;
-    } else {
-        ratio = a / b;
-        den = 1.0 / (b * (1.0 + ratio * ratio));
-        *re = ratio * den;
-        *im = -den;
-    }
-}
-
-/* The complex LU (zgetrf: column by column, pivot on |re| + |im|), real and imaginary
- * parts apart. */
-static void bs_rd_clu(double *Ar, double *Ai, int *piv) {
-    int j, i, k, c, n = BS_NX;
-    for (j = 0; j < n; j++) {
-        int p = j;
-        double big, t1, t2;
-        for (i = 0; i < j; i++) {  /* earlier row interchanges, in this column */
-            int q = piv[i];
-            if (q != i) {
-                double s = Ar[i * n + j]; Ar[i * n + j] = Ar[q * n + j]; Ar[q * n + j] = s;
-                s = Ai[i * n + j]; Ai[i * n + j] = Ai[q * n + j]; Ai[q * n + j] = s;
-            }
-        }
-        for (i = 0; i < j; i++) {  /* the unit lower triangle's forward substitution */
-            double ar = -Ar[i * n + j], ai = -Ai[i * n + j];
-            for (k = i + 1; k < j; k++) {
-                double xr = Ar[k * n + i], xi = Ai[k * n + i];
-                Ar[k * n + j] = Ar[k * n + j] + fma(ar, xr, -(ai * xi));
-                Ai[k * n + j] = Ai[k * n + j] + fma(ar, xi, ai * xr);
-            }
-        }
-        for (i = j; i < n && j > 0; i++) {  /* less the product of what is left of it */
-            double tr = 0.0, ti = 0.0;
-            for (k = 0; k < j; k++) {
-                double a0 = Ar[i * n + k], a1 = Ai[i * n + k], x0 = Ar[k * n + j], x1 = Ai[k * n + j];
-                tr = tr + fma(a0, x0, -(a1 * x1));
-                ti = ti + fma(a0, x1, a1 * x0);
-            }
-            Ar[i * n + j] -= tr;
-            Ai[i * n + j] -= ti;
-        }
-        big = fabs(Ar[j * n + j]) + fabs(Ai[j * n + j]);
-        for (i = j + 1; i < n; i++) {
-            double a = fabs(Ar[i * n + j]) + fabs(Ai[i * n + j]);
-            if (a > big) { big = a; p = i; }
-        }
-        piv[j] = p;
-        t1 = Ar[p * n + j];
-        t2 = Ai[p * n + j];
-        if (t1 == 0.0 && t2 == 0.0) continue;
-        if (p != j)
-            for (c = 0; c <= j; c++) {
-                double s = Ar[j * n + c]; Ar[j * n + c] = Ar[p * n + c]; Ar[p * n + c] = s;
-                s = Ai[j * n + c]; Ai[j * n + c] = Ai[p * n + c]; Ai[p * n + c] = s;
-            }
-        {
-            double cr, ci;
-            bs_rd_cinv(t1, t2, &cr, &ci);
-            for (i = j + 1; i < n; i++) {
-                double a = Ar[i * n + j], b = Ai[i * n + j];
-                Ar[i * n + j] = a * cr - b * ci;
-                Ai[i * n + j] = a * ci + b * cr;
-            }
-        }
-    }
-    /* (the interchanges of later columns in earlier ones: none are needed, the rows of
-     * earlier columns were swapped when each pivot was chosen, columns 0..j) */
-}
-
-static void bs_rd_clu_solve(const double *Ar, const double *Ai, const int *piv, double *br,
-                            double *bi) {
-    int k, i, n = BS_NX;
-    for (k = 0; k < n; k++)
-        if (piv[k] != k) {
-            double s = br[k]; br[k] = br[piv[k]]; br[piv[k]] = s;
-            s = bi[k]; bi[k] = bi[piv[k]]; bi[piv[k]] = s;
-        }
-    for (k = 0; k < n; k++) {
-        double c1 = br[k], c2 = bi[k];
-        for (i = k + 1; i < n; i++) {
-            double ar = Ar[i * n + k], ai = Ai[i * n + k];
-            br[i] -= fma(c1, ar, -(c2 * ai));
-            bi[i] -= fma(c1, ai, c2 * ar);
-        }
-    }
-    for (k = n - 1; k >= 0; k--) {
-        double cr, ci, c1, c2;
-        bs_rd_cinv(Ar[k * n + k], Ai[k * n + k], &cr, &ci);
-        c1 = cr * br[k] - ci * bi[k];
-        c2 = cr * bi[k] + ci * br[k];
-        br[k] = c1;
-        bi[k] = c2;
-        for (i = 0; i < k; i++) {
-            double ar = Ar[i * n + k], ai = Ai[i * n + k];
-            br[i] -= fma(c1, ar, -(c2 * ai));
-            bi[i] -= fma(c1, ai, c2 * ar);
-        }
-    }
-}
+#include "bs_radau_la.c"  /* dense LU and products in the order of numpy's BLAS */
 
 /* LU_real and LU_complex of MU / h * I - J (scipy's lu_factor checks the matrix first:
  * a Jacobian with an infinity or a NaN ends the run). */
-static int bs_rd_factor(bs_radau_work *Wk, bs_radau *R, double h) {
+static int bs_rd_factor(bs_radau_work *Wk, bs_radau *R, const double *J, double h) {
     double mr = bs_rd_MU_REAL / h, cr = bs_rd_MU_C_RE / h, ci = bs_rd_MU_C_IM / h;
     int i, j, n = BS_NX;
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
-            double a = R->J[i * n + j];
+            double a = J[i * n + j];
             R->lu_r[i * n + j] = (i == j ? mr : 0.0) - a;
             R->lu_cr[i * n + j] = (i == j ? cr : 0.0) - a;
             R->lu_ci[i * n + j] = i == j ? ci : 0.0;
@@ -441,7 +287,8 @@ static void bs_radau_dense(const bs_radau *R, double t, double *out) {
 
 /* One accepted step of solver R from (t, y, f) towards t_bound (scipy's Radau._step_impl):
  * (t_new, y_new, f_new). Returns 0 on failure, the reason in Wk->why. */
-static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, const double *y,
+static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, const double *J, double t,
+                      const double *y,
                       const double *f, double t_bound, double max_step, double *t_new_out,
                       double *y_new, double *f_new) {
     double min_step = 10.0 * fabs(nextafter(t, INFINITY) - t);
@@ -481,14 +328,13 @@ static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, con
         for (j = 0; j < BS_NX; j++) scale[j] = R->atol[j] + fabs(y[j]) * R->rtol;
         converged = 0;
         while (!converged) {
-            if (!R->lu_ok && !bs_rd_factor(Wk, R, h)) return 0;
+            if (!R->lu_ok && !bs_rd_factor(Wk, R, J, h)) return 0;
             for (i = 0; i < 3; i++)
                 for (j = 0; j < BS_NX; j++) R->Z[i][j] = Wk->Z0[i][j];
             if (!bs_rd_newton(Wk, M, R, t, y, h, scale, &converged, &n_iter, &rate)) return 0;
             if (!converged) {
                 if (R->current_jac) break;
                 bs_rd_num_jac(Wk, M, R, t, y, f);
-                R->J = R->own_J;
                 R->current_jac = 1;
                 R->lu_ok = 0;
             }
@@ -544,7 +390,6 @@ static int bs_rd_step(bs_radau_work *Wk, bs_model *M, bs_radau *R, double t, con
     bs_rd_fun(Wk, M, R, 1, t_new, y_new, f_new);
     if (recompute_jac) {
         bs_rd_num_jac(Wk, M, R, t_new, y_new, f_new);
-        R->J = R->own_J;
         R->current_jac = 1;
     } else if (!R->jac_fixed) {
         R->current_jac = 0;
@@ -623,7 +468,6 @@ static void bs_radau_restart(bs_cs *S, bs_model *M, double span) {
     R->jac_fixed = 0;
     R->current_jac = 1;
     R->have_factor = 0;
-    R->J = R->own_J;
     bs_rd_num_jac(&S->RW, M, R, S->t, S->x, S->f);
 }
 
@@ -639,7 +483,7 @@ static int bs_radau_step(bs_cs *S, bs_model *M) {
     S->RW.probe_set = 0;
     S->RW.why = NULL;
     S->RW.have_solved = 0;
-    if (!bs_rd_step(&S->RW, M, R, S->t, S->x, S->f, S->t_bound, S->max_step, &t_new, S->x_new,
+    if (!bs_rd_step(&S->RW, M, R, R->own_J, S->t, S->x, S->f, S->t_bound, S->max_step, &t_new, S->x_new,
                     S->K[6])) {
         bs_rd_failed(S, M);
         return 0;
@@ -673,7 +517,6 @@ static int bs_radau_solve_to(bs_cs *S, bs_model *M, double t, double *out) {
     T->rtol = S->R.rtol;
     T->newton_tol = S->R.newton_tol;
     for (j = 0; j < BS_NX; j++) T->atol[j] = S->R.atol[j];
-    T->J = S->R.J;
     T->jac_fixed = 1;
     T->current_jac = 1;
     T->lu_ok = 0;
@@ -685,7 +528,7 @@ static int bs_radau_solve_to(bs_cs *S, bs_model *M, double t, double *out) {
     bs_rd_fun(Wk, M, T, 1, tt, Wk->ty, Wk->tf);
     while (tt < t) {
         Wk->probe_set = 0;
-        if (!bs_rd_step(Wk, M, T, tt, Wk->ty, Wk->tf, t, S->max_step, &tt, Wk->ty_new,
+        if (!bs_rd_step(Wk, M, T, S->R.own_J, tt, Wk->ty, Wk->tf, t, S->max_step, &tt, Wk->ty_new,
                         Wk->tf_new)) {
             bs_rd_failed(S, M);
             return 0;

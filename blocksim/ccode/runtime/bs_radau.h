@@ -17,9 +17,8 @@ typedef struct {
     double rtol, atol[BS_NX1], newton_tol;  /* tolerances as scipy's (after scaling) */
     double h_abs, h_abs_old, error_norm_old;  /* the next step; the last's (`have_old`) */
     int have_old;
-    const double *J;          /* the Jacobian in use: own_J, or the running solver's */
-    double own_J[BS_NN1];
-    int jac_fixed;            /* a constant Jacobian (a trial solver): never re-evaluated */
+    double own_J[BS_NN1];     /* the Jacobian (a trial solver's: unused) */
+    int jac_fixed;            /* a trial solver: the running one's Jacobian, constant */
     int current_jac;          /* J was evaluated at the current step's start */
     double jac_factor[BS_NX1];  /* num_jac's step factors (`have_factor`) */
     int have_factor;
