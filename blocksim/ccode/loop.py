@@ -1,16 +1,18 @@
-"""The C backend (`backend="c"`): continuous segments of dopri5 in generated C, in process.
+"""The C backend (`backend="c"`): continuous segments of dopri5 or radau in generated C,
+in process.
 
-The model's functions are translated to C (`ccode.translate`), compiled once per model with
-the system C compiler together with blocksim's DOPRI5 and event location
-(`runtime/bs_cs.c`, `runtime/bs_segment.c`), cached on disk (`ccode.cc`) and loaded with
-ctypes. A segment runs in C from a restart to its bound or to the first located crossing,
-writing the output grid; the engine settles every event in Python (`Simulator._event`),
-as on the Python backend, so events, the event log and failures are the Python backend's.
+The model's functions are translated to C (`ccode.translate`), compiled once per model and
+solver with the system C compiler together with blocksim's DOPRI5 or Radau IIA and event
+location (`runtime/bs_cs.c`, `runtime/bs_radau.c`, `runtime/bs_segment.c`), cached on disk
+(`ccode.cc`) and loaded with ctypes. A segment runs in C from a restart to its bound or to
+the first located crossing, writing the output grid; the engine settles every event in
+Python (`Simulator._event`), as on the Python backend, so events, the event log and
+failures are the Python backend's.
 Input histories (transport delays) are kept in C as in Python (`runtime/bs_history.c`):
 each accepted step recorded from its dense output, each event marked, m handed back and
 forth with the rings in it. Not handled in C (the run says why and goes on in Python):
-another solver than dopri5, no continuous state, code C cannot take, no C compiler. The
-stiffness test of the explicit solvers is not run in C.
+another solver than dopri5 and radau, no continuous state, code C cannot take, no C
+compiler. The stiffness test of the explicit solvers is not run in C.
 """
 from __future__ import annotations
 
@@ -43,8 +45,11 @@ ROWS = 4096  # output rows per call
 STEPS = 20000  # steps per call before Python looks at progress and Ctrl-C
 SHARED = "c_library"  # model.shared: the compiled library of the structure (or why not)
 
-def sources(model: "CompiledModel") -> tuple[dict[str, str], tuple[str, ...]]:
-    """The C sources of the backend's library for this model, and its event kinds."""
+def sources(model: "CompiledModel", solver: str = "dopri5"
+            ) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The C sources of the backend's library for this model and solver, and its event
+    kinds."""
+    from blocksim.ccode import solver_c
     from blocksim.ccode.model_source import RUNTIME, model_source
     from blocksim.export.description import Variables
     from blocksim.export.fmu import config_source
@@ -53,28 +58,32 @@ def sources(model: "CompiledModel") -> tuple[dict[str, str], tuple[str, ...]]:
     c = model_source(model, values=False)
     pm = ParamMap((), (), (), (), ())
     config = config_source(model, c, pm, Variables.of(model, pm, [], ""), "backend", "cs")
-    main = ("#define BS_API 1\n#define BS_CS 1\n#include <stdio.h>\n#include <stdlib.h>\n"
+    main = ("#define BS_API 1\n#define BS_CS 1\n" + solver_c.defines(solver)
+            + "#include <stdio.h>\n#include <stdlib.h>\n"
             '#include "model.c"\n#include "config.c"\n#include "bs_core.c"\n'
-            '#include "bs_cs.c"\n#include "bs_segment.c"\n')
+            '#include "bs_cs.c"\n' + solver_c.after_stepper(model, solver)
+            + '#include "bs_segment.c"\n')
     files = {"model.c": c.text, "config.c": config, "backend.c": main}
     runtime = ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c") + (
         ("bs_history.c",) if model.history else ())
     for name in runtime:
         files[name] = (RUNTIME / name).read_text(encoding="utf-8")
+    files.update(solver_c.runtime_files(solver))
     return files, c.kinds
 
 
-def library(model: "CompiledModel") -> "ctypes.CDLL | str":
-    """The model's compiled library (once per structure; from the disk cache when a
-    process compiled it before), or why there is none."""
-    found = model.shared.get(SHARED)
+def library(model: "CompiledModel", solver: str = "dopri5") -> "ctypes.CDLL | str":
+    """The model's compiled library for `solver` (once per structure; from the disk cache
+    when a process compiled it before), or why there is none."""
+    shared = SHARED if solver == "dopri5" else f"{SHARED}_{solver}"
+    found = model.shared.get(shared)
     if found is not None:
         return found
     from blocksim.ccode import cc
     from blocksim.engine.notices import notice
 
     try:
-        files, kinds = sources(model)
+        files, kinds = sources(model, solver)
         model.shared[SHARED + "_kinds"] = kinds
         digest_path = None
         started = time.perf_counter()
@@ -100,21 +109,23 @@ def library(model: "CompiledModel") -> "ctypes.CDLL | str":
         lib.bs_api_segment.argtypes = [v, v, v, v, v, v, v, v, v, v, ctypes.c_longlong, v,
                                        v, v, v, ctypes.c_longlong, v, v, v]
         found = lib
-    model.shared[SHARED] = found
+    model.shared[shared] = found
     return found
 
 
 def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
     """The C loop for this run, or None (`sim.in_python` says why)."""
+    from blocksim.ccode import solver_c
+
     s = sim.settings
-    if s.solver != "dopri5":
-        sim.in_python(f"backend c: it runs solver dopri5 only; solver '{s.solver}' runs in "
-                      f"Python")
+    if not solver_c.carried(s.solver):
+        sim.in_python(f"backend c: it runs solvers {' and '.join(solver_c.SOLVERS)}; solver "
+                      f"'{s.solver}' runs in Python")
         return None
     if not model.n_states:
         sim.in_python("backend c: a diagram without continuous states runs in Python")
         return None
-    lib = library(model)
+    lib = library(model, s.solver)
     if isinstance(lib, str):
         sim.in_python(lib)
         return None
@@ -235,9 +246,14 @@ class CLoop:
                 ipar[IP_RESUME] = 1
                 continue
             message = self.lib.bs_api_message(self.handle).decode("utf-8", "replace")
-            block, port = sim._nonfinite_origin(st, st.t, st.x)
-            raise sim._fail(f"{message or 'failed'} (solver dopri5, c)", st.t, block, None,
-                            port)
+            block, port = None, None
+            if ipar[IP_HIT] == -2:  # (radau) where the failed step met a non-finite value
+                block, port = sim._nonfinite_origin(st, float(fpar[FP_EVENT_T]),
+                                                    self.x_ev[:self.model.n_states].copy())
+            if block is None:
+                block, port = sim._nonfinite_origin(st, st.t, st.x)
+            raise sim._fail(f"{message or 'failed'} (solver {sim.settings.solver}, c)", st.t,
+                            block, None, port)
 
     def _collect(self, sim: "Simulator", st: "RunState") -> None:
         """Rows, event log, hit schedule and counts of the last call into the run."""

@@ -193,8 +193,8 @@ class AdaptiveStepper(Stepper):
                 if fault is exc:
                     raise
                 raise fault from None
-        if self.solver.status == "failed":
-            raise StepFailure(message or "the solver failed")
+        if self.solver.status == "failed":  # (probe: where its last step met a NaN)
+            raise StepFailure(message or "the solver failed", probe=self._probe)
         self.t_old, self.t = self.t, self.solver.t
         self.x_old, self.x = self.x, self.solver.y
         self.last_step = self.t - self.t_old

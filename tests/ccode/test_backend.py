@@ -22,8 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(glob.glob(str(ROOT / "diagrams" / "*.json"))
                  + glob.glob(str(ROOT / "diagrams" / "physical" / "*.json")))
 # What runs in Python on backend c, and the reason its warning gives.
-IN_PYTHON = {"c5_two_state.json": "solver 'radau'",
-             "multi_clock.json": "without continuous states",
+IN_PYTHON = {"multi_clock.json": "without continuous states",
              "zoh_loop.json": None, "rotating_pendulum_kick.json": None}
 LONG = {"pi_1khz.json": 5.0}  # (1000 s of 1 kHz hits in Python: 5 s of them)
 # Runs where one backend accepts a step the other rejects (roundoff of the error norm)

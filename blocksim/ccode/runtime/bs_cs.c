@@ -13,6 +13,9 @@
  */
 #define BS_BOUND_ULPS 4.0
 #define BS_BRENT_ITERATIONS 100
+#ifdef BS_RADAU
+#include "bs_radau.h"  /* solver radau: bs_radau.c steps instead of DOPRI5 */
+#endif
 
 static const double bs_dp_C[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
 static const double bs_dp_A[6][6] = {
@@ -44,7 +47,19 @@ typedef struct {
     double t_new, h_step, h_next, t_hit;
     double x_new[BS_NX1], K[7][BS_NX1], rc[4][BS_NX1], s_new[BS_NZ1], x_ev[BS_NX1];
     double xs[BS_NX1], xd[BS_NX1], g[BS_NZ1];
+#ifdef BS_RADAU
+    bs_radau R;                       /* the running solver */
+    bs_radau_work RW;
+    long long step_nfev;              /* its evaluations in the last step */
+#endif
 } bs_cs;
+
+#ifdef BS_RADAU
+static int bs_radau_step(bs_cs *S, bs_model *M);
+static void bs_radau_restart(bs_cs *S, bs_model *M, double span);
+static double bs_radau_g_at(bs_cs *S, bs_model *M, int i, double t);
+static int bs_radau_event_state(bs_cs *S, bs_model *M);
+#endif
 
 static void bs_dense(const bs_cs *S, double t, double *out) {
     int j;
@@ -53,6 +68,10 @@ static void bs_dense(const bs_cs *S, double t, double *out) {
         for (j = 0; j < BS_NX; j++) out[j] = S->x_new[j];
         return;
     }
+#ifdef BS_RADAU
+    bs_radau_dense(&S->R, t, out);
+    return;
+#endif
     s = (t - S->t) / S->h_step;
     s1 = 1.0 - s;
     for (j = 0; j < BS_NX; j++)
@@ -64,6 +83,9 @@ static void bs_cs_state_at(void *S, double t, double *x) { bs_dense((const bs_cs
 #endif
 
 static double bs_g_at(bs_cs *S, bs_model *M, int i, double t) {
+#ifdef BS_RADAU
+    if (S->RW.trial_mode) return bs_radau_g_at(S, M, i, t);
+#endif
     bs_dense(S, t, S->xd);
     bs_zc(&M->c, t, S->xd, M->m, M->z, S->g);
     return S->g[i];
@@ -242,6 +264,9 @@ static int bs_cs_restart(bs_cs *S, bs_model *M) {
     if (!bs_cs_bound(S, M)) return 0;
     span = S->t_bound - S->t;
     if (BS_NX > 0) bs_deriv(&M->c, S->t, S->x, M->m, M->z, S->f);
+#ifdef BS_RADAU
+    bs_radau_restart(S, M, span);
+#else
     if (S->h_last >= 10.0 * bs_ulp(S->t)) {
         S->h = S->h_last;
         if (span < S->h) S->h = span;
@@ -249,6 +274,7 @@ static int bs_cs_restart(bs_cs *S, bs_model *M) {
     } else {
         S->h = bs_initial_step(S, M, span);
     }
+#endif
     S->restart = 0;
     S->pending = 0;
     return 1;
@@ -282,6 +308,11 @@ static void bs_cs_input_changed(bs_cs *S, bs_model *M) {
 static int bs_cs_step(bs_cs *S, bs_model *M) {
     double t = S->t, h = S->h, t_new = t, min_step, err;
     int j, s, r, i, rejected = 0, finite = 1;
+#ifdef BS_RADAU
+    if (!bs_radau_step(S, M)) return 0;
+    t_new = S->t_new;
+    goto crossings;
+#endif
     min_step = 10.0 * bs_ulp(t);
     if (S->max_step < h) h = S->max_step;
     S->h_next = h;
@@ -343,6 +374,9 @@ static int bs_cs_step(bs_cs *S, bs_model *M) {
         S->rc[2][j] = S->rc[0][j] - h * S->K[6][j] - S->rc[1][j];
         S->rc[3][j] = h * d;
     }
+#ifdef BS_RADAU
+crossings:
+#endif
 #if BS_NH > 0
     if (!bs_hist_record(&M->h, &M->c, M->m, M->z, t, t_new, S->rtol, bs_cs_state_at, S)) {
         bs_hist_overflow(M);  /* the step into the input histories */
@@ -379,7 +413,11 @@ static int bs_cs_step(bs_cs *S, bs_model *M) {
                 }
             }
         }
+#ifdef BS_RADAU
+        if (S->hit >= 0 && !bs_radau_event_state(S, M)) return 0;
+#else
         if (S->hit >= 0) bs_dense(S, S->t_hit, S->x_ev);
+#endif
     }
     S->pending = 1;
     return 1;

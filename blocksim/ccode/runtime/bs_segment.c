@@ -23,6 +23,11 @@ enum { FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, F
 enum { IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS,
        IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, IP_ZENO_EVENTS };
 enum { EV_HANDLED, EV_NOTHING, EV_STOP, EV_FALLBACK };
+#ifdef BS_RADAU
+#define BS_SEG_RADAU 1
+#else
+#define BS_SEG_RADAU 0
+#endif
 
 typedef struct {
     bs_model M;
@@ -57,6 +62,9 @@ static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, l
     int j, q;
     if (tg == S->t_new) {
         for (j = 0; j < BS_NX; j++) S->xd[j] = S->x_new[j];
+    } else if (BS_SEG_RADAU) {  /* the collocation polynomial */
+        bs_dense(S, tg, S->xd);
+        (void)q;
     } else {  /* only the states observe reads (`derived.observe_reads`) */
         double s = (tg - S->t) / S->h_step, s1 = 1.0 - s;
         for (q = 0; q < BS_NOBS; q++) {
@@ -133,6 +141,12 @@ static void bs_seg_restart(bs_backend *B) {
     double span = S->t_bound - S->t;
     bs_deriv(&M->c, S->t, S->x, M->m, M->z, S->f);
     B->nfev++;
+#ifdef BS_RADAU
+    bs_radau_restart(S, M, span);
+    B->nfev += S->R.nfev;  /* its first step's choice */
+    S->pending = 0;
+    return;
+#endif
     if (S->h_last >= 10.0 * bs_ulp(S->t)) {
         S->h = S->h_last;
         if (span < S->h) S->h = span;
@@ -203,7 +217,11 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
             } else {
                 if (steps >= ipar[IP_MAX_STEPS]) { status = BS_SEG_YIELD; break; }
                 if (!bs_cs_step(S, M)) { status = BS_SEG_FAILED; break; }
+#ifdef BS_RADAU
+                B->nfev += S->step_nfev;
+#else
                 B->nfev += 6;
+#endif
                 steps++;
             }
         }
@@ -279,6 +297,15 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
         bs_seg_restart(B);
         if (restarts - hits >= ipar[IP_GUARD_LEFT]) { status = BS_SEG_YIELD; break; }
     }
+#ifdef BS_RADAU
+    if (status == BS_SEG_FAILED) {  /* where the failed step met a non-finite derivative */
+        ipar[IP_HIT] = S->RW.probe_set ? -2 : -1;
+        if (S->RW.probe_set) {
+            fpar[FP_EVENT_T] = S->RW.probe_t;
+            for (j = 0; j < BS_NX; j++) x_ev[j] = S->RW.probe_x[j];
+        }
+    }
+#endif
     fpar[FP_T] = S->t;
     for (j = 0; j < BS_NX; j++) x[j] = S->x[j];
     for (j = 0; j < BS_NM; j++) m[j] = M->m[j];
