@@ -76,6 +76,19 @@ def test_settings_editor_shows_and_sets_the_backend(settings_editor, qtbot):
     assert blocker.args[0].backend is None
 
 
+def test_backend_c_is_marked_where_no_c_compiler_is_found(qtbot, monkeypatch):
+    from blocksim.ccode import cc
+
+    def none():
+        raise cc.NoCompiler("no C compiler found")
+    monkeypatch.setattr(cc, "compiler", none)
+    widget = DiagramSettingsEditor()
+    qtbot.addWidget(widget)
+    box = widget.backend
+    assert box.itemText(box.findData("c")) == "c (no C compiler: runs in Python)"
+    assert "c (" in box.toolTip() and "radau" in box.toolTip()
+
+
 def test_an_unknown_backend_is_shown_and_refused(settings_editor, qtbot):
     diagram = lag_diagram()
     diagram.simulation = diagram.simulation.replaced(backend="gpu")

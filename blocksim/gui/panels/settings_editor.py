@@ -268,20 +268,33 @@ class DiagramSettingsEditor(QWidget):
 
 def _backend_box(parent: QWidget) -> QComboBox:
     """The backend choice: the default (None in the file: $BLOCKSIM_BACKEND, else python) or
-    one of the simulator's backends; numba is marked when it is not installed, since the
-    run then falls back to Python (with a warning) rather than failing."""
+    one of the simulator's backends; numba without numba, or c without a C compiler, is
+    marked, since the run then falls back to Python (with a warning) rather than failing."""
     box = QComboBox(parent)
     box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     box.setMinimumContentsLength(10)  # long item texts must not widen the whole panel
     box.addItem("default", None)
-    has_numba = importlib.util.find_spec("numba") is not None
+    missing = {"numba": None if importlib.util.find_spec("numba") else "not installed",
+               "c": None if _has_c_compiler() else "no C compiler"}
     for name in BACKENDS:
-        missing = name == "numba" and not has_numba
-        box.addItem(f"{name} (not installed: runs in Python)" if missing else name, name)
-    box.setToolTip("How the model runs: python (generated Python code) or numba (dopri5 "
-                   "segments in a compiled loop, much faster on big models; needs numba). "
+        why = missing.get(name)
+        box.addItem(f"{name} ({why}: runs in Python)" if why else name, name)
+    box.setToolTip("How the model runs: python (generated Python code), numba (dopri5 "
+                   "segments in a compiled loop; needs numba) or c (dopri5 and radau in "
+                   "generated C, compiled once per model by the system C compiler, about a "
+                   "second, then cached; the fastest for long runs and sweeps). "
                    "default: $BLOCKSIM_BACKEND if set, else python.")
     return box
+
+
+def _has_c_compiler() -> bool:
+    from blocksim.ccode.cc import NoCompiler, compiler
+
+    try:
+        compiler()
+    except NoCompiler:
+        return False
+    return True
 
 
 def _show_backend(box: QComboBox, backend: str | None) -> None:
