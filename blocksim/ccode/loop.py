@@ -75,10 +75,11 @@ def library(model: "CompiledModel") -> "ctypes.CDLL | str":
         digest_path = None
         started = time.perf_counter()
         try:
-            digest_path = cc.cached_library(files, (), (), main="backend.c", probe=True)
+            digest_path = cc.cached_library(files, (), (), main="backend.c", probe=True,
+                                              native=True)
         except FileNotFoundError:
             notice(f"backend c: compiling {model.source}")
-        path = digest_path or cc.cached_library(files, (), (), main="backend.c")
+        path = digest_path or cc.cached_library(files, (), (), main="backend.c", native=True)
         if digest_path is None:
             log.info("%s: C library compiled in %.2f s", model.source,
                      time.perf_counter() - started)
