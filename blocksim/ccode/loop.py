@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from blocksim.engine.results import logged_events
 from blocksim.engine.segment import Segment
 from blocksim.errors import BlocksimError
 
@@ -35,8 +36,8 @@ FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START
     FP_SOURCE_T = range(14)
 IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS, \
     IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, \
-    IP_ZENO_EVENTS, IP_START = range(16)
-N_FPAR, N_IPAR = 14, 16
+    IP_ZENO_EVENTS, IP_START, IP_NONFINITE = range(17)
+N_FPAR, N_IPAR = 14, 17
 LOG = 4096  # event log entries per call
 ROWS = 4096  # output rows per call
 STEPS = 20000  # steps per call before Python looks at progress and Ctrl-C
@@ -179,6 +180,8 @@ class _Prepared:
         self.addresses = (self.P.ctypes.data, self.atol.ctypes.data)
         self.n_log = len(derived.logged_indices(model))
         self.sizes = (model.n_states, len(model.m0), model.n_zc)
+        # the run's arrays C reads and writes (x, m, z), those the model has
+        self.state = tuple(name for name, n in zip("xmz", self.sizes) if n)
         self.fpar = np.zeros(N_FPAR)
         self.ipar = np.zeros(N_IPAR, dtype=np.longlong)
         _, zeno_events, zeno_span = sim.event_limits
@@ -236,8 +239,9 @@ class CLoop:
         ipar[IP_K_GRID], ipar[IP_N_GRID] = k_grid, n_grid
         if self.handles_start:
             ipar[IP_START], self.handles_start = 1, False
-        nx, nm, nz = prepared.sizes
-        self._state_in(c, st, nx, nm, nz)
+        nx, _, nz = prepared.sizes
+        state = prepared.state
+        self._state_in(c, st, state)
         hits, zeno = sim.hits, sim.zeno
         nfev = 0
         while True:
@@ -249,12 +253,10 @@ class CLoop:
             stats = sim.stats
             ipar[IP_GUARD_LEFT] = sim.guard.due - (stats["restarts"] - stats["hits"])
             status = self.lib.bs_api_run(c.handle, *prepared.addresses)
-            if nx:
-                st.x[:] = c.x[:nx]
-            if nm:
-                st.m[:] = c.m[:nm]
+            for name in state:  # (float arrays: `_state_in`)
+                value = getattr(st, name)
+                value[:] = getattr(c, name)[:value.size]
             if nz:
-                st.z[:] = c.z[:nz]
                 zeno[:] = c.zeno
             counts = ipar.tolist()
             self._collect(c, sim, counts)
@@ -279,7 +281,7 @@ class CLoop:
                 t_source, t_time, t_bound = sim._next_bound(st)
                 fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
                 fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
-                self._state_in(c, st, nx, nm, nz)
+                self._state_in(c, st, state)
                 continue
             if status == YIELD:
                 if sim.progress:
@@ -296,25 +298,22 @@ class CLoop:
                             port)
 
     @staticmethod
-    def _state_in(c: _Instance, st: "RunState", nx: int, nm: int, nz: int) -> None:
+    def _state_in(c: _Instance, st: "RunState", state: tuple[str, ...]) -> None:
         """The run's x, m and z into the instance's arrays, which C reads and writes; the
         run's own as float arrays C's results are copied back into."""
-        for name, n, into in (("x", nx, c.x), ("m", nm, c.m), ("z", nz, c.z)):
-            if not n:
-                continue
+        for name in state:
             value = getattr(st, name)
-            if not (isinstance(value, np.ndarray) and value.dtype == float):
-                value = np.array(value, dtype=float)
+            if value.dtype != float:
+                value = value.astype(float)
                 setattr(st, name, value)
-            into[:n] = value
+            getattr(c, name)[:value.size] = value
 
     def _collect(self, c: _Instance, sim: "Simulator", counts: list[int]) -> None:
         """Rows, event log, hit schedule and counts of the last call into the run."""
-        from blocksim.engine.results import logged_events
-
         rows, entries = counts[IP_ROWS], counts[IP_N_LOG]
-        if rows:  # (copied by the recorder)
-            sim._add_rows(c.out_t[:rows], c.out_y[:rows, :self.prepared.n_log])
+        if rows:  # (copied by the recorder; looked at for NaN only where C saw one)
+            add = sim._add_rows if counts[IP_NONFINITE] else sim.recorder.add_rows
+            add(c.out_t[:rows], c.out_y[:rows, :self.prepared.n_log])
         if entries:
             sim.recorder.events.extend(logged_events(
                 c.log_t[:entries], c.log_b[:entries], c.log_k[:entries],

@@ -26,7 +26,7 @@ enum { FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, F
 /* ipar */
 enum { IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS,
        IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, IP_ZENO_EVENTS,
-       IP_START };
+       IP_START, IP_NONFINITE };
 enum { EV_HANDLED, EV_NOTHING, EV_STOP, EV_FALLBACK };
 
 typedef struct {  /* the caller's arrays of `bs_api_run` (`bs_api_bind`) */
@@ -39,6 +39,7 @@ typedef struct {
     bs_model M;
     bs_cs S;
     long long nfev;
+    int nonfinite;  /* a row of this call holds a NaN or an infinity (Python looks) */
     double x0[BS_NX1], m0[BS_NM1], z0[BS_NZ1], hit_t0[BS_NR1];
     long long hit_k0[BS_NR1];
     bs_bound b;
@@ -73,7 +74,10 @@ static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, l
     }
     bs_observe(&M->c, tg, S->xd, M->m, M->z, y);
     out_t[row] = tg;
-    for (j = 0; j < BS_NLOG; j++) out_y[row * BS_NLOG + j] = y[j];
+    for (j = 0; j < BS_NLOG; j++) {
+        out_y[row * BS_NLOG + j] = y[j];
+        if (!isfinite(y[j])) B->nonfinite = 1;
+    }
 }
 
 /* A row of the logged signals at the model's own (t, x): an event's limit. */
@@ -83,7 +87,10 @@ static void bs_seg_limit(bs_backend *B, double *out_t, double *out_y, long long 
     int j;
     bs_observe(&M->c, M->t, M->x, M->m, M->z, y);
     out_t[row] = M->t;
-    for (j = 0; j < BS_NLOG; j++) out_y[row * BS_NLOG + j] = y[j];
+    for (j = 0; j < BS_NLOG; j++) {
+        out_y[row * BS_NLOG + j] = y[j];
+        if (!isfinite(y[j])) B->nonfinite = 1;
+    }
 }
 
 /* Settle the event at S->t (`Simulator._event`): `hit` the zero crossing located there
@@ -213,6 +220,7 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
     M->log_k = log_k;
     M->n_log = 0;
     M->max_log = max_log;
+    B->nonfinite = 0;
     for (j = 0; j < BS_NR; j++) { M->hit_k[j] = hit_k[j]; M->hit_t[j] = hit_t[j]; }
     if (!ipar[IP_RESUME]) {
         S->t = fpar[FP_T];
@@ -349,6 +357,7 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
     ipar[IP_EVENTS] = events;
     ipar[IP_RESTARTS] = restarts;
     ipar[IP_HITS] = hits;
+    ipar[IP_NONFINITE] = B->nonfinite;
     M->log_t = NULL;
     M->log_b = M->log_k = NULL;
     return status;
