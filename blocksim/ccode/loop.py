@@ -1,14 +1,24 @@
-"""The C backend (`backend="c"`): continuous segments of dopri5 in generated C, in process.
+"""The C backend (`backend="c"`): a dopri5 run with its events in generated C, in process.
 
 The model's functions are translated to C (`ccode.translate`), compiled once per model with
-the system C compiler together with blocksim's DOPRI5 and event location
-(`runtime/bs_cs.c`, `runtime/bs_segment.c`), cached on disk (`ccode.cc`) and loaded with
-ctypes. A segment runs in C from a restart to its bound or to the first located crossing,
-writing the output grid; the engine settles every event in Python (`Simulator._event`),
-as on the Python backend, so events, the event log and failures are the Python backend's.
-Not handled in C (the run says why and goes on in Python): another solver than dopri5,
-no continuous state, input histories (transport delays), code C cannot take, no C
-compiler. The stiffness test of the explicit solvers is not run in C.
+the system C compiler together with blocksim's DOPRI5, event location and event handling
+(`runtime/bs_cs.c`, `bs_core.c`, `bs_segment.c`) for this machine's CPU (`cc.NATIVE_FLAGS`),
+cached on disk (`ccode.cc`) and loaded with ctypes. A plain run is one call into C from
+its start to its stop time: the start, located crossings, time events and sample hits are
+settled in C with the semantics of `Simulator._event`, their rows and event log entries
+written as Python writes them. C returns only for what Python must do: progress, Ctrl-C
+and the progress guard (every STEPS steps, or with a full buffer), an event it leaves to
+Python (one that fails or does not settle, a Zeno point: Python settles it with its own
+messages), a failure. Not handled in C (the run says why and goes on in Python): another
+solver than dopri5, no continuous state, input histories (transport delays), code C
+cannot take, no C compiler. The stiffness test of the explicit solvers is not run in C.
+
+What does not change between runs is made once: the C instance and its buffers, bound to
+it once (`_Instance`, pooled per model structure in `model.shared`; a run holds one only
+during its calls into C, so runs in threads or inside a progress callback each take their
+own), and the call's constants, parameter slots and atol per model and settings
+(`_Prepared`, in the run plan). A run's own Python is then its `Simulator`, copying x, m
+and z in and out, and its results.
 """
 from __future__ import annotations
 
@@ -147,6 +157,9 @@ class _Instance:
         self.log_b = np.zeros(LOG, dtype=np.longlong)
         self.log_k = np.zeros(LOG, dtype=np.longlong)
         self.zeno = np.zeros(3)
+        # the parts of x, m and z the model has: what a run copies in and out
+        self.state = tuple((name, getattr(self, name)[:n]) for name, n in (
+            ("x", model.n_states), ("m", len(model.m0)), ("z", model.n_zc)) if n)
         n_rates = max(len(model.rates), 1)
         self.hit_k = np.zeros(n_rates, dtype=np.longlong)
         self.hit_t = np.full(n_rates, math.inf)
@@ -180,8 +193,6 @@ class _Prepared:
         self.addresses = (self.P.ctypes.data, self.atol.ctypes.data)
         self.n_log = len(derived.logged_indices(model))
         self.sizes = (model.n_states, len(model.m0), model.n_zc)
-        # the run's arrays C reads and writes (x, m, z), those the model has
-        self.state = tuple(name for name, n in zip("xmz", self.sizes) if n)
         self.fpar = np.zeros(N_FPAR)
         self.ipar = np.zeros(N_IPAR, dtype=np.longlong)
         _, zeno_events, zeno_span = sim.event_limits
@@ -240,8 +251,7 @@ class CLoop:
         if self.handles_start:
             ipar[IP_START], self.handles_start = 1, False
         nx, _, nz = prepared.sizes
-        state = prepared.state
-        self._state_in(c, st, state)
+        self._state_in(c, st)
         hits, zeno = sim.hits, sim.zeno
         nfev = 0
         while True:
@@ -253,9 +263,8 @@ class CLoop:
             stats = sim.stats
             ipar[IP_GUARD_LEFT] = sim.guard.due - (stats["restarts"] - stats["hits"])
             status = self.lib.bs_api_run(c.handle, *prepared.addresses)
-            for name in state:  # (float arrays: `_state_in`)
-                value = getattr(st, name)
-                value[:] = getattr(c, name)[:value.size]
+            for name, part in c.state:  # (float arrays: `_state_in`)
+                getattr(st, name)[:] = part
             if nz:
                 zeno[:] = c.zeno
             counts = ipar.tolist()
@@ -281,7 +290,7 @@ class CLoop:
                 t_source, t_time, t_bound = sim._next_bound(st)
                 fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
                 fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
-                self._state_in(c, st, state)
+                self._state_in(c, st)
                 continue
             if status == YIELD:
                 if sim.progress:
@@ -298,15 +307,15 @@ class CLoop:
                             port)
 
     @staticmethod
-    def _state_in(c: _Instance, st: "RunState", state: tuple[str, ...]) -> None:
+    def _state_in(c: _Instance, st: "RunState") -> None:
         """The run's x, m and z into the instance's arrays, which C reads and writes; the
         run's own as float arrays C's results are copied back into."""
-        for name in state:
+        for name, part in c.state:
             value = getattr(st, name)
             if value.dtype != float:
                 value = value.astype(float)
                 setattr(st, name, value)
-            getattr(c, name)[:value.size] = value
+            part[:] = value
 
     def _collect(self, c: _Instance, sim: "Simulator", counts: list[int]) -> None:
         """Rows, event log, hit schedule and counts of the last call into the run."""
