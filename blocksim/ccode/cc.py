@@ -21,7 +21,6 @@ import hashlib
 import logging
 import functools
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -78,7 +77,11 @@ def cpu_identity() -> str:
               "cpu implementer", "cpu part", "isa", "cpu")
     lines = sorted(line.strip() for line in text.splitlines()
                    if line.split(":", 1)[0].strip().lower() in wanted)
-    return "\n".join(lines) or f"{platform.machine()} {platform.processor()} {platform.platform()}"
+    if lines:
+        return "\n".join(lines)
+    import platform
+
+    return f"{platform.machine()} {platform.processor()} {platform.platform()}"
 
 
 def build(sources: dict[str, str], out: Path, defines: tuple[str, ...] = (),
