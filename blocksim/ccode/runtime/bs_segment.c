@@ -5,9 +5,10 @@
  * set, the call first settles the run's start (`Simulator._event` with init: its row and
  * log entries, the sample hits due then) and finds the first segment's bound itself; a
  * start that fails or does not settle is handed back (START: Python settles it with its
- * own messages and calls again with the bound). Then it integrates from the engine's state, writes the output grid rows (the logged
- * signals, `observe`, at the grid points inside each step, not those within 4 ulps of an
- * event: the event's two rows stand for them) and settles the events on the way as
+ * own messages and calls again with the bound). Then it integrates from the engine's
+ * state, writes the output grid rows (the logged signals, `observe`, at the grid points
+ * inside each step, not those within 4 ulps of an event: the event's two rows stand for
+ * them) and settles the events on the way as
  * `Simulator._event` does (`bs_event`, bs_core.c): a located crossing, a time event or
  * sample hit at a bound, each with its left and right limit rows and its event log
  * entries; then it restarts from the event as a new segment would. It returns at the stop
