@@ -202,12 +202,11 @@ def _decision(n: int, chain_call: dict[str, float], per_bounce: dict[str, float]
              + ". Its first compile takes about a second where numba's takes 30 to 110 s "
              "on a new machine (issue 14's note).", "",
              "- The default stays `python`. It needs no C compiler (the C backend does: a "
-             "user on Windows without one has none), runs every solver and input histories "
-             "itself, and reports stiffness; the C backend hands those to Python with a "
-             "notice. `--backend c` is the one to choose for long runs and sweeps wherever a "
-             "compiler is found, and the default should become `c` once it runs the stiff "
-             "solvers and transport delays in C (then only Zeno points and events that fail "
-             "stay in Python).",
+             "user on Windows without one has none), runs every solver itself, and reports "
+             "stiffness; the C backend hands those to Python with a notice. `--backend c` is "
+             "the one to choose for long runs and sweeps wherever a compiler is found, and "
+             "the default should become `c` once it runs the stiff solvers in C (then only "
+             "Zeno points and events that fail stay in Python).",
              _numba_line(chain_call), ""]
     return "\n".join(lines)
 
@@ -229,7 +228,7 @@ def _numba_line(chain_call: dict[str, float]) -> str:
                 f"({fmt_time(chain_call['numba'])} against {fmt_time(chain_call['c'])})"
                 f"{python_part}. " + retire)
     return ("- numba stays, as the optional extra it is, only until the C backend runs what "
-            "numba runs besides (transport delays, the stiffness test); nothing measured "
+            "numba runs besides (the stiffness test); nothing measured "
             "here is faster on numba (the chain's call "
             f"takes {fmt_time(chain_call['numba'])} on numba against "
             f"{fmt_time(chain_call['c'])} on c{python_part}). " + retire)

@@ -6,7 +6,8 @@ slot, and the engine (Python loop and numba loop alike) appends one record per a
 step and one marker per event. These functions are the single definition of the layout:
 plain Python on scalars and indexing, so the same text runs on numpy arrays or lists in
 the Python backend and compiled by numba (`native.formulas` wraps the readers, the compiled
-loop the writers).
+loop the writers). The C runtime (`blocksim/ccode/runtime/bs_history.c`: the C backend and
+exported FMUs) mirrors these functions operation for operation: change both together.
 
 Region layout from `base`: a header of HEAD slots (records stored, ring index of the
 oldest, overflow flag, for a fixed delay the instants of the input's last discontinuity

@@ -9,9 +9,11 @@ settled in C with the semantics of `Simulator._event`, their rows and event log 
 written as Python writes them. C returns only for what Python must do: progress, Ctrl-C
 and the progress guard (every STEPS steps, or with a full buffer), an event it leaves to
 Python (one that fails or does not settle, a Zeno point: Python settles it with its own
-messages), a failure. Not handled in C (the run says why and goes on in Python): another
-solver than dopri5, no continuous state, input histories (transport delays), code C
-cannot take, no C compiler. The stiffness test of the explicit solvers is not run in C.
+messages), a failure. Input histories (transport delays) are kept in C as in Python
+(`runtime/bs_history.c`): each accepted step recorded from its dense output, each event
+marked, m handed back and forth with the rings in it. Not handled in C (the run says why
+and goes on in Python): another solver than dopri5, no continuous state, code C cannot
+take, no C compiler. The stiffness test of the explicit solvers is not run in C.
 
 What does not change between runs is made once: the C instance and its buffers, bound to
 it once (`_Instance`, pooled per model structure in `model.shared`; a run holds one only
@@ -43,11 +45,11 @@ log = logging.getLogger(__name__)
 BOUND, CROSSING, YIELD, FAILED, SETTLED, STOPPED, START = 0, 1, 2, 3, 4, 5, 6
 FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START, \
     FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, \
-    FP_SOURCE_T = range(14)
+    FP_SOURCE_T, FP_ATOL = range(15)
 IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS, \
     IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, \
     IP_ZENO_EVENTS, IP_START, IP_NONFINITE = range(17)
-N_FPAR, N_IPAR = 14, 17
+N_FPAR, N_IPAR = 15, 17
 LOG = 4096  # event log entries per call
 ROWS = 4096  # output rows per call
 STEPS = 20000  # steps per call before Python looks at progress and Ctrl-C
@@ -69,7 +71,9 @@ def sources(model: "CompiledModel") -> tuple[dict[str, str], tuple[str, ...]]:
             '#include "model.c"\n#include "config.c"\n#include "bs_core.c"\n'
             '#include "bs_cs.c"\n#include "bs_segment.c"\n')
     files = {"model.c": c.text, "config.c": config, "backend.c": main}
-    for name in ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c"):
+    runtime = ("bs_model.h", "bs_core.c", "bs_cs.c", "bs_segment.c") + (
+        ("bs_history.c",) if model.history else ())
+    for name in runtime:
         files[name] = (RUNTIME / name).read_text(encoding="utf-8")
     return files, c.kinds
 
@@ -124,9 +128,6 @@ def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
         return None
     if not model.n_states:
         sim.in_python("backend c: a diagram without continuous states runs in Python")
-        return None
-    if model.history:
-        sim.in_python("backend c: input histories (transport delays) run in Python")
         return None
     lib = library(model)
     if isinstance(lib, str):
@@ -200,6 +201,7 @@ class _Prepared:
         self.fpar[FP_START], self.fpar[FP_INTERVAL] = s.start, sim.interval
         self.fpar[FP_HORIZON], self.fpar[FP_STOP] = sim.horizon, s.stop
         self.fpar[FP_ZENO_SPAN] = zeno_span
+        self.fpar[FP_ATOL] = s.atol  # (the input histories' pieces are made to it)
         self.ipar[IP_MAX_STEPS], self.ipar[IP_ZENO_EVENTS] = STEPS, zeno_events
         self.ipar[IP_EVENTS_ON] = 1  # events settled in C (else every one in Python)
 
@@ -269,6 +271,8 @@ class CLoop:
                 zeno[:] = c.zeno
             counts = ipar.tolist()
             self._collect(c, sim, counts)
+            if sim.history is not None:
+                sim.history.check(st)  # a ring that overflowed, named as on Python
             nfev = counts[IP_NFEV]
             k, step = counts[IP_K_GRID], float(fpar[FP_LAST_STEP])
             if status == CROSSING:

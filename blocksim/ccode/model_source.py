@@ -17,7 +17,8 @@ import numpy as np
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.ccode.translate import (EVENT_NAMES, Constants, NotTranslatable, _float,
                                       translate_function)
-from blocksim.engine import derived
+from blocksim.blocktypes import history_ring as ring
+from blocksim.engine import derived, history
 from blocksim.errors import BlocksimError
 
 RUNTIME = Path(__file__).with_name("runtime")
@@ -47,9 +48,9 @@ class ModelC:
 
 
 def _array(name: str, values, kind: str = "double") -> str:
-    if kind == "int":
+    if kind in ("int", "long"):
         flat = [str(int(v)) for v in values] or ["0"]
-        return f"static const int {name}[{len(flat)}] = {{{', '.join(flat)}}};"
+        return f"static const {kind} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
     flat = [_float(v) for v in np.asarray(values, dtype=float).ravel()] or ["0.0"]
     return f"static const {kind} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
 
@@ -86,7 +87,11 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
     kinds = ["state"]
     parts = []
     n_slots = model.runtime.structure.n_slots if model.runtime is not None else 0
-    for name in FUNCTIONS:
+    names = FUNCTIONS
+    if model.history:  # the inputs the history rings keep (`engine.history.probe`)
+        functions["probe"] = history.probe_source(model).function
+        names += ("probe",)
+    for name in names:
         try:
             parts.append(translate_function(functions[name], name, constants, kinds,
                                             user_names))
@@ -113,6 +118,7 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
         f"#define BS_NOBS {len(derived.observe_reads(model))}",
         _array("bs_observed", derived.observe_reads(model), "int"),
         constants.declarations(),
+        _history_tables(model, kinds),
         "",
         "static void bs_init_W(double *W) {",
         "    (void)W;",
@@ -123,6 +129,54 @@ def model_source(model: CompiledModel, values: bool = True) -> ModelC:
     text = "\n".join(header) + "\n" + "\n".join(parts) + _api()
     return ModelC(text, tuple(kinds), model.n_states, len(model.m0), model.n_zc,
                   len(model.signal_names), n_slots, max(constants.w_size(), 1), n_logged)
+
+
+def _history_tables(model: CompiledModel, kinds: list[str]) -> str:
+    """The input history rings for runtime/bs_history.c (included here if there are any):
+    each ring's layout in m, the blocks whose breakpoints reach it, and where m's slots
+    before the rings end (an event saves those and the ring slots it can touch)."""
+    rings = model.history
+    lines = [f"#define BS_NH {len(rings)}"]
+    if not rings:
+        return "\n".join(lines)
+    bases = sorted((c.base, ring.region_size(c.width, c.capacity)) for c in rings)
+    plain = bases[0][0]
+    end = plain
+    for base, size in bases:
+        if base != end:
+            raise ExportError(f"{model.source}: the input history rings are not contiguous "
+                              f"in m (at slot {base})")
+        end += size
+    if end != len(model.m0):
+        raise ExportError(f"{model.source}: slots after the input history rings in m")
+    width = sum(c.width for c in rings)
+    offsets = np.cumsum([0] + [c.width for c in rings])[:-1]
+    delays = {c.block for c in rings if c.delay > 0}
+    up_first, up_block = [0], []
+    for c in rings:
+        up_block += list(c.upstream)
+        up_first.append(len(up_block))
+    saved = sum(ring.HEAD + 2 * ring.record_size(c.width) for c in rings)
+    lines += [
+        f"#define BS_NU {width}",
+        f"#define BS_NM_PLAIN {plain}",
+        f"#define BS_H_SAVED {saved}",
+        f"#define BS_H_BREAK_KIND {kinds.index('breakpoint') if 'breakpoint' in kinds else -1}",
+        _array("bs_h_block", [c.block for c in rings], "int"),
+        _array("bs_h_base", [c.base for c in rings], "long"),
+        _array("bs_h_cap", [c.capacity for c in rings], "long"),
+        _array("bs_h_width", [c.width for c in rings], "long"),
+        _array("bs_h_offset", offsets, "long"),
+        _array("bs_h_span", [c.span for c in rings]),
+        _array("bs_h_delay", [c.delay for c in rings]),
+        _array("bs_h_feedback", [int(c.feedback) for c in rings], "int"),
+        _array("bs_h_is_delay", [int(b in delays) for b in range(len(model.block_ids))],
+               "int"),
+        _array("bs_h_up_first", up_first, "int"),
+        _array("bs_h_up_block", up_block, "int"),
+        '#include "bs_history.c"',
+    ]
+    return "\n".join(lines)
 
 
 def _comment(text: str) -> str:

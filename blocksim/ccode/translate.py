@@ -10,8 +10,9 @@ array `c->W`), and an event entry `ev.append((block, 'kind'))` becomes `bs_log(c
 kind code)`. A `raise` records its message in the context and leaves the function; C has
 no exceptions, so a formula's domain error gives NaN as in the numba backend.
 
-Anything outside the subset (a Python user block's function, a history ring, numpy's
-linear algebra) raises NotTranslatable naming the block whose statement it is.
+A history ring's functions (transport delays) become calls of runtime/bs_history.c.
+Anything outside the subset (a Python user block's function, numpy's linear algebra
+beyond a solve) raises NotTranslatable naming the block whose statement it is.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ MODEL_ARGS = "bs_ctx *c, double t, double *x, double *m, double *z, double *out"
 EVENT_ARGS = "bs_ctx *c, double t, double *x, double *m, double *z, double *zn, int init"
 SAMPLE_ARGS = "bs_ctx *c, double t, double *x, double *m, double *z, double *hits"
 TIME_ARGS = "bs_ctx *c, double t, double *m"
-MODEL_NAMES = ("deriv", "zc", "outputs", "observe")
+MODEL_NAMES = ("deriv", "zc", "outputs", "observe", "probe")
 EVENT_NAMES = ("update", "pre_event", "after_event")
 
 _HEAD = re.compile(r"^(x_|m_|z_|zn_) = (x|m|z|zn)(\[:\d*\])?\.tolist\(\)$")
@@ -48,8 +49,27 @@ _FORMULAS = {"exp": "exp", "log": "bs_log_", "log10": "bs_log10", "log2": "bs_lo
              "cosh": "cosh", "tanh": "tanh", "abs": "fabs", "sign": "bs_sign",
              "floor": "bs_floor", "ceil": "bs_ceil", "round": "bs_round", "mod": "bs_mod",
              "rem": "fmod", "hypot": "hypot", "pow": "bs_pow"}
+# The history rings' functions (`blocktypes.history_ring`) and their C, with the kind of
+# each argument: m, integer (i) or double (d).
+_HISTORY = {"_hist_read": ("bs_hist_read", "miiiidid"), "_hist_due": ("bs_hist_due", "miiidd"),
+            "_hist_later": ("bs_hist_later", "midd")}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def _raise_message(exc: ast.expr | None) -> str:
+    """The text a `raise` leaves in C: the exception's message as Python would show it
+    (`algebraic loop: ...`, not the source `ArithmeticError('...' % _z)`), without the
+    parts that format run-time values, which a constant C string cannot carry."""
+    if exc is None:
+        return "raise"
+    arg = exc.args[0] if isinstance(exc, ast.Call) and exc.args else exc
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mod):
+        arg = arg.left
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return ast.unparse(exc)[:200]
+    text = re.sub(r"\s*\([^()]*%[-#0 +.\d]*[a-z][^()]*\)", "", arg.value)
+    return re.sub(r"%[-#0 +.\d]*[a-z]", "?", text)[:200]
 
 
 class NotTranslatable(Exception):
@@ -301,12 +321,22 @@ class _Function:
                     f"{self.expr(args[1])}, {1 if side == 'right' else 0}))")
         if func == "np.floor" and len(args) == 1:
             return f"floor({self.expr(args[0])})"
-        if func.startswith("_hist_"):
-            raise NotTranslatable(f"{self.name}: a history ring (transport delay) "
-                                  f"is not translated to C", self.owner)
+        if func in _HISTORY and len(args) == len(_HISTORY[func][1]):
+            return self._history_call(func, args)
         if func in self.user_names:
             raise NotTranslatable(f"{self.name} calls a Python function ({func})", self.owner)
         raise NotTranslatable(f"{self.name}: call of {func}", self.owner)
+
+    def _history_call(self, func: str, args: list[ast.expr]) -> str:
+        """A history ring's reader (`history_ring`, C in runtime/bs_history.c): the ring's
+        array m, its integer layout arguments and the times and values as doubles."""
+        c_name, kinds = _HISTORY[func]
+        if not (isinstance(args[0], ast.Name) and self._e_Name(args[0]) == "m"):
+            raise NotTranslatable(f"{self.name}: a history ring outside m", self.owner)
+        parts = ["m"] + [self.index(a) if kind == "i" else self.expr(a)
+                         for a, kind in zip(args[1:], kinds[1:])]
+        call = f"{c_name}({', '.join(parts)})"
+        return f"((double){call})" if func == "_hist_due" else call
 
     # ----- statements -----
     def body(self, nodes: list[ast.stmt], depth: int) -> list[str]:
@@ -348,8 +378,7 @@ class _Function:
                 raise NotTranslatable(f"{self.name}: try with else/finally", self.owner)
             return self.body(node.body, depth)
         if isinstance(node, ast.Raise):
-            message = ast.unparse(node.exc)[:200] if node.exc is not None else "raise"
-            text = message.replace("\\", "\\\\").replace('"', '\\"')
+            text = _raise_message(node.exc).replace("\\", "\\\\").replace('"', '\\"')
             return [f"{pad}{{ bs_fail(c, {self.owner if self.owner is not None else -1}, "
                     f"\"{text}\"); {self.fail_return} }}"]
         if isinstance(node, ast.Expr):

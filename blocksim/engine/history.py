@@ -7,7 +7,8 @@ input to the solver's order), and at each event a marker (the input may jump the
 record of a step that went past a located event cut at its instant. A fixed delay reads
 its markers to schedule the input's discontinuities as time events after the delay; it
 never reads a step still being taken, because the steps are held to the shortest fixed
-delay (`max_step`). The numba loop does the same in compiled code (`native.rings`).
+delay (`max_step`). The numba loop does the same in compiled code (`native.rings`), the C
+backend and exported FMUs in C (`blocksim/ccode/runtime/bs_history.c`).
 """
 from __future__ import annotations
 

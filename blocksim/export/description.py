@@ -191,8 +191,10 @@ def _fmi3(model, v: Variables, ident, guid, kind, name, description, now, versio
         structure += [f'    <EventIndicator valueReference="{v.vr_g + i}"/>'
                       for i in range(v.n_zc)]
     if me:
+        # An input history (transport delay) is recorded at the completed steps.
+        completed = ' needsCompletedIntegratorStep="true"' if model.history else ""
         interface = (f'  <ModelExchange modelIdentifier="{ident}" canGetAndSetFMUState="true" '
-                     f'canSerializeFMUState="true"/>')
+                     f'canSerializeFMUState="true"{completed}/>')
     else:
         interface = (f'  <CoSimulation modelIdentifier="{ident}" '
                      f'canHandleVariableCommunicationStepSize="true" canGetAndSetFMUState="true" '

@@ -29,6 +29,7 @@ from blocksim.ccode import cc
 from blocksim.ccode.model_source import RUNTIME, ExportError, ModelC, model_source
 from blocksim.compiler.compiled import CompiledModel
 from blocksim.diagram.model import Block, Diagram
+from blocksim.engine import history
 from blocksim.export import params as param_map
 from blocksim.export.description import Variables, model_description
 
@@ -126,7 +127,7 @@ def config_source(model: CompiledModel, c: ModelC, pm: param_map.ParamMap,
         f"#define BS_STOP {_float(settings.stop)}",
         f"#define BS_RTOL {_float(settings.rtol)}",
         f"#define BS_ATOL {_float(settings.atol)}",
-        f"#define BS_MAX_STEP {_float(settings.max_step)}",
+        f"#define BS_MAX_STEP {_float(min(settings.max_step, history.max_step(model)))}",
         f"#define BS_NPAR {len(pm.names)}",
         "static const double bs_par0[%d] = {%s};" % (
             max(len(pm.values), 1), ", ".join(_float(v) for v in pm.values) or "0.0"),
@@ -228,7 +229,7 @@ def export_fmu(diagram: Diagram, out: str | os.PathLike, fmi: int = 2, kind: str
     headers = fmi_headers()
     sources = {"model.c": c.text, "config.c": config, "fmu.c": fmu_main(fmi, kind)}
     runtime = ("bs_model.h", "bs_core.c") + (("bs_cs.c",) if kind == "cs" else ()) + (
-        f"bs_fmi{fmi}.c",)
+        f"bs_fmi{fmi}.c",) + (("bs_history.c",) if model.history else ())
     for name in runtime:
         sources[name] = (RUNTIME / name).read_text(encoding="utf-8")
     prefix = "fmi2" if fmi == 2 else "fmi3"
@@ -268,11 +269,6 @@ def _number(value):
 
 def _refuse_unsupported(model: CompiledModel) -> None:
     """What the runtime does not carry, refused naming the block."""
-    if model.history:
-        owner = model.history[0].block
-        raise ExportError(f"{model.source}: block '{model.block_ids[owner]}' "
-                          f"({model.block_types[owner]}) keeps an input history (transport "
-                          f"delay), which exported C does not carry")
     if model.after_run:
         raise ExportError(f"{model.source}: the model writes files after a run (ToFile), "
                           f"which an FMU does not do")

@@ -23,8 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(glob.glob(str(ROOT / "diagrams" / "*.json"))
                  + glob.glob(str(ROOT / "diagrams" / "physical" / "*.json")))
 # What C does not take yet, each refused with one line naming the block.
-REFUSED = {"dde_delay.json": "block 'delay' (TransportDelay)",
-           "pathsim_antiwindup_pid.json": "block 'delay' (TransportDelay)"}
+REFUSED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)

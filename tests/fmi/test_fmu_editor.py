@@ -23,7 +23,7 @@ def window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("BLOCKSIM_SETTINGS", str(tmp_path / "settings.ini"))
     monkeypatch.setattr(dialogs, "message", lambda *args, **kwargs: None)
     monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
-    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, texts: [False] * len(texts))
     win = MainWindow()
     qtbot.addWidget(win)
     return win

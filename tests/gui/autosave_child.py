@@ -21,9 +21,10 @@ def main() -> None:
     diagram, k = sys.argv[1], float(sys.argv[2])
     qapp = QApplication([])
 
-    def decline(parent, text):
-        print(f"offered: {text}", flush=True)
-        return False
+    def decline(parent, texts):
+        for text in texts:
+            print(f"offered: {text}", flush=True)
+        return [False] * len(texts)
     dialogs.ask_recover = decline
     window = app.create_window(diagram)
     window.doc.push(SetParams(window.doc, (), "y1_rate", {"k": k}))

@@ -54,7 +54,7 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setattr(dialogs, "message", lambda parent, title, text, level="warning":
                         messages.append((title, text)))
     monkeypatch.setattr(dialogs, "ask_unsaved", lambda parent, name: "discard")
-    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: False)
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, texts: [False] * len(texts))
     monkeypatch.setattr(dialogs, "ask_trust", lambda parent, diagram, files: False)
     monkeypatch.setattr(dialogs, "ask_allow_write", lambda parent, reason, paths: False)
     return messages

@@ -1,6 +1,6 @@
 """Autosave: one file per window, claimed with a lock that dies with its process; work left by
-crashed editors (also real processes killed with SIGKILL) is offered back, each piece on its
-own, and a live window's autosave is never offered elsewhere nor deleted by another window."""
+crashed editors (also real processes killed with SIGKILL) is offered back in one question,
+each piece recovered or declined on its own, and a live window's autosave is never offered elsewhere nor deleted by another window."""
 from __future__ import annotations
 
 import json
@@ -29,15 +29,19 @@ C5 = files.examples_dir() / "c5_two_state.json"
 
 
 class Answers:
-    """Answers the recovery question from a list (True/False), recording what was asked."""
+    """Answers the recovery question from a list (True/False per piece offered, or None for
+    "later"), recording what was asked and how many times."""
 
-    def __init__(self, monkeypatch, *answers: bool):
-        self.answers, self.asked = list(answers), []
+    def __init__(self, monkeypatch, *answers: bool | None):
+        self.answers, self.asked, self.questions = list(answers), [], 0
         monkeypatch.setattr(dialogs, "ask_recover", self)
 
-    def __call__(self, parent, description):
-        self.asked.append(description)
-        return self.answers.pop(0)
+    def __call__(self, parent, descriptions):
+        self.questions += 1
+        self.asked.extend(descriptions)
+        if self.answers and self.answers[0] is None:
+            return None
+        return [self.answers.pop(0) for _ in descriptions]
 
 
 def edited_window(qtbot, k: float) -> MainWindow:
@@ -106,10 +110,39 @@ def test_each_piece_is_offered_and_declining_removes_only_that_one(qtbot, env, m
     answers = Answers(monkeypatch, False, True)  # newest first: decline it, take the older
     window = app.create_window()
     qtbot.addWidget(window)
-    assert len(answers.asked) == 2
+    assert len(answers.asked) == 2 and answers.questions == 1  # one question for both
     assert not newer.exists() and not older.exists()
     assert gain(window) == 1 and window.doc.dirty
     assert app.extra_windows() == []
+
+
+def test_later_keeps_every_piece_for_the_next_start(qtbot, env, monkeypatch):
+    pieces = [left_by_a_dead_editor(f"dead-{k}", k) for k in (1, 2, 3)]
+    answers = Answers(monkeypatch, None)
+    window = app.create_window()
+    qtbot.addWidget(window)
+    assert answers.questions == 1 and len(answers.asked) == 3
+    assert all(p.exists() for p in pieces) and not window.doc.dirty
+    again = Answers(monkeypatch, False, True, False)  # next start: offered again, all three
+    other = app.create_window()
+    qtbot.addWidget(other)
+    assert len(again.asked) == 3 and not any(p.exists() for p in pieces)
+    assert gain(other) == 2
+
+
+def test_the_recovery_list_checks_every_piece_and_reports_the_unchecked(qtbot):
+    from PySide6.QtCore import Qt
+
+    from blocksim.gui.window.recoverylist import RecoveryList
+
+    dialog = RecoveryList(None, ["a.json, autosaved 2026-11-29 10:00", "an untitled diagram"])
+    qtbot.addWidget(dialog)
+    assert dialog.choices() == [True, True]
+    dialog.items.item(1).setCheckState(Qt.CheckState.Unchecked)
+    assert dialog.choices() == [True, False]
+    assert dialog.items.item(0).text().startswith("a.json")
+    dialog.recover_button.click()
+    assert dialog.result() == RecoveryList.DialogCode.Accepted
 
 
 def test_a_live_windows_autosave_is_never_offered_nor_removed_by_another(

@@ -20,7 +20,7 @@ DIAGRAMS = files.examples_dir()
 @pytest.fixture
 def env(env, monkeypatch):
     """As conftest's, but the recovery question is answered yes."""
-    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, text: True)
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, texts: [True] * len(texts))
     return env
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from both_backends import HAS_NUMBA, SIN, run_both
+from both_backends import HAS_CC, HAS_NUMBA, SIN, run_both
 from builders import DIAGRAMS, block, diagram
 from delay_references import AntiWindupReference, dde_exact
 from scipy.optimize import brentq
@@ -169,10 +169,12 @@ def test_the_history_buffer_overflow_names_the_block():
     d = delayed([block("s", "Sine", frequency=SIN),
                  block("d", "TransportDelay", delay=5.0, buffer_size=8)],
                 [("s.y", "d.u")], stop=10.0)
-    for backend in ("python", "numba") if HAS_NUMBA else ("python",):
+    backends = ["python"] + ["numba"] * HAS_NUMBA + ["c"] * HAS_CC
+    for backend in backends:
         with pytest.raises(SimulationError, match="buffer_size") as info:
             blocksim.simulate(d, backend=backend)
         assert info.value.block == "d"
+        assert "raise buffer_size" in str(info.value) and "\n" not in str(info.value)
 
 
 # ----- VariableTransportDelay -----

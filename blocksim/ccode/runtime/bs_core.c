@@ -16,6 +16,17 @@
 #define BS_NPAR1 (BS_NPAR > 0 ? BS_NPAR : 1)
 #define BS_NR1 (BS_NR > 0 ? BS_NR : 1)
 #define BS_NHITS1 (BS_NR + BS_NTRIG > 0 ? BS_NR + BS_NTRIG : 1)
+/* What an event can change in m, saved to undo it: all of m, or with input histories
+ * (bs_history.c) m before the rings and the ring slots an event touches. */
+#if BS_NH > 0
+#define BS_MSAVE1 (BS_MSAVE > 0 ? BS_MSAVE : 1)
+#define bs_m_save bs_hist_save
+#define bs_m_restore bs_hist_restore
+#else
+#define BS_MSAVE1 BS_NM1
+static void bs_m_save(const double *m, double *saved) { memcpy(saved, m, sizeof(double) * BS_NM); }
+static void bs_m_restore(double *m, const double *saved) { memcpy(m, saved, sizeof(double) * BS_NM); }
+#endif
 
 enum { BS_OK = 0, BS_STOPPED = 1, BS_FAILED = 2 };
 
@@ -26,7 +37,7 @@ typedef struct {
     double par[BS_NPAR1];
     double t, start, stop, horizon;
     double x[BS_NX1], m[BS_NM1], z[BS_NZ1], zn[BS_NZ1];
-    double dx[BS_NX1], probe[BS_NX1], probe2[BS_NX1], g[BS_NZ1], m_before[BS_NM1];
+    double dx[BS_NX1], probe[BS_NX1], probe2[BS_NX1], g[BS_NZ1], m_before[BS_MSAVE1];
     double sig[BS_NSIG1];
     int sig_valid;
     long long hit_k[BS_NR1];
@@ -40,6 +51,9 @@ typedef struct {
     double *log_t;
     long long *log_b, *log_k;
     long long n_log, max_log;
+#if BS_NH > 0
+    bs_hist_run h;    /* the input histories' run state (bs_history.c) */
+#endif
 } bs_model;
 
 static void bs_set_failed(bs_model *M, const char *what) {
@@ -51,6 +65,18 @@ static void bs_set_failed(bs_model *M, const char *what) {
     else
         snprintf(M->message, sizeof M->message, "%s", what);
 }
+
+#if BS_NH > 0
+/* A ring full of records still needed (`History.check`). */
+static void bs_hist_overflow(bs_model *M) {
+    int r = M->h.overflow >= 0 ? M->h.overflow : 0;
+    if (M->failed) return;
+    M->failed = 1;
+    snprintf(M->message, sizeof M->message, "block '%s': the input history needs more than "
+             "buffer_size = %ld steps within %g s; raise buffer_size", bs_block_ids[bs_h_block[r]],
+             bs_h_cap[r], bs_h_span[r]);
+}
+#endif
 
 /* Parameter slots (and, at initialisation, initial states) from the diagram parameters:
  * each entry a value at the exported parameters plus coefficient * (parameter - its value
@@ -117,6 +143,9 @@ static void bs_reset(bs_model *M, double start, double stop) {
     bs_apply_params(M, 1);
     for (k = 0; k < BS_NZ1; k++) M->z[k] = 0.0;
     bs_schedule(M);
+#if BS_NH > 0
+    bs_hist_init(&M->h, BS_ATOL);
+#endif
     M->terminate = 0;
     M->failed = 0;
     M->message[0] = 0;
@@ -186,6 +215,9 @@ static int bs_settle(bs_model *M, int init, int *passes, int *entries) {
             return 0;
         }
         *entries += M->c.n_ev;
+#if BS_NH > 0
+        bs_hist_note(&M->h, M->c.ev_block, M->c.ev_kind, M->c.n_ev);
+#endif
         for (i = 0; i < BS_NZ; i++) {
             if (M->zn[i] != M->z[i]) flipped = 1;
             M->z[i] = M->zn[i];
@@ -232,8 +264,14 @@ static int bs_event(bs_model *M, int init, int located, int *something) {
     int passes = 0, entries = 0, k, sampled = 0;
     M->sig_valid = 0;
     M->clocked = 0;
-    if (located)
-        for (k = 0; k < BS_NM; k++) M->m_before[k] = M->m[k];
+    if (located) bs_m_save(M->m, M->m_before);
+#if BS_NH > 0
+    if (!bs_hist_mark(&M->h, M->m, M->t)) {  /* (undone with m if nothing happens) */
+        bs_hist_overflow(M);
+        return 0;
+    }
+    M->h.have_point = 0;  /* model exchange: the next piece starts after the event */
+#endif
     if (!init) {
         M->c.n_ev = 0;
         bs_pre_event(&M->c, M->t, M->x, M->m, M->z, M->zn, 0);
@@ -259,9 +297,27 @@ static int bs_event(bs_model *M, int init, int located, int *something) {
         if (!bs_settle(M, init, &passes, &entries)) return 0;
     }
     *something = entries > 0 || passes > 1 || sampled;
-    if (located && !*something)
-        for (k = 0; k < BS_NM; k++) M->m[k] = M->m_before[k];
+#if BS_NH > 0
+    if (!init) bs_hist_settled(&M->h, M->m, M->t, located || sampled);
+#endif
+    if (located && !*something) bs_m_restore(M->m, M->m_before);
     M->sig_valid = 0;
+    return 1;
+}
+
+/* Model exchange: the input histories' piece up to the importer's point (M->t, M->x), a
+ * completed integrator step or an event's left limit; after an event (no point kept then)
+ * the point where continuous time resumes. Returns 0 if a ring is full. */
+static int bs_me_history(bs_model *M) {
+#if BS_NH > 0
+    if (!bs_hist_me_step(&M->h, &M->c, M->t, M->x, M->m, M->z)) {
+        bs_hist_overflow(M);
+        return 0;
+    }
+    M->sig_valid = 0;
+#else
+    (void)M;
+#endif
     return 1;
 }
 

@@ -59,6 +59,10 @@ static void bs_dense(const bs_cs *S, double t, double *out) {
         out[j] = S->x[j] + s * (S->rc[0][j] + s1 * (S->rc[1][j] + s * (S->rc[2][j] + s1 * S->rc[3][j])));
 }
 
+#if BS_NH > 0
+static void bs_cs_state_at(void *S, double t, double *x) { bs_dense((const bs_cs *)S, t, x); }
+#endif
+
 static double bs_g_at(bs_cs *S, bs_model *M, int i, double t) {
     bs_dense(S, t, S->xd);
     bs_zc(&M->c, t, S->xd, M->m, M->z, S->g);
@@ -261,6 +265,9 @@ static void bs_cs_start(bs_cs *S, bs_model *M, double rtol) {
         S->atol[j] = bs_state_atol[j] * (rtol / BS_RTOL);
         if (isfinite(S->atol[j])) S->n_err++;
     }
+#if BS_NH > 0
+    M->h.atol = BS_ATOL * (rtol / BS_RTOL);
+#endif
     S->max_step = BS_MAX_STEP;
     S->restart = 1;
 }
@@ -336,6 +343,12 @@ static int bs_cs_step(bs_cs *S, bs_model *M) {
         S->rc[2][j] = S->rc[0][j] - h * S->K[6][j] - S->rc[1][j];
         S->rc[3][j] = h * d;
     }
+#if BS_NH > 0
+    if (!bs_hist_record(&M->h, &M->c, M->m, M->z, t, t_new, S->rtol, bs_cs_state_at, S)) {
+        bs_hist_overflow(M);  /* the step into the input histories */
+        return 0;
+    }
+#endif
     S->hit = -1;
     S->t_hit = INFINITY;
     if (BS_NZ > 0) {

@@ -277,6 +277,15 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *inf
     bs_model *M = &F->M;
     double next;
     int something = 0;
+    /* what a failed call leaves: no further iteration, stop (an importer that loops while
+     * newDiscreteStatesNeeded, ignoring the status, as the FMI Compliance Checker does,
+     * would otherwise call forever) */
+    info->newDiscreteStatesNeeded = fmi2False;
+    info->terminateSimulation = fmi2True;
+    info->nominalsOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = fmi2False;
+    info->nextEventTimeDefined = fmi2False;
+    info->nextEventTime = 0.0;
     if (F->in_event) {
         /* an event the importer found: a time event if it is the next one, else a state
          * event (located by the importer's solver) */
@@ -284,6 +293,7 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *inf
         if (F->after_pending) {  /* pulses of the event before, if no continuous time passed */
             if (!bs_after(M)) return bs2_failed(F);
         }
+        if (!bs_me_history(M)) return bs2_failed(F);  /* the inputs' history up to here */
         if (!bs_event(M, 0, located, &something)) return bs2_failed(F);
         F->after_pending = 1;
         F->in_event = 0;
@@ -294,9 +304,7 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *inf
                  "the blocks' next time event (%.17g) does not come after t = %.17g", next, M->t);
         return bs2_failed(F);
     }
-    info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = M->terminate ? fmi2True : fmi2False;
-    info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = fmi2True;
     info->nextEventTimeDefined = isfinite(next) ? fmi2True : fmi2False;
     info->nextEventTime = isfinite(next) ? next : 0.0;
@@ -309,15 +317,21 @@ FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
         F->after_pending = 0;
         if (!bs_after(&F->M)) return bs2_failed(F);
     }
+#ifndef BS_CS
+    if (!bs_me_history(&F->M)) return bs2_failed(F);  /* where the next piece starts */
+#endif
     return fmi2OK;
 }
 
 FMI2_Export fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSet,
                                                    fmi2Boolean *enterEventMode,
                                                    fmi2Boolean *terminate) {
-    (void)c; (void)noSet;
+    (void)noSet;
     *enterEventMode = fmi2False;
     *terminate = fmi2False;
+    /* the step into the input histories (transport delays): model exchange records them
+     * at the importer's completed steps and events (it cannot see the solver's steps) */
+    if (!bs_me_history(&((bs_fmi2 *)c)->M)) return bs2_failed((bs_fmi2 *)c);
     return fmi2OK;
 }
 

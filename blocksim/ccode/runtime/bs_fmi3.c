@@ -385,9 +385,17 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *nee
     bs_model *M = &F->M;
     double t_next;
     int something = 0;
+    /* what a failed call leaves: no further iteration, stop (see bs_fmi2.c) */
+    *needUpdate = fmi3False;
+    *terminate = fmi3True;
+    *nominalsChanged = fmi3False;
+    *valuesChanged = fmi3False;
+    *nextDefined = fmi3False;
+    *next = 0.0;
     if (F->in_event) {
         int located = !(bs_next_event(M) <= M->t);
         if (F->after_pending && !bs_after(M)) return bs3_failed(F);
+        if (!bs_me_history(M)) return bs3_failed(F);  /* the inputs' history up to here */
         if (!bs_event(M, 0, located, &something)) return bs3_failed(F);
         F->after_pending = 1;
         F->in_event = 0;
@@ -398,9 +406,7 @@ FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *nee
                  "the blocks' next time event (%.17g) does not come after t = %.17g", t_next, M->t);
         return bs3_failed(F);
     }
-    *needUpdate = fmi3False;
     *terminate = M->terminate ? fmi3True : fmi3False;
-    *nominalsChanged = fmi3False;
     *valuesChanged = fmi3True;
     *nextDefined = isfinite(t_next) ? fmi3True : fmi3False;
     *next = isfinite(t_next) ? t_next : 0.0;
@@ -413,15 +419,21 @@ FMI3_Export fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c) {
         F->after_pending = 0;
         if (!bs_after(&F->M)) return bs3_failed(F);
     }
+#ifndef BS_CS
+    if (!bs_me_history(&F->M)) return bs3_failed(F);  /* where the next piece starts */
+#endif
     return fmi3OK;
 }
 
 FMI3_Export fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSet,
                                                    fmi3Boolean *enterEventMode,
                                                    fmi3Boolean *terminate) {
-    (void)c; (void)noSet;
+    (void)noSet;
     *enterEventMode = fmi3False;
     *terminate = fmi3False;
+    /* the step into the input histories (transport delays): model exchange records them
+     * at the importer's completed steps and events (it cannot see the solver's steps) */
+    if (!bs_me_history(&((bs_fmi3 *)c)->M)) return bs3_failed((bs_fmi3 *)c);
     return fmi3OK;
 }
 

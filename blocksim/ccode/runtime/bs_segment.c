@@ -23,7 +23,8 @@ enum { BS_SEG_BOUND = 0, BS_SEG_CROSSING = 1, BS_SEG_YIELD = 2, BS_SEG_FAILED = 
        BS_SEG_SETTLED = 4, BS_SEG_STOPPED = 5, BS_SEG_START = 6 };
 /* fpar */
 enum { FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START,
-       FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, FP_SOURCE_T };
+       FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, FP_SOURCE_T,
+       FP_ATOL };
 /* ipar */
 enum { IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS,
        IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, IP_ZENO_EVENTS,
@@ -41,7 +42,7 @@ typedef struct {
     bs_cs S;
     long long nfev;
     int nonfinite;  /* a row of this call holds a NaN or an infinity (Python looks) */
-    double x0[BS_NX1], m0[BS_NM1], z0[BS_NZ1], hit_t0[BS_NR1];
+    double x0[BS_NX1], m0[BS_MSAVE1], z0[BS_NZ1], hit_t0[BS_NR1];
     long long hit_k0[BS_NR1];
     bs_bound b;
 } bs_backend;
@@ -104,7 +105,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     int j, something = 0;
     if (*rows + 2 > max_rows || M->n_log + 1 > M->max_log) return EV_FALLBACK;
     for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
-    for (j = 0; j < BS_NM; j++) B->m0[j] = M->m[j];
+    bs_m_save(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
     for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
     M->t = S->t;
@@ -131,7 +132,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     return M->terminate ? EV_STOP : EV_HANDLED;
 fallback:
     for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
-    for (j = 0; j < BS_NM; j++) M->m[j] = B->m0[j];
+    bs_m_restore(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
     for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
     M->terminate = 0;
@@ -169,7 +170,7 @@ static int bs_seg_start(bs_backend *B, double *out_t, double *out_y, long long *
     bs_cs *S = &B->S;
     int j, something = 0;
     for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
-    for (j = 0; j < BS_NM; j++) B->m0[j] = M->m[j];
+    bs_m_save(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
     for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
     M->t = S->t;
@@ -187,7 +188,7 @@ static int bs_seg_start(bs_backend *B, double *out_t, double *out_y, long long *
     return -1;
 python:
     for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
-    for (j = 0; j < BS_NM; j++) M->m[j] = B->m0[j];
+    bs_m_restore(M->m, B->m0);
     for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
     for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
     M->terminate = 0;
@@ -248,6 +249,9 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
         if (ipar[IP_START]) {  /* a new run: the blocks' written constants afresh */
             ipar[IP_START] = 0;
             bs_init_W(M->W);
+#if BS_NH > 0
+            bs_hist_init(&M->h, fpar[FP_ATOL]);  /* pieces made to the run's atol */
+#endif
             status = bs_seg_start(B, out_t, out_y, &rows, &hits, &restarts);
         } else {
             bs_seg_restart(B);

@@ -10,8 +10,8 @@ while the process does, and Qt treats it as stale once that process is gone.
 So at start-up, an autosave whose lock can be claimed was left by an editor that did not
 stop cleanly, and is offered back; one whose lock is held belongs to a live window (in this
 process or another) and is left alone. A clean close or a save removes only the window's
-own autosave. Several crashed editors leave several autosaves, each offered, recovered or
-declined on its own.
+own autosave. Several crashed editors leave several autosaves, offered together (one list)
+and each recovered, declined or kept for later on its own.
 """
 from __future__ import annotations
 

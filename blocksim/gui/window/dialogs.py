@@ -39,13 +39,20 @@ def ask_unsaved(parent: QWidget | None, name: str) -> str:
     return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
 
 
-def ask_recover(parent: QWidget | None, description: str) -> bool:
-    """Whether to restore work autosaved before the editor last stopped unexpectedly."""
-    answer = QMessageBox.question(
-        parent, "Recover unsaved work",
-        f"blocksim stopped with unsaved changes ({description}). Recover them?",
-        QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
-    return answer == QMessageBox.Yes
+def ask_recover(parent: QWidget | None, descriptions: Sequence[str]) -> list[bool] | None:
+    """Which autosaved work (of editors that stopped unexpectedly) to restore: one bool per
+    description (False: delete it), or None to decide later (all of it kept). One piece is a
+    yes/no question; several are one checkable list (`recoverylist`), never a row of boxes."""
+    if len(descriptions) == 1:
+        answer = QMessageBox.question(
+            parent, "Recover unsaved work",
+            f"blocksim stopped with unsaved changes ({descriptions[0]}). Recover them?",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        return [answer == QMessageBox.Yes]
+    from blocksim.gui.window.recoverylist import RecoveryList
+
+    dialog = RecoveryList(parent, descriptions)
+    return dialog.choices() if dialog.exec() == RecoveryList.DialogCode.Accepted else None
 
 
 def ask_allow_write(parent: QWidget | None, reason: str, paths: Sequence[str]) -> bool:

@@ -72,28 +72,36 @@ class MainWindow(QMainWindow):
 
     # ----- start-up -----
     def offer_recovery(self, new_window: Callable[[], "MainWindow"] | None = None) -> bool:
-        """Offer back, one by one, the work of editors that stopped with unsaved changes.
+        """Offer back, in one question, the work of editors that stopped with unsaved changes.
 
         The first piece accepted opens here, each further one in `new_window()` (kept for
-        the next start if there is none); a declined one is deleted, and only that one.
-        True if this window recovered work.
+        the next start if there is none); a declined one is deleted, and only that one;
+        "later" keeps them all. True if this window recovered work.
         """
+        pending = self.autosaver.pending()
+        if not pending:
+            return False
+        chosen = dialogs.ask_recover(self, [p.description for p in pending])
+        if chosen is None:
+            for piece in pending:
+                piece.release()
+            return False
         here = False
-        for pending in self.autosaver.pending():
-            if not dialogs.ask_recover(self, pending.description):
-                pending.discard()
+        for piece, take in zip(pending, chosen):
+            if not take:
+                piece.discard()
                 continue
             target = self if not here else new_window() if new_window else None
             if target is None:
-                pending.release()
-            elif target.autosaver.recover(pending):
-                target.statusBar().showMessage(f"Recovered {pending.description}", 10000)
+                piece.release()
+            elif target.autosaver.recover(piece):
+                target.statusBar().showMessage(f"Recovered {piece.description}", 10000)
                 here = True
             else:
-                pending.release()
+                piece.release()
                 dialogs.message(self, "Cannot recover unsaved work",
-                                f"{pending.file}: the autosaved diagram cannot be read; it is "
-                                f"left in {pending.file.parent}.")
+                                f"{piece.file}: the autosaved diagram cannot be read; it is "
+                                f"left in {piece.file.parent}.")
         return here
 
     # ----- reactions -----
