@@ -18,6 +18,7 @@ from both_backends import HAS_CC, assert_same  # noqa: E402
 from builders import block, diagram  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
+ROOT = Path(__file__).resolve().parents[2]
 STATS = ("steps", "events", "restarts", "hits")
 
 
@@ -140,7 +141,7 @@ def test_a_run_inside_a_progress_callback_takes_its_own_instance(monkeypatch):
 
 
 def test_repeated_runs_with_other_parameters_and_settings_equal_fresh_ones():
-    ball = Path(__file__).resolve().parents[2] / "diagrams" / "bouncing_ball.json"
+    ball = ROOT / "diagrams" / "bouncing_ball.json"
     model = blocksim.compile(blocksim.load(ball))
     first = blocksim.simulate(model, backend="c", stop_time=3.0)
     other = model.with_params({"g": 5.0, "x0": 3.0})
@@ -164,3 +165,15 @@ def test_the_backend_library_is_compiled_for_this_cpu_and_an_fmu_for_any(monkeyp
     assert len({str(portable.value), str(here.value), str(there.value)}) == 3
     assert "-march=native" in cc.NATIVE_FLAGS and "-march=native" not in cc.FLAGS
     assert "-ffp-contract=off" in cc.NATIVE_FLAGS
+
+
+def test_a_reused_instance_starts_its_input_histories_afresh_at_the_runs_atol():
+    # Transport delays keep rings in m and their run state in the C instance: a later run
+    # on the same instance, with another atol, equals a fresh run of its own.
+    model = blocksim.compile(blocksim.load(ROOT / "diagrams" / "dde_delay.json"))
+    first = blocksim.simulate(model, backend="c")
+    tight = blocksim.simulate(model, backend="c", atol=1e-10)
+    again = blocksim.simulate(model, backend="c")
+    assert_same(first, again, atol=0.0, event_atol=0.0)
+    assert_same(blocksim.simulate(model, atol=1e-10), tight, atol=1e-9)
+    assert not any("backend c" in w for w in tight.warnings)
