@@ -186,10 +186,11 @@ class Simulator(EventIteration):
         self._sample = f["sample"]
         # The blocks' next time event after t, from their settled discrete states.
         self._next_time = f["next_time"] if model.time_events else None
-        # Hairer's stiffness test on the explicit solvers (dopri5, dop853).
+        # Hairer's stiffness test on the explicit solvers (dopri5, dop853); the C loop
+        # does not run it (made below where a run on backend c goes to Python).
         self.stiffness = (StiffnessTest(s.stop, guards.stiff_budget(backend == "numba"),
                                         _weakly(self), s.solver)
-                          if plan.stiff_test else None)
+                          if plan.stiff_test and backend != "c" else None)
         # Zeno detection state, shared with the compiled loop: time of the last located
         # event, how many events in a row came within ZENO_SPAN horizons of the one
         # before, and the time the run of such events began.
@@ -207,7 +208,10 @@ class Simulator(EventIteration):
             self.native = c_loop(model, self)
         loop = history.HistoryLoop if self.history is not None else PythonLoop
         self.loop = loop(self) if self.native is None else None
-        if self.stiffness is not None and self.native is None:
+        if plan.stiff_test and self.native is None:
+            if self.stiffness is None:
+                self.stiffness = StiffnessTest(s.stop, guards.stiff_budget(compiled=False),
+                                               _weakly(self), s.solver)
             self.stiffness.budget = guards.stiff_budget(compiled=False)
         self._deriv_vector = derived.vector_deriv(model) if self.loop is not None else None
         # Derivative lines fixed by the modes, computed once per mode set (`mode_memo`).

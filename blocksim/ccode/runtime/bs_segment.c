@@ -1,9 +1,14 @@
 /* The C backend's loop: blocksim's DOPRI5, output grid, event location and event handling
  * in C, called in process (ctypes) by `blocksim/ccode/loop.py`.
  *
- * One call integrates from the engine's state, writes the output grid rows (the logged
- * signals, `observe`, at the grid points inside each step, not those within 4 ulps of an
- * event: the event's two rows stand for them) and settles the events on the way as
+ * A run is one call from its start to its stop time when nothing needs Python: with `start`
+ * set, the call first settles the run's start (`Simulator._event` with init: its row and
+ * log entries, the sample hits due then) and finds the first segment's bound itself; a
+ * start that fails or does not settle is handed back (START: Python settles it with its
+ * own messages and calls again with the bound). Then it integrates from the engine's
+ * state, writes the output grid rows (the logged signals, `observe`, at the grid points
+ * inside each step, not those within 4 ulps of an event: the event's two rows stand for
+ * them) and settles the events on the way as
  * `Simulator._event` does (`bs_event`, bs_core.c): a located crossing, a time event or
  * sample hit at a bound, each with its left and right limit rows and its event log
  * entries; then it restarts from the event as a new segment would. It returns at the stop
@@ -15,13 +20,15 @@
  * arithmetic is bs_cs.c's.
  */
 enum { BS_SEG_BOUND = 0, BS_SEG_CROSSING = 1, BS_SEG_YIELD = 2, BS_SEG_FAILED = 3,
-       BS_SEG_SETTLED = 4, BS_SEG_STOPPED = 5 };
+       BS_SEG_SETTLED = 4, BS_SEG_STOPPED = 5, BS_SEG_START = 6 };
 /* fpar */
 enum { FP_T, FP_BOUND, FP_BOUND_IS_EVENT, FP_FIRST_STEP, FP_RTOL, FP_MAX_STEP, FP_START,
-       FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, FP_SOURCE_T };
+       FP_INTERVAL, FP_EVENT_T, FP_LAST_STEP, FP_HORIZON, FP_STOP, FP_ZENO_SPAN, FP_SOURCE_T,
+       FP_ATOL };
 /* ipar */
 enum { IP_K_GRID, IP_N_GRID, IP_RESUME, IP_ROWS, IP_HIT, IP_NFEV, IP_STEPS, IP_MAX_STEPS,
-       IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, IP_ZENO_EVENTS };
+       IP_EVENTS_ON, IP_N_LOG, IP_EVENTS, IP_RESTARTS, IP_HITS, IP_GUARD_LEFT, IP_ZENO_EVENTS,
+       IP_START, IP_NONFINITE };
 enum { EV_HANDLED, EV_NOTHING, EV_STOP, EV_FALLBACK };
 #ifdef BS_RADAU
 #define BS_SEG_RADAU 1
@@ -29,12 +36,20 @@ enum { EV_HANDLED, EV_NOTHING, EV_STOP, EV_FALLBACK };
 #define BS_SEG_RADAU 0
 #endif
 
+typedef struct {  /* the caller's arrays of `bs_api_run` (`bs_api_bind`) */
+    double *fpar, *x, *m, *z, *out_t, *out_y, *x_ev, *log_t, *zeno, *hit_t;
+    long long *ipar, *log_b, *log_k, *hit_k;
+    long long max_rows, max_log;
+} bs_bound;
+
 typedef struct {
     bs_model M;
     bs_cs S;
     long long nfev;
+    int nonfinite;  /* a row of this call holds a NaN or an infinity (Python looks) */
     double x0[BS_NX1], m0[BS_MSAVE1], z0[BS_NZ1], hit_t0[BS_NR1];
     long long hit_k0[BS_NR1];
+    bs_bound b;
 } bs_backend;
 
 BS_API_EXPORT void *bs_api_new(void) {
@@ -49,11 +64,6 @@ BS_API_EXPORT void *bs_api_new(void) {
 BS_API_EXPORT void bs_api_free(void *B) { free(B); }
 
 BS_API_EXPORT const char *bs_api_message(void *B) { return ((bs_backend *)B)->M.message; }
-
-#if BS_NH > 0
-/* The run's atol, to which the input histories' pieces are made (`History.record`). */
-BS_API_EXPORT void bs_api_history_atol(void *B, double atol) { ((bs_backend *)B)->M.h.atol = atol; }
-#endif
 
 static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, long long row) {
     bs_cs *S = &B->S;
@@ -74,7 +84,10 @@ static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, l
     }
     bs_observe(&M->c, tg, S->xd, M->m, M->z, y);
     out_t[row] = tg;
-    for (j = 0; j < BS_NLOG; j++) out_y[row * BS_NLOG + j] = y[j];
+    for (j = 0; j < BS_NLOG; j++) {
+        out_y[row * BS_NLOG + j] = y[j];
+        if (!isfinite(y[j])) B->nonfinite = 1;
+    }
 }
 
 /* A row of the logged signals at the model's own (t, x): an event's limit. */
@@ -84,7 +97,10 @@ static void bs_seg_limit(bs_backend *B, double *out_t, double *out_y, long long 
     int j;
     bs_observe(&M->c, M->t, M->x, M->m, M->z, y);
     out_t[row] = M->t;
-    for (j = 0; j < BS_NLOG; j++) out_y[row * BS_NLOG + j] = y[j];
+    for (j = 0; j < BS_NLOG; j++) {
+        out_y[row * BS_NLOG + j] = y[j];
+        if (!isfinite(y[j])) B->nonfinite = 1;
+    }
 }
 
 /* Settle the event at S->t (`Simulator._event`): `hit` the zero crossing located there
@@ -158,6 +174,46 @@ static void bs_seg_restart(bs_backend *B) {
     S->pending = 0;
 }
 
+/* Settle the run's start at S->t, S->x (`Simulator._event` with init, then `_next_bound`):
+ * its row and log entries, then the first segment's bound and step. Returns -1 to
+ * integrate on, BS_SEG_START (everything undone: Python settles the start), or the status
+ * that ends the call, with *restarts -1 where no segment begins (Python counted one). */
+static int bs_seg_start(bs_backend *B, double *out_t, double *out_y, long long *rows,
+                        long long *hits, long long *restarts) {
+    bs_model *M = &B->M;
+    bs_cs *S = &B->S;
+    int j, something = 0;
+    for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
+    bs_m_save(M->m, B->m0);
+    for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
+    for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
+    M->t = S->t;
+    for (j = 0; j < BS_NX; j++) M->x[j] = S->x[j];
+    M->terminate = 0;
+    if (!bs_event(M, 1, 0, &something)) goto python;
+    bs_seg_limit(B, out_t, out_y, (*rows)++);  /* the right limit: the run's first row */
+    if (!bs_after(M) || !bs_finite(M->x, BS_NX)) goto python;
+    for (j = 0; j < BS_NX; j++) S->x[j] = M->x[j];
+    if (M->clocked) (*hits)++;
+    if (M->terminate) { *restarts = -1; return BS_SEG_STOPPED; }
+    /* (a next time event not after the start: Python says why, from the settled state) */
+    if (!bs_cs_bound(S, M) || S->t >= S->t_bound) { *restarts = -1; return BS_SEG_SETTLED; }
+    bs_seg_restart(B);
+    return -1;
+python:
+    for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
+    bs_m_restore(M->m, B->m0);
+    for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
+    for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
+    M->terminate = 0;
+    M->failed = 0;
+    M->message[0] = 0;
+    *rows = 0;
+    *hits = 0;
+    M->n_log = 0;
+    return BS_SEG_START;
+}
+
 BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, long long *ipar,
                                  double *x, double *m, double *z, const double *atol,
                                  double *out_t, double *out_y, long long max_rows,
@@ -180,6 +236,7 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
     M->log_k = log_k;
     M->n_log = 0;
     M->max_log = max_log;
+    B->nonfinite = 0;
     for (j = 0; j < BS_NR; j++) { M->hit_k[j] = hit_k[j]; M->hit_t[j] = hit_t[j]; }
     if (!ipar[IP_RESUME]) {
         S->t = fpar[FP_T];
@@ -203,7 +260,16 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
         S->t_snap = S->t_bound - BS_BOUND_ULPS * bs_ulp(S->t_bound);
         S->h_last = fpar[FP_FIRST_STEP];
         B->nfev = 0;
-        bs_seg_restart(B);
+        if (ipar[IP_START]) {  /* a new run: the blocks' written constants afresh */
+            ipar[IP_START] = 0;
+            bs_init_W(M->W);
+#if BS_NH > 0
+            bs_hist_init(&M->h, fpar[FP_ATOL]);  /* pieces made to the run's atol */
+#endif
+            status = bs_seg_start(B, out_t, out_y, &rows, &hits, &restarts);
+        } else {
+            bs_seg_restart(B);
+        }
     }
     while (status < 0) {
         double t_end, near;
@@ -323,7 +389,30 @@ BS_API_EXPORT int bs_api_segment(void *handle, const double *P, double *fpar, lo
     ipar[IP_EVENTS] = events;
     ipar[IP_RESTARTS] = restarts;
     ipar[IP_HITS] = hits;
+    ipar[IP_NONFINITE] = B->nonfinite;
     M->log_t = NULL;
     M->log_b = M->log_k = NULL;
     return status;
+}
+
+/* The arrays of every later `bs_api_run` of this instance (bound once: a call passing
+ * only what changes between runs costs a third of one passing nineteen arguments). */
+BS_API_EXPORT void bs_api_bind(void *handle, double *fpar, long long *ipar, double *x,
+                               double *m, double *z, double *out_t, double *out_y,
+                               long long max_rows, double *x_ev, double *log_t,
+                               long long *log_b, long long *log_k, long long max_log,
+                               double *zeno, long long *hit_k, double *hit_t) {
+    bs_bound *b = &((bs_backend *)handle)->b;
+    b->fpar = fpar; b->ipar = ipar; b->x = x; b->m = m; b->z = z;
+    b->out_t = out_t; b->out_y = out_y; b->max_rows = max_rows; b->x_ev = x_ev;
+    b->log_t = log_t; b->log_b = log_b; b->log_k = log_k; b->max_log = max_log;
+    b->zeno = zeno; b->hit_k = hit_k; b->hit_t = hit_t;
+}
+
+/* `bs_api_segment` on the bound arrays, with the run's parameter slots and atol. */
+BS_API_EXPORT int bs_api_run(void *handle, const double *P, const double *atol) {
+    bs_bound *b = &((bs_backend *)handle)->b;
+    return bs_api_segment(handle, P, b->fpar, b->ipar, b->x, b->m, b->z, atol, b->out_t,
+                          b->out_y, b->max_rows, b->x_ev, b->log_t, b->log_b, b->log_k,
+                          b->max_log, b->zeno, b->hit_k, b->hit_t);
 }
