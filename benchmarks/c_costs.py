@@ -202,11 +202,14 @@ def _decision(n: int, chain_call: dict[str, float], per_bounce: dict[str, float]
              + ". Its first compile takes about a second where numba's takes 30 to 110 s "
              "on a new machine (issue 14's note).", "",
              "- The default stays `python`. It needs no C compiler (the C backend does: a "
-             "user on Windows without one has none), runs every solver itself, and reports "
-             "stiffness; the C backend hands those to Python with a notice. `--backend c` is "
-             "the one to choose for long runs and sweeps wherever a compiler is found, and "
-             "the default should become `c` once it runs the stiff solvers in C (then only "
-             "Zeno points and events that fail stay in Python).",
+             "user on Windows without one has none); on `c` each new diagram structure is "
+             "compiled first (about half a second to a second, once per structure and "
+             "cached), longer than a short interactive run in the editor takes on python; "
+             "and only the Python backend runs bdf, dop853 and the fixed-step solvers and "
+             "reports a stiff system (the C backend hands those to Python with a notice). "
+             "`--backend c` is the one to choose for long runs and sweeps wherever a "
+             "compiler is found: dopri5 and radau, transport delays, the start and the "
+             "events run in C.",
              _numba_line(chain_call), ""]
     return "\n".join(lines)
 

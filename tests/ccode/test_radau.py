@@ -117,3 +117,18 @@ def test_transport_delay_on_radau_runs_in_c_with_pythons_steps(tmp_path):
     assert not c.warnings  # no "runs in Python" notice
     assert c.stats["steps"] == py.stats["steps"] and c.stats["nfev"] == py.stats["nfev"]
     _same_run(py, c)
+
+
+def test_one_model_on_c_switches_between_dopri5_and_radau():
+    # Each solver has its own library and its own pool of C instances in the model's cache:
+    # an instance of one must never run the other's stepper.
+    blocks = [block("x", "Integrator", x0=1.0), block("k", "Gain", k=-3.0),
+              block("y", "Output")]
+    wires = [("x.y", "k.u"), ("k.y", "x.u"), ("x.y", "y.u")]
+    model = blocksim.compile(diagram(blocks, wires, stop=2.0, rtol=1e-8, atol=1e-10))
+    for solver in ("radau", "dopri5", "radau", "dopri5"):
+        py = blocksim.simulate(model, solver=solver)
+        c = blocksim.simulate(model, backend="c", solver=solver)
+        assert not c.warnings and c.stats["steps"] == py.stats["steps"], solver
+        _same_run(py, c)
+        np.testing.assert_allclose(c["y"], np.exp(-3.0 * c.time), rtol=0, atol=1e-7)
