@@ -199,3 +199,12 @@ def test_describe_of_an_unknown_type_suggests_close_names_in_one_short_line(caps
 def test_a_diagram_name_too_long_for_the_file_system_is_a_message(tmp_path, capsys):
     code, _, err = run(["validate", str(tmp_path / ("n" * 300 + ".json"))], capsys)
     assert code == 2 and "too long" in err and "Traceback" not in err
+
+
+def test_run_time_in_the_summary_reads_in_units_a_person_uses():
+    from blocksim.cli.outputs import duration
+
+    assert duration(2.4149) == "2.41 s"
+    assert duration(0.0382) == "38.2 ms"
+    assert duration(0.00059) == "590 µs"  # a C-backend run: was "0.001 s"
+    assert duration(0.0) == "0 µs"

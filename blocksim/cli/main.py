@@ -65,12 +65,12 @@ def _outputs(args: argparse.Namespace) -> list[Output]:
 
 
 def _summary(results: Results, source: str) -> str:
-    from blocksim.cli.outputs import count
+    from blocksim.cli.outputs import count, duration
 
     stats = results.stats
     return (f"{source}: {results.status} at t = {results.time[-1]:.10g}; "
             f"{count(len(results.time), 'row')}, {count(len(results.events), 'event')}, "
-            f"{count(stats.get('steps', 0), 'step')}, {stats.get('wall_time', 0.0):.3f} s")
+            f"{count(stats.get('steps', 0), 'step')}, {duration(stats.get('wall_time', 0.0))}")
 
 
 def _deliver(results: Results, outputs: list[Output], quiet: bool) -> bool:

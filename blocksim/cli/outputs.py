@@ -62,6 +62,16 @@ def count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def duration(seconds: float) -> str:
+    """A run's wall time as a person reads it: `2.41 s`, `38.2 ms`, `590 µs` (a run on the
+    C backend often takes under a millisecond, which `0.000 s` hid)."""
+    if seconds >= 1.0:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} µs"
+
+
 def check_outputs(diagram: Path, outputs: list[Output], files: RunFiles | None = None,
                   allow: Sequence[str] = (), runs: int = 1) -> None:
     """Refuse, before anything runs, outputs that would overwrite an input or each other,
