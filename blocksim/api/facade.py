@@ -71,5 +71,19 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
         settings = diagram.simulation.replaced(**changes)
         model = compile_diagram(diagram, params, settings)
     write_rule.check(model.files, allow=allow_write)
+    if progress is None and should_stop is None and settings.resolved_backend == "c":
+        return _fast_run().run(model, settings, strict)  # (`blocksim.ccode.fast_run`)
     return Simulator(model, settings, progress=progress, should_stop=should_stop,
                      strict=strict).run()
+
+
+_fast_run_module = None
+
+
+def _fast_run():
+    """`blocksim.ccode.fast_run`, imported on the first run on backend c (not with the API)."""
+    global _fast_run_module
+    if _fast_run_module is None:
+        from blocksim.ccode import fast_run
+        _fast_run_module = fast_run
+    return _fast_run_module
