@@ -61,6 +61,13 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     `allow_write` names; a diagram built in Python (no file) anywhere; none writes a file
     the run reads or another block's file. WriteRefused (a CompileError) says which.
     """
+    if (isinstance(diagram, CompiledModel) and (backend or diagram.settings.backend) == "c"
+            and progress is None and should_stop is None and not params and not allow_write and stop_time is None and start_time is None
+            and solver is None and rtol is None and atol is None and max_step is None
+            and output_interval is None and step is None):  # a plain run: its settings kept
+        results = _fast_run().simulate(diagram, backend, strict)
+        if results is not None:
+            return results
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
                    max_step=max_step, output_interval=output_interval, step=step,
                    backend=backend)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from blocksim.diagram.model import SimulationSettings
 
 FAST = "c_fast"  # RunPlan.native: this module's FastPlan (False: runs of it take the Simulator)
+RUNS = "c_fast_runs"  # CompiledModel.derived: `_Settled` per backend asked for (`simulate`)
 _NO_EVENTS: tuple = ()
 _NO_WARNINGS: tuple = ()
 
@@ -56,6 +57,8 @@ class FastPlan:
         self.pool = model.shared.setdefault(loop._key(loop.POOL, settings.solver), [])
         self.kinds = model.shared[loop.SHARED + "_kinds"]
         self.block_ids = model.block_ids
+        files = model.files
+        self.writes_files = any(use.writes for use in (files.uses if files else ()))
         # The first call as `Simulator._run` makes it: the start left to C, the stop time
         # the bound, one restart counted.
         self.fpar = prepared.fpar.copy()
@@ -107,13 +110,56 @@ def _fast_plan(model: "CompiledModel", settings: "SimulationSettings",
     return FastPlan(model, settings, plan)
 
 
+def simulate(model: "CompiledModel", backend: str | None, strict: bool) -> Results | None:
+    """`blocksim.simulate(model, backend=...)` with no other argument: `run` with the
+    model's settings on `backend`, those settings and their plan looked up by the backend
+    alone (`_Settled`); None where this path does not take the run (the caller runs it)."""
+    runs = model.derived.get(RUNS)
+    if runs is None:
+        runs = model.derived[RUNS] = {}
+    found = runs.get(backend)
+    base = model.settings
+    if found is None or not found.still(base):
+        settings = base.replaced(backend=backend)
+        if settings.backend is None:  # (then the environment chooses it, at each run)
+            return None
+        found = runs[backend] = _Settled(base, settings, plan_of(model, settings)[1])
+    fast = found.fast
+    if fast is None or fast.writes_files:
+        return None
+    return _run(model, found.settings, fast, strict)
+
+
+class _Settled:
+    """A model's settings with another backend, and the FastPlan of their runs: kept while
+    the model's settings hold the values (and types) they were made from."""
+
+    def __init__(self, base: "SimulationSettings", settings: "SimulationSettings",
+                 fast: FastPlan | None):
+        self.base, self.settings, self.fast = base, settings, fast
+        self.values = tuple(base.__dict__.values())
+        self.types = tuple(map(type, self.values))
+
+    def still(self, base: "SimulationSettings") -> bool:
+        values = tuple(base.__dict__.values())
+        return (base is self.base and values == self.values
+                and tuple(map(type, values)) == self.types)
+
+
 def run(model: "CompiledModel", settings: "SimulationSettings", strict: bool = False
         ) -> Results:
     """Run `model` with `settings` (no progress callback, no should_stop): by one call into
     C where that settles the run, else by a Simulator (module docstring)."""
-    _, fast = plan_of(model, settings)
+    fast = plan_of(model, settings)[1]
+    if fast is None:
+        return Simulator(model, settings, strict=strict).run()
+    return _run(model, settings, fast, strict)
+
+
+def _run(model: "CompiledModel", settings: "SimulationSettings", fast: FastPlan,
+         strict: bool) -> Results:
     # (x0 checked finite by a first run through the Simulator, which names the block)
-    if fast is None or model.derived.get("finite_x0") is not model.x0:
+    if model.derived.get("finite_x0") is not model.x0:
         return Simulator(model, settings, strict=strict).run()
     lib = model.shared.get(fast.library_key)
     if lib is None or isinstance(lib, str):
@@ -140,7 +186,7 @@ def run(model: "CompiledModel", settings: "SimulationSettings", strict: bool = F
         status = lib.bs_api_run(c.handle, *prepared.addresses)
         counts = ipar.tolist()
         rows = counts[IP_ROWS]
-        fpar = c.fpar  # (at the stop time, settled, or bounded by it and no event there)
+        fpar = c.fpar.tolist()  # (at the stop time: settled, or bounded by it, no event)
         if ((status == SETTLED or status == BOUND and fpar[FP_BOUND_IS_EVENT] == 0.0)
                 and rows and not counts[IP_NONFINITE]
                 and fpar[FP_T] >= fast.stop and c.out_t[rows - 1] >= fast.stop
