@@ -202,18 +202,18 @@ def _run(model: "CompiledModel", settings: "SimulationSettings", fast: FastPlan,
         if isinstance(exc, KeyboardInterrupt):
             raise _interrupted(model, settings, exc, started) from None
         raise
-    return _hand_over(model, settings, strict, c, status)
+    return _hand_over(model, settings, strict, c, status, started)
 
 
 def _hand_over(model: "CompiledModel", settings: "SimulationSettings", strict: bool,
-               c: "loop._Instance", status: int) -> Results:
+               c: "loop._Instance", status: int, started: float) -> Results:
     """The run of which one call into C is made, on by a Simulator whose C loop takes that
     call as its first (from the same state: nothing is run again)."""
     sim = Simulator(model, settings, strict=strict)
     native = sim.native
     if not isinstance(native, loop.CLoop):  # (cannot be: the plan says C runs it)
         raise RuntimeError("backend c: the run's C loop is missing")
-    native.handed = (c, status)
+    native.handed = (c, status, started)
     return sim.run()
 
 

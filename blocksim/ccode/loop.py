@@ -22,7 +22,8 @@ it once (`_Instance`, pooled per model structure and solver in `model.shared`; a
 during its calls into C, so runs in threads or inside a progress callback each take their
 own), and the call's constants, parameter slots and atol per model and settings
 (`_Prepared`, in the run plan). A run's own Python is then its `Simulator`, copying x, m
-and z in and out, and its results.
+and z in and out, and its results; or, for a plain run that one call settles, not even the
+`Simulator` (`fast_run`, which hands anything else over to it: `CLoop.handed`).
 """
 from __future__ import annotations
 
@@ -244,9 +245,9 @@ class CLoop:
         self.prepared = prepared(model, sim.settings, sim.plan)
         self.pool = model.shared.setdefault(_key(POOL, sim.settings.solver), [])
         self.handles_start = True  # the first call settles the start
-        # (instance, status) of a first call made before this run (`fast_run`): its
-        # outcome is taken up as this loop's own first call's
-        self.handed: tuple[_Instance, int] | None = None
+        # (instance, status, when it began) of a first call made before this run
+        # (`fast_run`): its outcome is taken up as this loop's own first call's
+        self.handed: tuple[_Instance, int, float] | None = None
         self.zc_owner = model.zc_owner
         sim.stats.setdefault("python_events", 0)
 
@@ -255,7 +256,7 @@ class CLoop:
                 t_source: float = math.inf) -> Segment:
         pool, handed = self.pool, self.handed
         if handed is not None:
-            instance, _ = handed
+            instance = handed[0]
         else:
             try:
                 instance = pool.pop()
@@ -280,6 +281,7 @@ class CLoop:
         if handed is not None:  # the first call is made: its arrays hold what it did
             self.handles_start = False
             status = handed[1]
+            sim._started = min(sim._started, handed[2])  # (the run's wall time includes it)
         else:
             status = None
             self._first_call(c, st, t_bound, t_time, first_step, k_grid, n_grid, t_source)
