@@ -137,7 +137,7 @@ def test_a_run_with_events_c_leaves_to_python_is_handed_over(monkeypatch):
     _identical(fast.results, ordinary.results)
 
 
-def test_a_bouncing_ball_stopped_by_a_stop_block_is_the_simulators(monkeypatch):
+def test_a_run_ended_by_a_stop_block_is_the_simulators(monkeypatch):
     # A sine crossing zero (a located event in C) and a Stop once a clock passes 1.5 s.
     blocks = [block("s", "Sine", frequency=SIN), block("i", "Integrator"),
               block("c", "Clock"), block("k", "CompareToConstant", operator=">=",
