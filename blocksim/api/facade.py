@@ -61,6 +61,13 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     `allow_write` names; a diagram built in Python (no file) anywhere; none writes a file
     the run reads or another block's file. WriteRefused (a CompileError) says which.
     """
+    if (isinstance(diagram, CompiledModel) and (backend or diagram.settings.backend) == "c"
+            and progress is None and should_stop is None and not params and not allow_write and stop_time is None and start_time is None
+            and solver is None and rtol is None and atol is None and max_step is None
+            and output_interval is None and step is None):  # a plain run: its settings kept
+        results = _fast_run().simulate(diagram, backend, strict)
+        if results is not None:
+            return results
     changes = dict(stop=stop_time, start=start_time, solver=solver, rtol=rtol, atol=atol,
                    max_step=max_step, output_interval=output_interval, step=step,
                    backend=backend)
@@ -71,5 +78,19 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
         settings = diagram.simulation.replaced(**changes)
         model = compile_diagram(diagram, params, settings)
     write_rule.check(model.files, allow=allow_write)
+    if progress is None and should_stop is None and settings.resolved_backend == "c":
+        return _fast_run().run(model, settings, strict)  # (`blocksim.ccode.fast_run`)
     return Simulator(model, settings, progress=progress, should_stop=should_stop,
                      strict=strict).run()
+
+
+_fast_run_module = None
+
+
+def _fast_run():
+    """`blocksim.ccode.fast_run`, imported on the first run on backend c (not with the API)."""
+    global _fast_run_module
+    if _fast_run_module is None:
+        from blocksim.ccode import fast_run
+        _fast_run_module = fast_run
+    return _fast_run_module

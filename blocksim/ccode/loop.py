@@ -22,7 +22,8 @@ it once (`_Instance`, pooled per model structure and solver in `model.shared`; a
 during its calls into C, so runs in threads or inside a progress callback each take their
 own), and the call's constants, parameter slots and atol per model and settings
 (`_Prepared`, in the run plan). A run's own Python is then its `Simulator`, copying x, m
-and z in and out, and its results.
+and z in and out, and its results; or, for a plain run that one call settles, not even the
+`Simulator` (`fast_run`, which hands anything else over to it: `CLoop.handed`).
 """
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ from blocksim.errors import BlocksimError
 
 if TYPE_CHECKING:
     from blocksim.compiler.compiled import CompiledModel
+    from blocksim.diagram.model import SimulationSettings
+    from blocksim.engine.run_plan import RunPlan
     from blocksim.engine.simulator import RunState, Simulator
 
 log = logging.getLogger(__name__)
@@ -133,6 +136,15 @@ def _key(name: str, solver: str) -> str:
     return name if solver == "dopri5" else f"{name}_{solver}"
 
 
+def prepared(model: "CompiledModel", settings: "SimulationSettings", plan: "RunPlan"
+             ) -> "_Prepared":
+    """The call's constants for runs of `model` with `settings` (made once per run plan)."""
+    found = plan.native.get(SHARED)
+    if found is None:
+        found = plan.native[SHARED] = _Prepared(model, settings, plan)
+    return found
+
+
 def c_loop(model: "CompiledModel", sim: "Simulator") -> "CLoop | None":
     """The C loop for this run, or None (`sim.in_python` says why)."""
     from blocksim.ccode import solver_c
@@ -198,10 +210,9 @@ class _Prepared:
     run plan (`run_plan`): the call's constant parameters, the parameter slots and atol
     (with their addresses), and the sizes the runs read."""
 
-    def __init__(self, model: "CompiledModel", sim: "Simulator"):
+    def __init__(self, model: "CompiledModel", s: "SimulationSettings", plan: "RunPlan"):
         from blocksim.engine import derived
 
-        s = sim.settings
         self.P = np.ascontiguousarray(model.param_vector(), dtype=float)
         if self.P.size == 0:
             self.P = np.zeros(1)
@@ -212,10 +223,10 @@ class _Prepared:
         self.sizes = (model.n_states, len(model.m0), model.n_zc)
         self.fpar = np.zeros(N_FPAR)
         self.ipar = np.zeros(N_IPAR, dtype=np.longlong)
-        _, zeno_events, zeno_span = sim.event_limits
+        _, zeno_events, zeno_span = plan.event_limits
         self.fpar[FP_RTOL], self.fpar[FP_MAX_STEP] = s.rtol, s.max_step
-        self.fpar[FP_START], self.fpar[FP_INTERVAL] = s.start, sim.interval
-        self.fpar[FP_HORIZON], self.fpar[FP_STOP] = sim.horizon, s.stop
+        self.fpar[FP_START], self.fpar[FP_INTERVAL] = s.start, plan.interval
+        self.fpar[FP_HORIZON], self.fpar[FP_STOP] = plan.horizon, s.stop
         self.fpar[FP_ZENO_SPAN] = zeno_span
         self.fpar[FP_ATOL] = s.atol  # (the input histories' pieces are made to it)
         self.ipar[IP_MAX_STEPS], self.ipar[IP_ZENO_EVENTS] = STEPS, zeno_events
@@ -231,23 +242,26 @@ class CLoop:
         self.lib = lib
         self.model = model
         self.kinds = model.shared[SHARED + "_kinds"]
-        prepared = sim.plan.native.get(SHARED)
-        if prepared is None:
-            prepared = sim.plan.native[SHARED] = _Prepared(model, sim)
-        self.prepared = prepared
+        self.prepared = prepared(model, sim.settings, sim.plan)
         self.pool = model.shared.setdefault(_key(POOL, sim.settings.solver), [])
         self.handles_start = True  # the first call settles the start
+        # (instance, status, when it began) of a first call made before this run
+        # (`fast_run`): its outcome is taken up as this loop's own first call's
+        self.handed: tuple[_Instance, int, float] | None = None
         self.zc_owner = model.zc_owner
         sim.stats.setdefault("python_events", 0)
 
     def segment(self, sim: "Simulator", st: "RunState", t_bound: float, t_time: float,
                 first_step: float | None, k_grid: int, n_grid: int,
                 t_source: float = math.inf) -> Segment:
-        pool = self.pool
-        try:
-            instance = pool.pop()
-        except IndexError:
-            instance = _Instance(self.lib, self.model, self.prepared.n_log)
+        pool, handed = self.pool, self.handed
+        if handed is not None:
+            instance = handed[0]
+        else:
+            try:
+                instance = pool.pop()
+            except IndexError:
+                instance = _Instance(self.lib, self.model, self.prepared.n_log)
         try:
             return self._segment(instance, sim, st, t_bound, t_time, first_step, k_grid,
                                  n_grid, t_source)
@@ -260,27 +274,20 @@ class CLoop:
                  t_source: float) -> Segment:
         prepared = self.prepared
         fpar, ipar = c.fpar, c.ipar
-        fpar[:] = prepared.fpar
-        ipar[:] = prepared.ipar
-        fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
-        fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
-        fpar[FP_FIRST_STEP] = first_step or 0.0
-        ipar[IP_K_GRID], ipar[IP_N_GRID] = k_grid, n_grid
-        if self.handles_start:
-            ipar[IP_START], self.handles_start = 1, False
         nx, _, nz = prepared.sizes
-        self._state_in(c, st)
-        hits, zeno = sim.hits, sim.zeno
+        zeno, stats = sim.zeno, sim.stats
         nfev = 0
+        handed, self.handed = self.handed, None
+        if handed is not None:  # the first call is made: its arrays hold what it did
+            self.handles_start = False
+            status = handed[1]
+            sim._started = min(sim._started, handed[2])  # (the run's wall time includes it)
+        else:
+            status = None
+            self._first_call(c, st, t_bound, t_time, first_step, k_grid, n_grid, t_source)
         while True:
-            if hits is not None:  # Python may have moved the clock on since the last call
-                c.hit_k[:len(hits.k)] = hits.k
-                c.hit_t[:len(hits.times)] = hits.times
-            if nz:
-                c.zeno[:] = zeno
-            stats = sim.stats
-            ipar[IP_GUARD_LEFT] = sim.guard.due - (stats["restarts"] - stats["hits"])
-            status = self.lib.bs_api_run(c.handle, *prepared.addresses)
+            if status is None:
+                status = self._call(c, sim)
             for name, part in c.state:  # (float arrays: `_state_in`)
                 getattr(st, name)[:] = part
             if nz:
@@ -311,6 +318,7 @@ class CLoop:
                 fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
                 fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
                 self._state_in(c, st)
+                status = None
                 continue
             if status == YIELD:
                 if sim.progress:
@@ -320,6 +328,7 @@ class CLoop:
                 if stats["restarts"] - stats["hits"] >= sim.guard.due:
                     sim._check_progress(st.t)
                 ipar[IP_RESUME] = 1
+                status = None
                 continue
             message = self.lib.bs_api_message(c.handle).decode("utf-8", "replace")
             block, port = None, None
@@ -330,6 +339,35 @@ class CLoop:
                 block, port = sim._nonfinite_origin(st, st.t, st.x)
             raise sim._fail(f"{message or 'failed'} (solver {sim.settings.solver}, c)", st.t,
                             block, None, port)
+
+    def _first_call(self, c: _Instance, st: "RunState", t_bound: float, t_time: float,
+                    first_step: float | None, k_grid: int, n_grid: int,
+                    t_source: float) -> None:
+        """The call's parameters and the run's state into the instance, for a segment's
+        first call."""
+        prepared = self.prepared
+        fpar, ipar = c.fpar, c.ipar
+        fpar[:] = prepared.fpar
+        ipar[:] = prepared.ipar
+        fpar[FP_T], fpar[FP_BOUND], fpar[FP_SOURCE_T] = st.t, t_bound, t_source
+        fpar[FP_BOUND_IS_EVENT] = 1.0 if t_bound == t_time else 0.0
+        fpar[FP_FIRST_STEP] = first_step or 0.0
+        ipar[IP_K_GRID], ipar[IP_N_GRID] = k_grid, n_grid
+        if self.handles_start:
+            ipar[IP_START], self.handles_start = 1, False
+        self._state_in(c, st)
+
+    def _call(self, c: _Instance, sim: "Simulator") -> int:
+        """One call into C, with the run's hit schedule, Zeno state and progress guard."""
+        hits = sim.hits
+        if hits is not None:  # Python may have moved the clock on since the last call
+            c.hit_k[:len(hits.k)] = hits.k
+            c.hit_t[:len(hits.times)] = hits.times
+        if self.prepared.sizes[2]:
+            c.zeno[:] = sim.zeno
+        stats = sim.stats
+        c.ipar[IP_GUARD_LEFT] = sim.guard.due - (stats["restarts"] - stats["hits"])
+        return self.lib.bs_api_run(c.handle, *self.prepared.addresses)
 
     @staticmethod
     def _state_in(c: _Instance, st: "RunState") -> None:
