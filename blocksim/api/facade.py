@@ -62,9 +62,11 @@ def simulate(diagram: Diagram | CompiledModel, *, stop_time: float | None = None
     the run reads or another block's file. WriteRefused (a CompileError) says which.
     """
     if (isinstance(diagram, CompiledModel) and (backend or diagram.settings.backend) == "c"
-            and progress is None and should_stop is None and not params and not allow_write and stop_time is None and start_time is None
-            and solver is None and rtol is None and atol is None and max_step is None
-            and output_interval is None and step is None):  # a plain run: its settings kept
+            and progress is None and should_stop is None and not params and not allow_write
+            and stop_time is None and start_time is None and solver is None and rtol is None
+            and atol is None and max_step is None and output_interval is None
+            and step is None):  # a plain run with the model's settings
+        # (`blocksim.ccode.fast_run`: one call into C, no Simulator, where that settles it)
         results = _fast_run().simulate(diagram, backend, strict)
         if results is not None:
             return results
