@@ -24,8 +24,8 @@ from blocksim.errors import BlocksimError
 RUNTIME = Path(__file__).with_name("runtime")
 FUNCTIONS = ("deriv", "zc", "outputs", "observe", "update", "pre_event", "after_event",
              "sample", "next_time")
-MAX_TABLE = 1_000_000
-_STORED = re.compile(r"^\s*(C\d+)\[[^\]]*\] = ", re.M)  # numbers of array constants a generated file carries at most
+MAX_TABLE = 1_000_000  # numbers of array constants a generated file carries at most
+_STORED = re.compile(r"^\s*(C\d+)\[[^\]]*\] = ", re.M)
 
 
 class ExportError(BlocksimError):
