@@ -259,10 +259,10 @@ def cli_run(diagram: Path, backend: str, stop: float, out: Path) -> tuple[float,
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     wall = time.perf_counter() - started
-    found = re.search(r", ([0-9.]+) s$", done.stderr.strip().splitlines()[-1])
+    found = re.search(r", ([0-9.e+-]+) (s|ms|µs)$", done.stderr.strip().splitlines()[-1])
     if found is None:
         raise RuntimeError(f"no run time in the output of {' '.join(command)}:\n{done.stderr}")
-    return wall, float(found.group(1))
+    return wall, float(found.group(1)) * {"s": 1.0, "ms": 1e-3, "µs": 1e-6}[found.group(2)]
 
 
 def pi_error(out: Path, stop: float) -> tuple[int, float]:
