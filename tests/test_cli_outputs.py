@@ -208,3 +208,4 @@ def test_run_time_in_the_summary_reads_in_units_a_person_uses():
     assert duration(0.0382) == "38.2 ms"
     assert duration(0.00059) == "590 µs"  # a C-backend run: was "0.001 s"
     assert duration(0.0) == "0 µs"
+    assert duration(0.99996) == "1.00 s" and duration(0.0009999) == "1 ms"

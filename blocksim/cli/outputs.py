@@ -65,9 +65,9 @@ def count(n: int, word: str) -> str:
 def duration(seconds: float) -> str:
     """A run's wall time as a person reads it: `2.41 s`, `38.2 ms`, `590 µs` (a run on the
     C backend often takes under a millisecond, which `0.000 s` hid)."""
-    if seconds >= 1.0:
+    if seconds >= 0.9995:  # (what rounds to 1000 ms is 1.00 s)
         return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
+    if seconds >= 0.9995e-3:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds * 1e6:.3g} µs"
 

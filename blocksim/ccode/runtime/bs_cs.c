@@ -46,6 +46,7 @@ typedef struct {
     int pending, hit;
     double t_new, h_step, h_next, t_hit;
     double x_new[BS_NX1], K[7][BS_NX1], rc[4][BS_NX1], s_new[BS_NZ1], x_ev[BS_NX1];
+    int rc_done;                      /* rc made for: 0 no state, 1 the observed, 2 all */
     double xs[BS_NX1], xd[BS_NX1], g[BS_NZ1];
 #ifdef BS_RADAU
     bs_radau R;                       /* the running solver */
@@ -61,7 +62,27 @@ static double bs_radau_g_at(bs_cs *S, bs_model *M, int i, double t);
 static int bs_radau_event_state(bs_cs *S, bs_model *M);
 #endif
 
-static void bs_dense(const bs_cs *S, double t, double *out) {
+/* Hairer's CONTD5 dense-output coefficients of state j in the pending step. */
+static inline void bs_rc_state(bs_cs *S, int j) {
+    double d = 0.0, h = S->h_step;
+    int r;
+    for (r = 0; r < 7; r++) d += bs_dp_D[r] * S->K[r][j];
+    S->rc[0][j] = S->x_new[j] - S->x[j];
+    S->rc[1][j] = h * S->K[0][j] - S->rc[0][j];
+    S->rc[2][j] = S->rc[0][j] - h * S->K[6][j] - S->rc[1][j];
+    S->rc[3][j] = h * d;
+}
+
+/* The coefficients are made when first needed, not with every step: most steps of a run
+ * without crossings or delays only write output rows, which read the observed states. */
+static void bs_rc_all(bs_cs *S) {
+    int j;
+    if (S->rc_done == 2) return;
+    for (j = 0; j < BS_NX; j++) bs_rc_state(S, j);
+    S->rc_done = 2;
+}
+
+static void bs_dense(bs_cs *S, double t, double *out) {
     int j;
     double s, s1;
     if (t == S->t_new) {
@@ -72,6 +93,7 @@ static void bs_dense(const bs_cs *S, double t, double *out) {
     bs_radau_dense(&S->R, t, out);
     return;
 #endif
+    bs_rc_all(S);
     s = (t - S->t) / S->h_step;
     s1 = 1.0 - s;
     for (j = 0; j < BS_NX; j++)
@@ -79,7 +101,7 @@ static void bs_dense(const bs_cs *S, double t, double *out) {
 }
 
 #if BS_NH > 0
-static void bs_cs_state_at(void *S, double t, double *x) { bs_dense((const bs_cs *)S, t, x); }
+static void bs_cs_state_at(void *S, double t, double *x) { bs_dense((bs_cs *)S, t, x); }
 #endif
 
 static double bs_g_at(bs_cs *S, bs_model *M, int i, double t) {
@@ -366,14 +388,7 @@ static int bs_cs_step(bs_cs *S, bs_model *M) {
     S->t_new = t_new;
     S->h_step = h;
     S->h_last = h;
-    for (j = 0; j < BS_NX; j++) {  /* dense-output coefficients (Hairer's CONTD5) */
-        double d = 0.0;
-        for (r = 0; r < 7; r++) d += bs_dp_D[r] * S->K[r][j];
-        S->rc[0][j] = S->x_new[j] - S->x[j];
-        S->rc[1][j] = h * S->K[0][j] - S->rc[0][j];
-        S->rc[2][j] = S->rc[0][j] - h * S->K[6][j] - S->rc[1][j];
-        S->rc[3][j] = h * d;
-    }
+    S->rc_done = 0;  /* dense-output coefficients: when first needed (`bs_rc_all`) */
 #ifdef BS_RADAU
 crossings:
 #endif

@@ -77,6 +77,10 @@ static void bs_seg_row(bs_backend *B, double tg, double *out_t, double *out_y, l
         (void)q;
     } else {  /* only the states observe reads (`derived.observe_reads`) */
         double s = (tg - S->t) / S->h_step, s1 = 1.0 - s;
+        if (S->rc_done == 0) {  /* their dense-output coefficients, once a step */
+            for (q = 0; q < BS_NOBS; q++) bs_rc_state(S, bs_observed[q]);
+            S->rc_done = 1;
+        }
         for (q = 0; q < BS_NOBS; q++) {
             j = bs_observed[q];
             S->xd[j] = S->x[j] + s * (S->rc[0][j] + s1 * (S->rc[1][j] + s * (S->rc[2][j] + s1 * S->rc[3][j])));
