@@ -14,39 +14,14 @@ from blocksim.ccode import cc, loop
 from blocksim.errors import SimulationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
 from both_backends import HAS_CC, assert_same  # noqa: E402
 from builders import block, diagram  # noqa: E402
+from calls import counted  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
 ROOT = Path(__file__).resolve().parents[2]
 STATS = ("steps", "events", "restarts", "hits")
-
-
-class _Counting:
-    """The model's library, counting its `bs_api_run` calls."""
-
-    def __init__(self, lib):
-        self.lib, self.calls = lib, 0
-
-    def __getattr__(self, name):
-        found = getattr(self.lib, name)
-        if name != "bs_api_run":
-            return found
-
-        def call(*args):
-            self.calls += 1
-            return found(*args)
-        return call
-
-
-def _counted(model, monkeypatch) -> _Counting:
-    """Count the model's calls into C for the length of the test (the library is shared
-    by the models of its structure: it is put back afterwards)."""
-    lib = loop.library(model)
-    assert not isinstance(lib, str), lib
-    counting = _Counting(lib)
-    monkeypatch.setitem(model.shared, loop.SHARED, counting)
-    return counting
 
 
 def _chain(n: int = 5, **simulation):
@@ -64,7 +39,7 @@ def _same_stats(py, c) -> None:
 def test_a_plain_run_is_one_call_with_the_start_settled_in_c(monkeypatch):
     model = blocksim.compile(_chain())
     py = blocksim.simulate(model)
-    counting = _counted(model, monkeypatch)
+    counting = counted(model, monkeypatch)
     c = blocksim.simulate(model, backend="c")
     assert counting.calls == 1 and c.stats["python_events"] == 0
     assert_same(py, c, atol=1e-12)
@@ -81,7 +56,7 @@ def test_sample_hits_and_log_entries_at_the_start_are_settled_in_c(monkeypatch):
              ("i.y", "y.u"), ("d.y", "q.u")]
     model = blocksim.compile(diagram(blocks, wires, stop=1.0, output_interval=0.05))
     py = blocksim.simulate(model)
-    counting = _counted(model, monkeypatch)
+    counting = counted(model, monkeypatch)
     c = blocksim.simulate(model, backend="c")
     assert counting.calls == 1 and c.stats["python_events"] == 0
     assert_same(py, c, atol=1e-12)

@@ -17,34 +17,17 @@ from blocksim.engine.simulator import Simulator
 from blocksim.errors import SimulationError, SimulationInterrupted
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
 from both_backends import HAS_CC, SIN, run_both  # noqa: E402
 from builders import block, diagram  # noqa: E402
+from calls import counted  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
-
-
-class _Counting:
-    """The model's library, counting its `bs_api_run` calls."""
-
-    def __init__(self, lib):
-        self.lib, self.calls = lib, 0
-
-    def __getattr__(self, name):
-        found = getattr(self.lib, name)
-        if name != "bs_api_run":
-            return found
-
-        def call(*args):
-            self.calls += 1
-            return found(*args)
-        return call
 
 
 def _runs(model, monkeypatch, **settings):
     """(the facade's run, the Simulator's run, Simulators the facade made, calls into C of
     each), both on backend c."""
-    lib = loop.library(model)
-    assert not isinstance(lib, str), lib
     run_settings = model.settings.replaced(backend="c", **settings)
     blocksim.simulate(model, backend="c", **settings)  # the first run checks x0 (Simulator)
     made = []
@@ -53,8 +36,7 @@ def _runs(model, monkeypatch, **settings):
     def counting_init(self, *args, **kwargs):
         made.append(self)
         real_init(self, *args, **kwargs)
-    counting = _Counting(lib)
-    monkeypatch.setitem(model.shared, loop.SHARED, counting)
+    counting = counted(model, monkeypatch)
     monkeypatch.setattr(Simulator, "__init__", counting_init)
     fast = blocksim.simulate(model, backend="c", **settings)
     fast_calls, counting.calls = counting.calls, 0

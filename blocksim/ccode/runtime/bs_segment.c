@@ -107,6 +107,33 @@ static void bs_seg_limit(bs_backend *B, double *out_t, double *out_y, long long 
     }
 }
 
+/* Before an event: the state it may change, kept (`bs_seg_undo` puts it back), and the
+ * model at the integrator's (t, x). */
+static void bs_seg_save(bs_backend *B) {
+    bs_model *M = &B->M;
+    bs_cs *S = &B->S;
+    int j;
+    for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
+    bs_m_save(M->m, B->m0);
+    for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
+    for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
+    M->t = S->t;
+    for (j = 0; j < BS_NX; j++) M->x[j] = S->x[j];
+}
+
+/* An event C leaves to Python: everything it changed undone (`bs_seg_save`). */
+static void bs_seg_undo(bs_backend *B) {
+    bs_model *M = &B->M;
+    bs_cs *S = &B->S;
+    int j;
+    for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
+    bs_m_restore(M->m, B->m0);
+    for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
+    for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
+    M->terminate = 0;
+    M->failed = 0;
+}
+
 /* Settle the event at S->t (`Simulator._event`): `hit` the zero crossing located there
  * (-1: a time event). Everything is undone on EV_FALLBACK (Python settles it then). */
 static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
@@ -116,12 +143,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     long long rows0 = *rows, nlog0 = M->n_log;
     int j, something = 0;
     if (*rows + 2 > max_rows || M->n_log + 1 > M->max_log) return EV_FALLBACK;
-    for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
-    bs_m_save(M->m, B->m0);
-    for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
-    for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
-    M->t = S->t;
-    for (j = 0; j < BS_NX; j++) M->x[j] = S->x[j];
+    bs_seg_save(B);
     bs_seg_limit(B, out_t, out_y, (*rows)++);  /* the left limit */
     if (hit >= 0) {
         M->log_t[M->n_log] = M->t;
@@ -143,12 +165,7 @@ static int bs_seg_event(bs_backend *B, int hit, double *out_t, double *out_y,
     for (j = 0; j < BS_NX; j++) S->x[j] = M->x[j];
     return M->terminate ? EV_STOP : EV_HANDLED;
 fallback:
-    for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
-    bs_m_restore(M->m, B->m0);
-    for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
-    for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
-    M->terminate = 0;
-    M->failed = 0;
+    bs_seg_undo(B);
     *rows = rows0;
     M->n_log = nlog0;
     return EV_FALLBACK;
@@ -187,12 +204,7 @@ static int bs_seg_start(bs_backend *B, double *out_t, double *out_y, long long *
     bs_model *M = &B->M;
     bs_cs *S = &B->S;
     int j, something = 0;
-    for (j = 0; j < BS_NX; j++) B->x0[j] = S->x[j];
-    bs_m_save(M->m, B->m0);
-    for (j = 0; j < BS_NZ; j++) B->z0[j] = M->z[j];
-    for (j = 0; j < BS_NR; j++) { B->hit_t0[j] = M->hit_t[j]; B->hit_k0[j] = M->hit_k[j]; }
-    M->t = S->t;
-    for (j = 0; j < BS_NX; j++) M->x[j] = S->x[j];
+    bs_seg_save(B);
     M->terminate = 0;
     if (!bs_event(M, 1, 0, &something)) goto python;
     bs_seg_limit(B, out_t, out_y, (*rows)++);  /* the right limit: the run's first row */
@@ -205,12 +217,7 @@ static int bs_seg_start(bs_backend *B, double *out_t, double *out_y, long long *
     bs_seg_restart(B);
     return -1;
 python:
-    for (j = 0; j < BS_NX; j++) { S->x[j] = B->x0[j]; M->x[j] = B->x0[j]; }
-    bs_m_restore(M->m, B->m0);
-    for (j = 0; j < BS_NZ; j++) M->z[j] = B->z0[j];
-    for (j = 0; j < BS_NR; j++) { M->hit_t[j] = B->hit_t0[j]; M->hit_k[j] = B->hit_k0[j]; }
-    M->terminate = 0;
-    M->failed = 0;
+    bs_seg_undo(B);
     M->message[0] = 0;
     *rows = 0;
     *hits = 0;
