@@ -23,6 +23,7 @@ from blocksim.diagram.format import (
     save_diagram,
 )
 from blocksim.diagram.model import (
+    BACKENDS,
     FORMAT_VERSION,
     SOLVERS,
     Block,
@@ -56,6 +57,8 @@ def test_schema_is_valid_draft_2020_12_and_matches_model() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
     assert tuple(schema["$defs"]["simulation"]["properties"]["solver"]["enum"]) == SOLVERS
+    # every backend a run takes can be saved in a file (the file said no to "c" before)
+    assert tuple(schema["$defs"]["simulation"]["properties"]["backend"]["enum"]) == BACKENDS
     assert set(schema["$defs"]["simulation"]["properties"]) == set(
         SimulationSettings.__dataclass_fields__)
     jsonschema.Draft202012Validator(schema).validate(lag_dict())

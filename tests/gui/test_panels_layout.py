@@ -118,3 +118,41 @@ def test_grid_dots_only_where_they_show():
                                                  for y in (0, 20)}
     assert _grid_points(QRectF(0, 0, 1e6, 1e6)) == []  # absurdly many: none
     assert _grid_points(QRectF()) == []
+
+
+def test_the_wheel_scrolls_past_a_settings_combo_box_without_changing_it(settings_editor, qtbot):
+    # Scrolling the panel over the backend box used to step it to another backend and
+    # push an undoable edit. Until the box is clicked or tabbed to, the wheel is the panel's.
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    settings_editor.show_diagram(lag_diagram())
+    box = settings_editor.backend
+    assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus
+    before = box.currentIndex()
+
+    def wheel():
+        centre = QPointF(box.rect().center())
+        event = QWheelEvent(centre, QPointF(box.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                            QPoint(0, -120), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(box, event)
+        return event.isAccepted()
+
+    with qtbot.assertNotEmitted(settings_editor.settingsEdited):
+        assert wheel() is False  # ignored: it goes on to the scroll area
+    assert box.currentIndex() == before
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=1000)
+    wheel()
+    assert box.currentIndex() == before + 1  # a focused box takes the wheel as usual
+
+
+def test_backend_c_chosen_in_the_panel_is_applied(settings_editor, qtbot):
+    # (the file format refused "c", so the panel showed an error and nothing was applied)
+    settings_editor.show_diagram(lag_diagram())
+    box = settings_editor.backend
+    with qtbot.waitSignal(settings_editor.settingsEdited, timeout=1000) as blocker:
+        box.setCurrentIndex(box.findData("c"))
+    assert blocker.args[0].backend == "c" and not settings_editor.error_text()

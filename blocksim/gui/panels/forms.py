@@ -1,10 +1,10 @@
-"""Small shared pieces of the side-panel forms: the inline error line and field highlighting,
-so every panel refuses a bad value the same way."""
+"""Small shared pieces of the side-panel forms: the inline error line, field highlighting and
+a combo box the mouse wheel scrolls past, so every panel behaves the same way."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtGui import QFont, QFontDatabase, QWheelEvent
+from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QWidget
 
 ERROR_COLOR = "#b3261e"
 MUTED_COLOR = "#5f6368"
@@ -28,6 +28,23 @@ class ErrorLine(QLabel):
 
     def clear_message(self) -> None:
         self.show_message("")
+
+
+class PanelComboBox(QComboBox):
+    """A combo box in a scrolled side panel: the wheel changes its value only once it has
+    focus (clicked or tabbed to); otherwise the wheel scrolls the panel. A plain QComboBox
+    takes the wheel as it passes under the pointer, and scrolling the panel silently
+    changed a setting (the backend, a block's choice) into an undoable edit."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # (not WheelFocus: no focus by wheel)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt's name)
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # to the panel's scroll area
 
 
 def mark_invalid(widget: QWidget, invalid: bool, why: str = "") -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QWidget
 
 from blocksim.blocktypes.blockspec import Param
-from blocksim.gui.panels.forms import code_font
+from blocksim.gui.panels.forms import PanelComboBox, code_font
 from blocksim.gui.document.values import UNSET, text_to_value, value_to_text
 
 _HINTS = {
@@ -108,7 +108,7 @@ class ChoiceField(ParamField):
     """choice: a combo box of the declared choices (a stray file value is shown as is)."""
 
     def __init__(self, prm: Param, parent: QWidget | None = None):
-        combo = QComboBox(parent)
+        combo = PanelComboBox(parent)
         combo.addItems(list(prm.choices))
         super().__init__(prm, combo)
         self.combo = combo

@@ -36,7 +36,8 @@ from blocksim.diagram.model import BACKENDS
 from blocksim.engine.steppers import FIXED
 from blocksim.errors import ExpressionError
 from blocksim.gui.document import validation
-from blocksim.gui.panels.forms import ErrorLine, code_font, mark_invalid, muted_label
+from blocksim.gui.panels.forms import (ErrorLine, PanelComboBox, code_font, mark_invalid,
+                                      muted_label)
 from blocksim.gui.document.values import UNSET, text_to_value, value_to_text
 from blocksim.diagram.model import SOLVERS, Diagram, SimulationSettings
 
@@ -90,7 +91,7 @@ class DiagramSettingsEditor(QWidget):
         params_layout.addWidget(self.table)
         params_layout.addLayout(table_buttons)
 
-        self.solver = QComboBox(self)
+        self.solver = PanelComboBox(self)
         self.solver.addItems(list(SOLVERS))
         self.solver.setToolTip("dopri5/dop853: adaptive explicit; radau/bdf: stiff; "
                                "euler/rk4: fixed step, crossings act at step ends")
@@ -270,7 +271,7 @@ def _backend_box(parent: QWidget) -> QComboBox:
     """The backend choice: the default (None in the file: $BLOCKSIM_BACKEND, else python) or
     one of the simulator's backends; numba without numba, or c without a C compiler, is
     marked, since the run then falls back to Python (with a warning) rather than failing."""
-    box = QComboBox(parent)
+    box = PanelComboBox(parent)
     box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     box.setMinimumContentsLength(10)  # long item texts must not widen the whole panel
     box.addItem("default", None)
