@@ -76,7 +76,9 @@ def check_diagram(diagram: Diagram, overrides: Mapping[str, Any] | None = None,
     try:
         diagram_from_dict(diagram_to_dict(diagram), source=diagram.source)
         model = compile_diagram(diagram, overrides)
-        Simulator(model, diagram.simulation)  # checks solver, stop > start, fixed step
+        # checks solver, stop > start, fixed step; on the python backend, as these do not
+        # depend on it (c would compile the model's library, numba its loop, here)
+        Simulator(model, diagram.simulation.replaced(backend="python"))
         write_rule.check(model.files, allow=allow_write)
     except write_rule.WriteRefused as exc:
         found = diagnostic_of(exc)
@@ -175,7 +177,8 @@ def check_settings(settings: SimulationSettings) -> str | None:
     """Why a run could not start with these settings, or None."""
     try:
         diagram_from_dict(diagram_to_dict(Diagram(simulation=settings)))
-        Simulator(compile_diagram(Diagram(), settings=settings), settings)
+        python = settings.replaced(backend="python")  # (as in check_diagram)
+        Simulator(compile_diagram(Diagram(), settings=python), python)
     except (DiagramFileError, CompileError, SimulationError) as exc:
         return exc.detail
     return None
