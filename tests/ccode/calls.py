@@ -1,8 +1,10 @@
-"""Counting a model's calls into its C library (`bs_api_run`), for tests that say how many
-calls a run makes."""
+"""For tests of a run's calls into C: counting them (`bs_api_run`), and a model whose start
+no backend can settle (C hands it to Python, which fails it)."""
 from __future__ import annotations
 
+import blocksim
 from blocksim.ccode import loop
+from builders import block, diagram
 
 
 class Counting:
@@ -30,3 +32,14 @@ def counted(model, monkeypatch) -> Counting:
     counting = Counting(lib)
     monkeypatch.setitem(model.shared, loop.SHARED, counting)
     return counting
+
+
+def never_settling_start():
+    """x' = +1 if x < 0 else -1 from x = 0: the start's event iteration never settles."""
+    blocks = [block("zero", "Constant", value=0.0), block("up", "Constant", value=1.0),
+              block("down", "Constant", value=-1.0), block("neg", "RelationalOperator"),
+              block("sw", "Switch", criterion="u2 != 0"), block("i", "Integrator", x0=0.0),
+              block("x", "Output")]
+    wires = [("i.y", "neg.u1"), ("zero.y", "neg.u2"), ("up.y", "sw.u1"), ("neg.y", "sw.u2"),
+             ("down.y", "sw.u3"), ("sw.y", "i.u"), ("i.y", "x.u")]
+    return blocksim.compile(diagram(blocks, wires, stop=3.0))

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 from both_backends import HAS_CC, assert_same  # noqa: E402
 from builders import block, diagram  # noqa: E402
-from calls import counted  # noqa: E402
+from calls import counted, never_settling_start  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,13 +79,7 @@ def test_a_stop_at_the_start_ends_the_run_as_on_python():
 
 def test_a_start_c_cannot_settle_fails_with_pythons_message():
     # x' = +1 if x < 0 else -1 from x = 0: the start's event iteration never settles.
-    blocks = [block("zero", "Constant", value=0.0), block("up", "Constant", value=1.0),
-              block("down", "Constant", value=-1.0), block("neg", "RelationalOperator"),
-              block("sw", "Switch", criterion="u2 != 0"), block("i", "Integrator", x0=0.0),
-              block("x", "Output")]
-    wires = [("i.y", "neg.u1"), ("zero.y", "neg.u2"), ("up.y", "sw.u1"), ("neg.y", "sw.u2"),
-             ("down.y", "sw.u3"), ("sw.y", "i.u"), ("i.y", "x.u")]
-    model = blocksim.compile(diagram(blocks, wires, stop=3.0))
+    model = never_settling_start()
     errors = []
     for backend in ("python", "c"):
         with pytest.raises(SimulationError) as info:

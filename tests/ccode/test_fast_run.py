@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 from both_backends import HAS_CC, SIN, run_both  # noqa: E402
 from builders import block, diagram  # noqa: E402
-from calls import counted  # noqa: E402
+from calls import counted, never_settling_start  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
 
@@ -98,25 +98,25 @@ def test_a_run_with_more_rows_than_a_call_holds_is_handed_over_mid_way(monkeypat
     run_both(model, output_interval=0.001)  # and the python backend's run, to rounding
 
 
-def test_a_run_with_events_c_leaves_to_python_is_handed_over(monkeypatch):
-    # x' = +1 if x < 0 else -1 from x = 0: no start C or Python can settle: the failure,
-    # its message and the rows so far are the Simulator's.
-    blocks = [block("zero", "Constant", value=0.0), block("up", "Constant", value=1.0),
-              block("down", "Constant", value=-1.0), block("neg", "RelationalOperator"),
-              block("sw", "Switch", criterion="u2 != 0"), block("i", "Integrator", x0=0.0),
-              block("x", "Output")]
-    wires = [("i.y", "neg.u1"), ("zero.y", "neg.u2"), ("up.y", "sw.u1"), ("neg.y", "sw.u2"),
-             ("down.y", "sw.u3"), ("sw.y", "i.u"), ("i.y", "x.u")]
-    model = blocksim.compile(diagram(blocks, wires, stop=3.0))
+def _both_raise(model, error: type):
+    """The facade's run on backend c and the Simulator's raise the same `error`, at the same
+    time, with identical results so far; the facade's error."""
     errors = []
     for run in (lambda: blocksim.simulate(model, backend="c"),
                 lambda: Simulator(model, model.settings.replaced(backend="c")).run()):
-        with pytest.raises(SimulationError) as info:
+        with pytest.raises(error) as info:
             run()
         errors.append(info.value)
     fast, ordinary = errors
     assert str(fast) == str(ordinary) and fast.time == ordinary.time
     _identical(fast.results, ordinary.results)
+    return fast
+
+
+def test_a_run_with_events_c_leaves_to_python_is_handed_over(monkeypatch):
+    # x' = +1 if x < 0 else -1 from x = 0: no start C or Python can settle: the failure,
+    # its message and the rows so far are the Simulator's.
+    _both_raise(never_settling_start(), SimulationError)
 
 
 def test_a_run_ended_by_a_stop_block_is_the_simulators(monkeypatch):
@@ -187,15 +187,7 @@ def test_ctrl_c_at_the_call_is_an_interruption_with_the_start_logged(monkeypatch
                 raise KeyboardInterrupt
             return call
     monkeypatch.setitem(model.shared, loop.SHARED, Interrupting())
-    errors = []
-    for run in (lambda: blocksim.simulate(model, backend="c"),
-                lambda: Simulator(model, model.settings.replaced(backend="c")).run()):
-        with pytest.raises(SimulationInterrupted) as info:
-            run()
-        errors.append(info.value)
-    fast, ordinary = errors
-    assert str(fast) == str(ordinary) and fast.time == ordinary.time
-    _identical(fast.results, ordinary.results)
+    fast = _both_raise(model, SimulationInterrupted)
     assert fast.results.status == "interrupted" and len(fast.results.time) == 0
     assert [e.kind for e in fast.results.events] == ["interrupted"]
     assert len(model.shared[loop.POOL]) >= 1  # the instance went back to the pool

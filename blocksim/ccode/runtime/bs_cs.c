@@ -280,23 +280,32 @@ static int bs_cs_bound(bs_cs *S, bs_model *M) {
     return 1;
 }
 
-/* A new segment from S->t: f anew, the first step from the last one (`_restart_step`). */
-static int bs_cs_restart(bs_cs *S, bs_model *M) {
-    double span;
-    if (!bs_cs_bound(S, M)) return 0;
-    span = S->t_bound - S->t;
-    if (BS_NX > 0) bs_deriv(&M->c, S->t, S->x, M->m, M->z, S->f);
+/* The first step of a new segment `span` long, f at its start known (`_restart_step`): the
+ * last accepted step cut to the span and max_step, else Hairer's starting step (radau: its
+ * own choice). Returns the derivative evaluations the choice made. */
+static long long bs_cs_first_step(bs_cs *S, bs_model *M, double span) {
 #ifdef BS_RADAU
     bs_radau_restart(S, M, span);
+    return S->R.nfev;
 #else
     if (S->h_last >= 10.0 * bs_ulp(S->t)) {
         S->h = S->h_last;
         if (span < S->h) S->h = span;
         if (S->max_step < S->h) S->h = S->max_step;
-    } else {
-        S->h = bs_initial_step(S, M, span);
+        return 0;
     }
+    S->h = bs_initial_step(S, M, span);
+    return 1;
 #endif
+}
+
+/* A new segment from S->t: f anew, the first step from the last one. */
+static int bs_cs_restart(bs_cs *S, bs_model *M) {
+    double span;
+    if (!bs_cs_bound(S, M)) return 0;
+    span = S->t_bound - S->t;
+    if (BS_NX > 0) bs_deriv(&M->c, S->t, S->x, M->m, M->z, S->f);
+    (void)bs_cs_first_step(S, M, span);
     S->restart = 0;
     S->pending = 0;
     return 1;

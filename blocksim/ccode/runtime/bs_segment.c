@@ -177,21 +177,7 @@ static void bs_seg_restart(bs_backend *B) {
     bs_cs *S = &B->S;
     double span = S->t_bound - S->t;
     bs_deriv(&M->c, S->t, S->x, M->m, M->z, S->f);
-    B->nfev++;
-#ifdef BS_RADAU
-    bs_radau_restart(S, M, span);
-    B->nfev += S->R.nfev;  /* its first step's choice */
-    S->pending = 0;
-    return;
-#endif
-    if (S->h_last >= 10.0 * bs_ulp(S->t)) {
-        S->h = S->h_last;
-        if (span < S->h) S->h = span;
-        if (S->max_step < S->h) S->h = S->max_step;
-    } else {
-        S->h = bs_initial_step(S, M, span);
-        B->nfev++;
-    }
+    B->nfev += 1 + bs_cs_first_step(S, M, span);
     S->pending = 0;
 }
 
